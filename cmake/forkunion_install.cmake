@@ -1,0 +1,35 @@
+# Install rules: headers, the exported `forkunion::header` target, a package config with version, and a `.pc`.
+include(CMakePackageConfigHelpers)
+
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
+        FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
+install(TARGETS forkunion_header EXPORT forkunionTargets)
+install(EXPORT forkunionTargets NAMESPACE forkunion:: DESTINATION "${CMAKE_INSTALL_LIBDIR}/cmake/forkunion")
+
+configure_package_config_file("${PROJECT_SOURCE_DIR}/cmake/forkunionConfig.cmake.in"
+                              "${PROJECT_BINARY_DIR}/forkunionConfig.cmake"
+                              INSTALL_DESTINATION "${CMAKE_INSTALL_LIBDIR}/cmake/forkunion")
+# 0.x releases may break the API between minors; from 1.0 on, the major is the contract.
+if(PROJECT_VERSION_MAJOR EQUAL 0)
+    set(_forkunion_compatibility SameMinorVersion)
+else()
+    set(_forkunion_compatibility SameMajorVersion)
+endif()
+write_basic_package_version_file("${PROJECT_BINARY_DIR}/forkunionConfigVersion.cmake"
+                                 COMPATIBILITY ${_forkunion_compatibility} ARCH_INDEPENDENT)
+install(FILES "${PROJECT_BINARY_DIR}/forkunionConfig.cmake" "${PROJECT_BINARY_DIR}/forkunionConfigVersion.cmake"
+        DESTINATION "${CMAKE_INSTALL_LIBDIR}/cmake/forkunion")
+
+# pkg-config: `-I` plus the C++ standard and threads; absolute or prefix-relative install dirs both work.
+if(IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")
+    set(FORKUNION_PC_INCLUDEDIR "${CMAKE_INSTALL_INCLUDEDIR}")
+else()
+    set(FORKUNION_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
+endif()
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+    set(FORKUNION_PC_LIBDIR "${CMAKE_INSTALL_LIBDIR}")
+else()
+    set(FORKUNION_PC_LIBDIR "\${prefix}/${CMAKE_INSTALL_LIBDIR}")
+endif()
+configure_file("${PROJECT_SOURCE_DIR}/cmake/forkunion.pc.in" "${PROJECT_BINARY_DIR}/forkunion.pc" @ONLY)
+install(FILES "${PROJECT_BINARY_DIR}/forkunion.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")

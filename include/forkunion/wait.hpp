@@ -1,0 +1,92 @@
+/**
+ *  @file   forkunion/wait.hpp
+ *  @brief  Micro-waits for spin loops, the default one for this target, and `spin_mutex_t`.
+ *
+ *  A micro-wait is a tiny type with a `noexcept` call operator that costs tens of nanoseconds and never enters the
+ *  kernel (except `standard_yield_t`, which exists as the portable fallback). Each lives in its architecture's
+ *  header behind the same shape (STYLE #7):
+ *
+ *  | wrapper            | header               | instruction         |
+ *  | ------------------ | -------------------- | ------------------- |
+ *  | `standard_yield_t` | `wait_portable.hpp`  | `sched_yield` (OS)  |
+ *  | `x86_pause_t`      | `wait_x86.hpp`       | `PAUSE`             |
+ *  | `arm64_yield_t`    | `wait_arm64.hpp`     | `YIELD`             |
+ *  | `risc5_pause_t`    | `wait_risc5.hpp`     | `PAUSE` (Zihintpause) |
+ *
+ *  A wrapper may also accept the waiting thread's index, `micro_yield(thread)`, to back off on its own schedule;
+ *  `micro_yield_with(wait, thread)` calls whichever shape the wrapper has.
+ *
+ *  `basic_spin_mutex<micro_yield_t>` is a test-and-test-and-set lock: `lock`, `try_lock`, `unlock`, usable with
+ *  `std::lock_guard`. It never enters the kernel with the default wrapper, so it is only the right lock for short
+ *  critical sections on threads that are not oversubscribed (a preempted holder makes waiters burn their slice).
+ */
+#pragma once
+#include <atomic>      // `std::atomic_bool`
+#include <type_traits> // `std::is_invocable_v`
+
+#include <forkunion/types.hpp>
+#include <forkunion/wait_arm64.hpp>
+#include <forkunion/wait_portable.hpp>
+#include <forkunion/wait_risc5.hpp>
+#include <forkunion/wait_x86.hpp>
+
+namespace forkunion {
+
+#if FORKUNION_ARCH_X86
+using default_micro_yield_t = x86_pause_t;
+#elif FORKUNION_ARCH_ARM64
+using default_micro_yield_t = arm64_yield_t;
+#elif FORKUNION_ARCH_RISCV
+using default_micro_yield_t = risc5_pause_t;
+#else
+using default_micro_yield_t = standard_yield_t; // no user-mode spin hint known for this target (e.g. s390x)
+#endif
+
+/**  @brief  Calls `wait(thread)` if the wrapper takes a thread index, else `wait()`. */
+template <typename micro_yield_t, typename index_t>
+inline void micro_yield_with(micro_yield_t &wait, index_t thread) noexcept {
+    if constexpr (std::is_invocable_v<micro_yield_t &, index_t>) wait(thread);
+    else wait();
+}
+
+/**
+ *  @brief  A test-and-test-and-set spin lock over a micro-wait. Not recursive; unlocking from a thread that does
+ *          not hold it is undefined, like `std::mutex`.
+ *
+ *  Memory ordering: a successful `lock`/`try_lock` is an acquire that pairs with the release in `unlock`, so
+ *  everything written under the lock is visible to the next holder. Acquisition is one `exchange` (an unconditional
+ *  swap, never a CAS retry); waiters spin on plain loads, so they share the line instead of bouncing it.
+ */
+template <typename micro_yield_type_ = default_micro_yield_t>
+class basic_spin_mutex {
+public:
+    using micro_yield_t = micro_yield_type_;
+
+    basic_spin_mutex() noexcept = default;
+    basic_spin_mutex(basic_spin_mutex const &) = delete;
+    basic_spin_mutex &operator=(basic_spin_mutex const &) = delete;
+
+    /**  @brief  Blocks (spinning) until the lock is held by the caller. */
+    void lock() noexcept {
+        micro_yield_t wait;
+        // Acquire pairs with the release in `unlock`.
+        while (locked_.exchange(true, std::memory_order_acquire))
+            while (locked_.load(std::memory_order_relaxed)) wait();
+    }
+
+    /**  @brief  Takes the lock if it is free right now; never waits. */
+    [[nodiscard]] bool try_lock() noexcept {
+        // The relaxed pre-check keeps a failing `try_lock` from stealing the line from the holder.
+        return !locked_.load(std::memory_order_relaxed) && !locked_.exchange(true, std::memory_order_acquire);
+    }
+
+    /**  @brief  Releases the lock; pairs with the acquire of the next `lock`/`try_lock`. */
+    void unlock() noexcept { locked_.store(false, std::memory_order_release); }
+
+private:
+    std::atomic<bool> locked_ {false};
+};
+
+using spin_mutex_t = basic_spin_mutex<>;
+
+} // namespace forkunion

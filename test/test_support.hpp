@@ -1,0 +1,104 @@
+/**
+ *  @file   test_support.hpp
+ *  @brief  Helpers shared by the test suites: thread-count grids, bounded waits, process probes.
+ *
+ *  Rules the suites follow: no gtest assertion runs on a pool's worker thread (workers record into atomics and
+ *  the main thread asserts); no sleep stands in for synchronization (waits poll a condition with a deadline and
+ *  fail when it passes); thread counts go up to 3x the allowed cores, so spinning workers must yield.
+ */
+#pragma once
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <thread>
+#include <vector>
+
+#include <dirent.h> // `opendir`, to count this process's threads
+#include <time.h>   // `clock_gettime`
+
+#include <forkunion/cores.hpp>
+
+namespace forkunion::testing {
+
+/**  Thread counts every property runs at: 1, 2, the allowed cores, one more, and 3x (oversubscribed). */
+template <typename index_t>
+std::vector<std::size_t> thread_counts() {
+    std::size_t const cores = allowed_cores_count();
+    std::vector<std::size_t> counts {1, 2, cores, cores + 1, 3 * cores};
+    std::size_t const limit = std::numeric_limits<index_t>::max();
+    counts.erase(std::remove_if(counts.begin(), counts.end(), [&](std::size_t c) { return c > limit; }),
+                 counts.end());
+    std::sort(counts.begin(), counts.end());
+    counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+    return counts;
+}
+
+/**  Task counts of the exactly-once properties for T threads: {0, 1, T-1, T, T+1, 2T+3, 3T, 10^4}. */
+template <typename index_t>
+std::vector<std::size_t> task_counts(std::size_t threads) {
+    std::vector<std::size_t> counts {0, 1, threads - 1, threads, threads + 1, 2 * threads + 3, 3 * threads, 10000};
+    std::size_t const limit = std::numeric_limits<index_t>::max();
+    counts.erase(std::remove_if(counts.begin(), counts.end(), [&](std::size_t c) { return c > limit; }),
+                 counts.end());
+    std::sort(counts.begin(), counts.end());
+    counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+    return counts;
+}
+
+/**  Generous deadline of every bounded wait: a failure, never a hang, even on a loaded 2-core VM. */
+inline constexpr std::chrono::seconds deadline_k {60};
+
+/**  Polls `predicate` (yielding between polls) until it holds or `limit` passes; returns whether it held. */
+template <typename predicate_t>
+bool eventually(predicate_t &&predicate, std::chrono::steady_clock::duration limit = deadline_k) {
+    auto const deadline = std::chrono::steady_clock::now() + limit;
+    while (!predicate()) {
+        if (std::chrono::steady_clock::now() > deadline) return predicate();
+        std::this_thread::yield();
+    }
+    return true;
+}
+
+/**  Threads of this process, from `/proc/self/task` (Linux). */
+inline std::size_t live_threads() {
+    std::size_t count = 0;
+    if (DIR *dir = ::opendir("/proc/self/task")) {
+        while (dirent *entry = ::readdir(dir))
+            if (entry->d_name[0] != '.') ++count;
+        ::closedir(dir);
+    }
+    return count;
+}
+
+/**  CPU seconds consumed by every thread of this process. */
+inline double process_cpu_seconds() {
+    timespec now {};
+    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+    return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+/**  Per-task execution counters; `record` is safe from any thread. */
+class task_ledger {
+public:
+    explicit task_ledger(std::size_t tasks) : counts_(tasks) {}
+    void record(std::size_t task) noexcept {
+        if (task < counts_.size()) counts_[task].fetch_add(1, std::memory_order_relaxed);
+        else out_of_bounds_.fetch_add(1, std::memory_order_relaxed);
+    }
+    /**  Number of tasks that did not run exactly once, plus calls out of bounds: 0 is a pass. */
+    std::size_t mistakes() const noexcept {
+        std::size_t wrong = out_of_bounds_.load(std::memory_order_relaxed);
+        for (auto const &count : counts_) wrong += count.load(std::memory_order_relaxed) != 1;
+        return wrong;
+    }
+    std::size_t size() const noexcept { return counts_.size(); }
+
+private:
+    std::vector<std::atomic<std::uint32_t>> counts_;
+    std::atomic<std::size_t> out_of_bounds_ {0};
+};
+
+} // namespace forkunion::testing
