@@ -28,7 +28,7 @@ using namespace forkunion::testing;
 
 namespace {
 
-template <typename index_t, fu::caller_exclusivity_t = fu::caller_inclusive_k>
+template <typename index_t>
 struct flat_config {
     using pool_t = fu::basic_pool<std::allocator<std::thread>, fu::default_micro_yield_t, index_t>;
     static fu::status_t spawn(pool_t &pool, std::size_t threads, fu::caller_exclusivity_t exclusivity) {

@@ -11,6 +11,11 @@
 
 #include <forkunion/flat.hpp>
 
+// The replacements below pair `malloc`/`posix_memalign` with `free` by design; GCC cannot see that.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
 namespace {
 std::atomic<std::size_t> allocations {0};
 

@@ -614,10 +614,15 @@ private:
 
     // ---- Protocol ----
 
+    /**  An oversubscribed thread that has idled long enough hands its core to the threads that hold work. */
+    void yield_if_oversubscribed_(std::size_t &spins) noexcept {
+        if (control_.oversubscribed && ++spins >= oversubscribed_spins_k) std::this_thread::yield();
+    }
+
     /**  One idle iteration: the micro-wait, plus a `yield` once an oversubscribed thread has spun long enough. */
     void backoff_(micro_yield_t &micro_yield, index_t thread, std::size_t &spins) noexcept {
         micro_yield_with(micro_yield, thread);
-        if (control_.oversubscribed && ++spins >= oversubscribed_spins_k) std::this_thread::yield();
+        yield_if_oversubscribed_(spins);
     }
 
     /**  Waits until a retirer finishes T3 (or a nested fork's slices retire) and returns the even epoch. */
@@ -708,8 +713,11 @@ private:
             // Pairs with the release of T2, T2n and T4: the fork state, cursors and mood are visible.
             index_t const epoch = dispatch_.epoch.load(std::memory_order_acquire);
             if (epoch != last && (epoch & 1u)) return epoch;
-            if (control_.mood.load(std::memory_order_relaxed) == mood_t::sleep_k) sleep_until_woken_(last), spins = 0;
-            else backoff_(micro_yield, thread, spins);
+            switch (control_.mood.load(std::memory_order_relaxed)) {
+            case mood_t::sleep_k: sleep_until_woken_(last), spins = 0; break;
+            case mood_t::nap_k: nap_on(dispatch_.epoch, epoch, micro_yield), yield_if_oversubscribed_(spins); break;
+            default: backoff_(micro_yield, thread, spins); break;
+            }
         }
     }
 

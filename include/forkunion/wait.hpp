@@ -89,4 +89,17 @@ private:
 
 using spin_mutex_t = basic_spin_mutex<>;
 
+/**
+ *  @brief  One idle step of a napping waiter: light-sleeps while `word` still equals `seen`, for at most a
+ *          bounded time, then returns so the caller re-checks its condition (and its mood).
+ *
+ *  The pools call it from `nap()` mode with the epoch word. This portable version is one micro-wait; the
+ *  hardware layer parks on the word's cache line with the best address monitor the CPU has at run time.
+ */
+template <typename value_type_, typename micro_yield_t>
+inline void nap_on(std::atomic<value_type_> const &word, value_type_ seen, micro_yield_t &micro_yield) noexcept {
+    (void)word, (void)seen;
+    micro_yield();
+}
+
 } // namespace forkunion
