@@ -73,6 +73,15 @@ inline std::size_t live_threads() {
     return count;
 }
 
+/**
+ *  Threads of this process once the runtime's own helpers exist: sanitizer runtimes (TSan) start a background
+ *  thread with the first `pthread_create`, so a baseline taken before any thread ran would be one short.
+ */
+inline std::size_t settled_live_threads() {
+    std::thread([] {}).join();
+    return live_threads();
+}
+
 /**  CPU seconds consumed by every thread of this process. */
 inline double process_cpu_seconds() {
     timespec now {};

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Compile cost of the umbrella header (SPEC §2): a hello world that includes <forkunion.hpp> and runs one for_n,
+# against the same program with only <thread>, <atomic> and <vector>. Best of N runs of `g++ -O2 -c` each; prints
+# the ratio (budget: ~1.25x). A measurement, not a gate: the machines are shared and noisy.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+compiler=${CXX:-g++}
+runs=${FORKUNION_COMPILE_RUNS:-7}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+cat >"$work/baseline.cpp" <<'CPP'
+#include <atomic>
+#include <thread>
+#include <vector>
+int main() {
+    std::atomic<int> sum {0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t != 2; ++t) threads.emplace_back([&] { sum.fetch_add(1); });
+    for (auto &thread : threads) thread.join();
+    return sum.load() == 2 ? 0 : 1;
+}
+CPP
+cat >"$work/forkunion.cpp" <<'CPP'
+#include <atomic>
+#include <forkunion.hpp>
+int main() {
+    forkunion::flat_pool_t pool;
+    if (!pool.spawn(2)) return 1;
+    std::atomic<int> sum {0};
+    pool.for_n(2, [&](std::size_t) noexcept { sum.fetch_add(1); }).join();
+    return sum.load() == 2 ? 0 : 1;
+}
+CPP
+
+best_of() {
+    local source=$1 best=""
+    for ((run = 0; run < runs; ++run)); do
+        local start end elapsed
+        start=$(date +%s%N)
+        "$compiler" -std=c++20 -O2 -Iinclude -c "$source" -o "$work/out.o"
+        end=$(date +%s%N)
+        elapsed=$(((end - start) / 1000000))
+        if [[ -z "$best" || $elapsed -lt $best ]]; then best=$elapsed; fi
+    done
+    echo "$best"
+}
+
+baseline=$(best_of "$work/baseline.cpp")
+ours=$(best_of "$work/forkunion.cpp")
+ratio=$(awk -v a="$ours" -v b="$baseline" 'BEGIN { printf "%.2f", a / b }')
+verdict=$(awk -v r="$ratio" 'BEGIN { print (r <= 1.25 ? "within" : "OVER") }')
+echo "compile cost ($compiler -O2, best of $runs): <thread>+<atomic>+<vector> ${baseline} ms," \
+     "<forkunion.hpp> ${ours} ms, ratio ${ratio}x (${verdict} the 1.25x budget)"
