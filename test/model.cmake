@@ -1,11 +1,25 @@
 # Protocol models of the flat pool (test/model/): a Spin model of claim/publish/retire/join and the sleep ticket,
 # and a brute-force sweep of the u8 claim cursors. See the README comment at the top of test/model/flat.pml.
 
-# I5 for std::uint8_t: every n and T in [0, 255] under adversarial interleavings (~15 s of one core).
+# I5 for std::uint8_t: every n and T in [0, 255] under adversarial interleavings (~15 s of one core); sanitized
+# builds (several times slower) sweep only the thread counts where the bound is tight.
 add_executable(forkunion_model_cursor_sweep model/cursor_sweep.cpp)
 target_link_libraries(forkunion_model_cursor_sweep PRIVATE forkunion::header forkunion_warnings)
-add_test(NAME model.cursor_sweep_u8 COMMAND forkunion_model_cursor_sweep)
+if(FORKUNION_SANITIZER)
+    add_test(NAME model.cursor_sweep_u8 COMMAND forkunion_model_cursor_sweep --quick)
+else()
+    add_test(NAME model.cursor_sweep_u8 COMMAND forkunion_model_cursor_sweep)
+endif()
 set_tests_properties(model.cursor_sweep_u8 PROPERTIES TIMEOUT 600 LABELS model)
+
+# Known bugs of flat.hpp found by the review, one deterministic program each (see the comment at the top of each).
+# They exit 1 today, hence WILL_FAIL: once the header is fixed a test turns red here; then drop its WILL_FAIL.
+foreach(_repro nested_dynamic_clobbers_cursors nested_generation_aliases_outer stale_join_runs_foreign_slice)
+    add_executable(forkunion_repro_${_repro} model/repro/${_repro}.cpp)
+    target_link_libraries(forkunion_repro_${_repro} PRIVATE forkunion::header forkunion_warnings)
+    add_test(NAME model.known_bug.${_repro} COMMAND forkunion_repro_${_repro})
+    set_tests_properties(model.known_bug.${_repro} PROPERTIES WILL_FAIL TRUE TIMEOUT 120 LABELS model)
+endforeach()
 
 # The Spin runs need `spin` and a C compiler for its generated verifier; the project itself is C++ only. They do
 # not depend on the build flavour, so sanitizer builds skip them.
