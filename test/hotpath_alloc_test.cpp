@@ -89,8 +89,8 @@ TEST(hot_path, dispatches_make_no_heap_allocations) {
                 pool.for_threads(add).join();
             }
             EXPECT_EQ(allocations.load() - before, 0u) << "heap allocations during " << dispatches << " dispatches";
-            pool.sleep(0);
-            pool.nap();
+            EXPECT_TRUE(pool.sleep(0));
+            EXPECT_TRUE(pool.nap());
             pool.for_n(64, add).join();
             EXPECT_EQ(allocations.load() - before, 0u) << "idle-mode changes allocate nothing either";
         }

@@ -12,13 +12,13 @@ else()
 endif()
 set_tests_properties(model.cursor_sweep_u8 PROPERTIES TIMEOUT 600 LABELS model)
 
-# Known bugs of flat.hpp found by the review, one deterministic program each (see the comment at the top of each).
-# They exit 1 today, hence WILL_FAIL: once the header is fixed a test turns red here; then drop its WILL_FAIL.
+# Regressions of the bugs the protocol review found, one deterministic program each (see the comment at the top of
+# each): they exited 1 before the fixes in flat.hpp and must exit 0 now.
 foreach(_repro nested_dynamic_clobbers_cursors nested_generation_aliases_outer stale_join_runs_foreign_slice)
     add_executable(forkunion_repro_${_repro} model/repro/${_repro}.cpp)
     target_link_libraries(forkunion_repro_${_repro} PRIVATE forkunion::header forkunion_warnings)
-    add_test(NAME model.known_bug.${_repro} COMMAND forkunion_repro_${_repro})
-    set_tests_properties(model.known_bug.${_repro} PROPERTIES WILL_FAIL TRUE TIMEOUT 120 LABELS model)
+    add_test(NAME model.regression.${_repro} COMMAND forkunion_repro_${_repro})
+    set_tests_properties(model.regression.${_repro} PROPERTIES TIMEOUT 120 LABELS model)
 endforeach()
 
 # The Spin runs need `spin` and a C compiler for its generated verifier; the project itself is C++ only. They do
@@ -59,21 +59,18 @@ forkunion_add_model(exclusive_nested EXPECT "" DEFINES -DEXCLUSIVE -DT=2 -DK=1 -
 forkunion_add_model(exclusive_sleep EXPECT "" DEFINES -DEXCLUSIVE -DSLEEP_MODE -DT=2 -DK=2 -DK1=0)
 forkunion_add_model(terminate_sleep EXPECT "" DEFINES -DTERMINATE -DSLEEP_MODE -DT=3 -DK=2 -DK1=0)
 
-# Known bugs of flat.hpp, kept as proofs that the model can fail: each must still find its counterexample. When
-# the header is fixed, turn the matching FIX_ macro on by default in flat.pml and move the run up.
-# T2n's 4th fork inside one slice at EMOD 8 gets generation == outer; its guard's join waits for itself.
-forkunion_add_model(bug_nested_alias EXPECT "pan:1: invalid end state"
-                    DEFINES -DEXCLUSIVE -DT=2 -DK=1 -DK1=0 -DNEST=4 -DDEPTH=1)
-# A second, stale `unsafe_join` (documented harmless) runs another dispatcher's slice 0 once generations alias.
-forkunion_add_model(bug_stale_rejoin EXPECT "pan:1: assertion violated (owner[q]==me)" DEFINES -DSTALE_REJOIN -DEMOD=4)
-# sleep(0) on the controlling thread while another thread's dispatch is in flight: the workers never wake.
-forkunion_add_model(bug_sleep_race EXPECT "pan:1: invalid end state" DEFINES -DSLEEP_MODE -DT=3 -DK=2 -DK1=2)
-# Outside the contract ("terminate between dispatches"), kept to document it: a dispatch that read `threads` before
-# terminate claims the pool after it and waits forever (in C++ it also reads the freed slots).
-forkunion_add_model(misuse_terminate_race EXPECT "pan:1: invalid end state" DEFINES -DTERMINATE -DTERMINATE_RACE)
+# The review's counterexamples, now fixed: the same shapes must explore every state without error.
+forkunion_add_model(nested_alias EXPECT "" DEFINES -DEXCLUSIVE -DT=2 -DK=1 -DK1=1 -DNEST=4 -DDEPTH=1)
+forkunion_add_model(stale_rejoin EXPECT "" DEFINES -DSTALE_REJOIN -DEMOD=4)
+forkunion_add_model(sleep_race EXPECT "" DEFINES -DSLEEP_MODE -DT=2 -DK=2 -DK1=2)
+forkunion_add_model(terminate_race EXPECT "" DEFINES -DTERMINATE -DTERMINATE_RACE)
 
-# The proposed fixes, checked on the same shapes.
-forkunion_add_model(fix_nested_alias EXPECT ""
-                    DEFINES -DEXCLUSIVE -DFIX_NESTED_ALIAS -DT=2 -DK=1 -DK1=1 -DNEST=4 -DDEPTH=1)
-forkunion_add_model(fix_stale_rejoin EXPECT "" DEFINES -DSTALE_REJOIN -DFIX_PENDING -DEMOD=4)
-forkunion_add_model(fix_sleep_race EXPECT "" DEFINES -DSLEEP_MODE -DFIX_SLEEP_CLAIM -DT=2 -DK=2 -DK1=2)
+# Mutations that reintroduce each bug: every one must still find its counterexample, proving the model can fail.
+forkunion_add_model(mutate_nested_alias EXPECT "pan:1: invalid end state"
+                    DEFINES -DMUTATE_NESTED_ALIAS -DEXCLUSIVE -DT=2 -DK=1 -DK1=0 -DNEST=4 -DDEPTH=1)
+forkunion_add_model(mutate_pending EXPECT "pan:1: assertion violated (owner[q]==me)"
+                    DEFINES -DMUTATE_PENDING -DSTALE_REJOIN -DEMOD=4)
+forkunion_add_model(mutate_sleep_race EXPECT "pan:1: invalid end state"
+                    DEFINES -DMUTATE_SLEEP_RACE -DSLEEP_MODE -DT=3 -DK=2 -DK1=2)
+forkunion_add_model(mutate_terminate_open EXPECT "pan:1: invalid end state"
+                    DEFINES -DMUTATE_TERMINATE_OPEN -DTERMINATE -DTERMINATE_RACE)

@@ -50,7 +50,7 @@ void for_each_shape(body_t &&body) {
             ASSERT_EQ(static_cast<std::size_t>(pool.threads_count()), threads);
             body(pool, threads, exclusivity);
             pool.terminate();
-            EXPECT_EQ(live_threads(), threads_before) << "a worker outlived terminate()";
+            EXPECT_TRUE(threads_settle_to(threads_before)) << "a worker outlived terminate()";
         }
     }
 }
@@ -290,44 +290,57 @@ TYPED_TEST_P(pool_suite, exclusive_thread_zero_forks_at_any_depth) {
     using prong_t = typename pool_t::prong_t;
     for_each_shape<TypeParam>([](pool_t &pool, std::size_t threads, caller_exclusivity_t exclusivity) {
         if (exclusivity != caller_exclusive_k) return;
-        for (int depth = 1; depth <= 3; ++depth) {
-            SCOPED_TRACE(::testing::Message() << "depth " << depth);
-            std::size_t const tasks = 2 * threads + 1;
-            std::vector<std::unique_ptr<task_ledger>> ledgers;
-            for (int level = 0; level != depth; ++level) ledgers.push_back(std::make_unique<task_ledger>(tasks));
-            std::atomic<std::size_t> refused {0}, incomplete {0}, early {0};
-            std::vector<std::atomic<bool>> outer_done(threads);
+        for (bool const dynamic : {false, true})
+            for (int depth = 1; depth <= 3; ++depth) {
+                SCOPED_TRACE(::testing::Message() << (dynamic ? "for_n_dynamic" : "for_n") << ", depth " << depth);
+                std::size_t const tasks = 2 * threads + 1;
+                std::vector<std::unique_ptr<task_ledger>> ledgers;
+                for (int level = 0; level != depth; ++level) ledgers.push_back(std::make_unique<task_ledger>(tasks));
+                std::vector<std::atomic<bool>> forked(std::size_t(depth) + 1);
+                std::atomic<std::size_t> refused {0}, incomplete {0}, early {0};
+                std::vector<std::atomic<bool>> outer_done(threads);
 
-            // Level L runs on every thread; thread 0, from its first task (task 0 of the static split), forks
-            // level L + 1 from inside its slice, down to `depth`.
-            auto fork = [&](auto &self, int level) noexcept -> void {
-                auto guard = pool.for_n(static_cast<index_t>(tasks), [&](prong_t prong) noexcept {
-                    if (level == 1) // a fork first waits for every other slice of the enclosing dispatch
-                        for (std::size_t t = 1; t < threads; ++t)
-                            if (!outer_done[t].load(std::memory_order_acquire))
-                                early.fetch_add(1, std::memory_order_relaxed);
-                    ledgers[std::size_t(level - 1)]->record(prong.task);
-                    if (prong.task == 0 && level < depth) self(self, level + 1);
-                });
-                if (!guard) refused.fetch_add(1, std::memory_order_relaxed);
-                if (!guard.is_complete()) incomplete.fetch_add(1, std::memory_order_relaxed);
-            };
-            // The submitter hands the whole job to thread 0 and only polls.
-            auto job = [&](index_t thread) noexcept {
-                if (thread == 0) fork(fork, 1);
-                else outer_done[thread].store(true, std::memory_order_release);
-            };
-            auto const generation = pool.unsafe_for_threads(job);
-            ASSERT_NE(generation, 0u);
-            EXPECT_TRUE(eventually([&] { return pool.is_complete(generation); }));
-            pool.unsafe_join(generation);
-            EXPECT_EQ(refused.load(), 0u) << "thread 0's forks are not refused";
-            EXPECT_EQ(incomplete.load(), 0u) << "a thread-0 fork returns complete";
-            EXPECT_EQ(early.load(), 0u) << "a fork ran before the enclosing slices finished";
-            for (int level = 0; level != depth; ++level) {
-                EXPECT_EQ(ledgers[std::size_t(level)]->mistakes(), 0u) << "level " << level + 1;
+                // Level L runs on every thread; thread 0 forks level L + 1 from inside the first task it runs at
+                // level L, down to `depth`. With `for_n_dynamic` at every level, each fork resets the claim
+                // cursors that the enclosing level's drain resumes on afterwards.
+                auto fork = [&](auto &self, int level) noexcept -> void {
+                    auto body = [&](prong_t prong) noexcept {
+                        if (level == 1) // a fork first waits for every other slice of the enclosing dispatch
+                            for (std::size_t t = 1; t < threads; ++t)
+                                if (!outer_done[t].load(std::memory_order_acquire))
+                                    early.fetch_add(1, std::memory_order_relaxed);
+                        ledgers[std::size_t(level - 1)]->record(prong.task);
+                        if (prong.thread == 0 && level < depth && !forked[std::size_t(level)].exchange(true))
+                            self(self, level + 1);
+                    };
+                    auto check = [&](auto &guard) noexcept {
+                        if (!guard) refused.fetch_add(1, std::memory_order_relaxed);
+                        if (!guard.is_complete()) incomplete.fetch_add(1, std::memory_order_relaxed);
+                    };
+                    if (dynamic) {
+                        auto guard = pool.for_n_dynamic(static_cast<index_t>(tasks), body);
+                        check(guard);
+                    } else {
+                        auto guard = pool.for_n(static_cast<index_t>(tasks), body);
+                        check(guard);
+                    }
+                };
+                // The submitter hands the whole job to thread 0 and only polls.
+                auto job = [&](index_t thread) noexcept {
+                    if (thread == 0) fork(fork, 1);
+                    else outer_done[thread].store(true, std::memory_order_release);
+                };
+                auto const generation = pool.unsafe_for_threads(job);
+                ASSERT_NE(generation, 0u);
+                EXPECT_TRUE(eventually([&] { return pool.is_complete(generation); }));
+                pool.unsafe_join(generation);
+                EXPECT_EQ(refused.load(), 0u) << "thread 0's forks are not refused";
+                EXPECT_EQ(incomplete.load(), 0u) << "a thread-0 fork returns complete";
+                EXPECT_EQ(early.load(), 0u) << "a fork ran before the enclosing slices finished";
+                for (int level = 0; level != depth; ++level) {
+                    EXPECT_EQ(ledgers[std::size_t(level)]->mistakes(), 0u) << "level " << level + 1;
+                }
             }
-        }
         // The pool is still usable by its submitter afterwards.
         task_ledger ledger(threads + 1);
         pool.for_n(static_cast<index_t>(ledger.size()), [&](index_t task) noexcept { ledger.record(task); }).join();
@@ -352,6 +365,8 @@ TYPED_TEST_P(pool_suite, spawn_and_dispatch_refuse_bad_requests) {
             EXPECT_TRUE(guard.is_complete());
         }
         EXPECT_EQ(pool.unsafe_for_threads(count), 0u);
+        EXPECT_EQ(pool.sleep(0).code(), status_code_t::not_spawned_k);
+        EXPECT_EQ(pool.nap().code(), status_code_t::not_spawned_k);
         ASSERT_TRUE(TypeParam::spawn(pool, 2, exclusivity));
         EXPECT_EQ(TypeParam::spawn(pool, 2, exclusivity).code(), status_code_t::already_spawned_k);
         EXPECT_EQ(pool.threads_count(), 2u) << "a refused spawn leaves the pool as it was";
@@ -366,7 +381,7 @@ TYPED_TEST_P(pool_suite, spawn_and_dispatch_refuse_bad_requests) {
         }
         EXPECT_EQ(ran.load(), 5u) << "refused dispatches run nothing";
     }
-    EXPECT_EQ(live_threads(), threads_before);
+    EXPECT_TRUE(threads_settle_to(threads_before));
 }
 
 TYPED_TEST_P(pool_suite, respawn_churn_alternates_exclusivity) {
@@ -386,7 +401,7 @@ TYPED_TEST_P(pool_suite, respawn_churn_alternates_exclusivity) {
             .join();
         EXPECT_EQ(ledger.mistakes(), 0u);
         pool.terminate();
-        EXPECT_EQ(live_threads(), threads_before);
+        EXPECT_TRUE(threads_settle_to(threads_before));
     }
 }
 
@@ -400,14 +415,22 @@ TYPED_TEST_P(pool_suite, idle_modes_wake_for_the_next_dispatch) {
                 .join();
             return ledger.mistakes();
         };
-        pool.nap();
+        EXPECT_TRUE(pool.nap());
         EXPECT_EQ(dispatch_once(), 0u) << "after nap()";
-        pool.sleep(0);
+        EXPECT_TRUE(pool.sleep(0));
         EXPECT_EQ(dispatch_once(), 0u) << "after sleep(0)";
-        pool.sleep(1'500'000);
+        EXPECT_TRUE(pool.sleep(1'500'000));
         EXPECT_EQ(dispatch_once(), 0u) << "after sleep(1.5 s): the dispatch wakes the workers, not the timer";
-        pool.sleep(1);
+        EXPECT_TRUE(pool.sleep(1));
         EXPECT_EQ(dispatch_once(), 0u) << "after sleep(1 us)";
+
+        // A mood change is a claim like a dispatch: refused while one is in flight, and it never waits.
+        auto noop = [](index_t) noexcept {};
+        auto const held = pool.unsafe_for_threads(noop);
+        EXPECT_EQ(pool.sleep(0).code(), status_code_t::contended_k);
+        EXPECT_EQ(pool.nap().code(), status_code_t::contended_k);
+        pool.unsafe_join(held);
+        EXPECT_EQ(dispatch_once(), 0u) << "after refused mood changes";
     });
 }
 

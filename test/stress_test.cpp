@@ -93,9 +93,9 @@ TEST_CASE("idle mode changes interleaved with dispatches lose nothing", "[stress
     std::size_t mistakes = 0;
     for (std::size_t round = 0; round != FORKUNION_STRESS_ROUNDS; ++round) {
         switch (random() % 4) {
-        case 0: pool.nap(); break;
-        case 1: pool.sleep(0); break;
-        case 2: pool.sleep(1 + random() % 50); break;
+        case 0: mistakes += !pool.nap(); break;
+        case 1: mistakes += !pool.sleep(0); break;
+        case 2: mistakes += !pool.sleep(1 + random() % 50); break;
         default: break;
         }
         fu::testing::task_ledger ledger(random() % 64);

@@ -82,6 +82,15 @@ inline std::size_t settled_live_threads() {
     return live_threads();
 }
 
+/**
+ *  Whether this process is back to `expected` threads within the deadline. `pthread_join` returns once a thread
+ *  has cleared its thread id, a moment before the kernel drops it from `/proc/self/task`; on a loaded machine that
+ *  moment is visible, so a count right after a join must be polled, not read once.
+ */
+inline bool threads_settle_to(std::size_t expected) {
+    return eventually([&] { return live_threads() == expected; });
+}
+
 /**  CPU seconds consumed by every thread of this process. */
 inline double process_cpu_seconds() {
     timespec now {};

@@ -48,21 +48,30 @@
  *      I3  e odd  ⇔  the holder has published and the last contribution has not stepped e yet.
  *      I4  Every worker consumes every odd value of e, in order: a publication needs every contribution to the
  *          previous one retired, so no worker can miss one, and 2^bits wrap-around cannot alias for workers.
- *      I5  c_t only grows during a dispatch; each thread increments c_t at most until its first failure, so the
- *          largest offset returned is  len_t + T - 1  ≤  ceil(n/T) + T - 1  ≤  max(index_t)  for n, T ≤ max.
+ *      I5  each thread increments c_t at most until its first failure, so the largest offset ever returned is
+ *          len_t + T - 1  ≤  ceil(n/T) + T - 1  ≤  max(index_t)  for n, T ≤ max(index_t). Only the very last
+ *          increment of a cursor may wrap its stored value, once every thread has left that cursor for good.
+ *      I6  An unspawned pool keeps s ≠ 0 (claimed by nobody), so no dispatch can claim it (refused `not_spawned`).
  *
- *      T1  claim      CAS s: 0 → T (acquire). A loser is refused with `contended` and never retries; only T2n
- *                     (thread 0 of an exclusive pool) proceeds from a lost claim.
+ *      T0  spawn      start the workers; threads = T; s: sentinel → 0 (release) opens the pool.
+ *      T1  claim      CAS s: 0 → T (acquire). A loser is refused with `contended` (or `not_spawned`) and never
+ *                     retries; only T2n (thread 0 of an exclusive pool) proceeds from a lost claim.
  *      T2  publish    wait e even (a retirer may sit between T3's two steps); write fork state and cursors;
  *                     outer = e+1; e → e+1 (release). The generation token is e+1: odd, never 0.
- *      T2n nested     wait s = 1 (only thread 0's own contribution left); s = T; e → e+2 (release, stays odd);
- *                     run slice 0; wait s = 1. Returns complete. outer keeps naming the enclosing dispatch.
+ *      T2n nested     wait s = 1 (only thread 0's own contribution left); s = T; e → e+2, or e+4 if e+2 = outer
+ *                     (release, stays odd); run slice 0; wait s = 1; leave every cursor exhausted for the
+ *                     enclosing dispatch again. Returns complete. outer keeps naming the enclosing dispatch.
  *      T3  retire     s.fetch_sub(1) (acq_rel); whoever takes s from 1 to 0 stores e → e+1 (release).
- *      T4  terminate  claim like T1 but waiting; mood = die; e → e+1 (release) wakes everyone; join; e → e+1.
+ *      T4  terminate  claim like T1 but waiting; mood = die; e → e+1 (release) wakes everyone; join; e → e+1;
+ *                     s stays claimed (I6).
+ *      M   mood       `nap`/`sleep` claim like T1 (refused `contended` when they lose), store the mood and
+ *                     release s = 0, so the next claimer's T1 acquire sees the mood and wakes kernel sleepers.
  *
- *  A generation g is complete ⇔ e is even, or e is odd and outer ≠ g. Workers and joiners are exact; only a
- *  joiner holding a token older than 2^(bits-1) dispatches can alias a running dispatch, and then it waits for
- *  that dispatch, which is bounded.
+ *  A generation g is complete ⇔ e is even, or e is odd and outer ≠ g. Workers are exact at any width (I4), and
+ *  T2n never hands out a generation equal to outer. A joiner holding a token older than 2^(bits-1) dispatches
+ *  may see it alias a newer dispatch: on an exclusive pool it then waits for that dispatch, which completes on
+ *  its own; on an inclusive pool only the thread that dispatched may join (and run slice 0), so any other
+ *  thread's join returns at once.
  *
  *  @section idle Idle workers
  *  - spin (default): the micro-wait (`PAUSE`, `YIELD`, Zihintpause) in a loop, no system call. When the pool has
@@ -187,10 +196,10 @@ public:
     static constexpr std::size_t alignment_k = alignment_;
 
     /**
-     *  Micro-waits an oversubscribed idle thread spends before it starts yielding its core. A `pause` costs ~17 ns
-     *  and a `sched_yield` ~290 ns here (measured), so 64 micro-waits (~1 µs) keep yield overhead below a third
-     *  of idle time while a thread that holds work waits at most about a millisecond-long scheduler round for
-     *  the spinners to step aside.
+     *  Micro-waits an oversubscribed idle thread spends before it starts yielding its core, after which every idle
+     *  iteration yields. A `pause` costs ~17 ns and a `sched_yield` ~290 ns here (measured), so the first ~1 µs of
+     *  idleness, where back-to-back dispatches land, costs no system call; past it, an idle thread gives its
+     *  core to the threads that hold work at every turn instead of burning its scheduler slice.
      */
     static constexpr std::size_t oversubscribed_spins_k = 64;
 
@@ -224,7 +233,7 @@ public:
      */
     status_t spawn(index_t threads, caller_exclusivity_t exclusivity = caller_inclusive_k) noexcept {
         if (threads == 0) return status_code_t::invalid_argument_k;
-        if (control_.threads != 0) return status_code_t::already_spawned_k;
+        if (threads_() != 0) return status_code_t::already_spawned_k;
 
         slot_allocator_t slot_allocator(allocator_);
         slot_t *slots = nullptr;
@@ -263,12 +272,15 @@ public:
         if (!status) {
             stop_workers_(slots, constructed, epoch);
             destroy_slots_(slot_allocator, slots, constructed, threads);
+            control_.exclusivity = caller_inclusive_k;
             return status;
         }
 
         control_.slots = slots;
         control_.thread_zero = exclusive ? slots[0].thread.get_id() : std::thread::id();
-        control_.threads = threads;
+        control_.threads.store(threads, std::memory_order_relaxed);
+        // T0. Pairs with the acquire of T1: a claimer sees the slots, the thread count and the configuration.
+        sync_.threads_to_sync.store(0, std::memory_order_release);
         return status_code_t::success_k;
     }
 
@@ -279,9 +291,11 @@ public:
      *          pool (it would wait for itself).
      */
     void terminate() noexcept {
-        index_t const threads = control_.threads;
+        index_t const threads = threads_();
         if (threads == 0 || called_from_callback_()) return;
-        if (control_.exclusivity == caller_inclusive_k && sync_.pending) unsafe_join(sync_.pending);
+        // The caller's own unjoined inclusive dispatch: run its slice first (a join by anyone else returns).
+        if (control_.exclusivity == caller_inclusive_k)
+            if (generation_t const pending = sync_.pending.load(std::memory_order_relaxed)) unsafe_join(pending);
 
         // T4: claim like T1, but wait for a dispatch in flight instead of being refused.
         micro_yield_t micro_yield;
@@ -299,37 +313,41 @@ public:
         stop_workers_(slots, threads, epoch);
         destroy_slots_(slot_allocator, slots, threads, threads);
 
-        control_.threads = 0;
+        control_.threads.store(0, std::memory_order_relaxed);
         control_.slots = nullptr;
         control_.thread_zero = std::thread::id();
-        sync_.pending = 0;
-        sync_.threads_to_sync.store(0, std::memory_order_relaxed);
+        control_.exclusivity = caller_inclusive_k;
+        sync_.pending.store(0, std::memory_order_relaxed);
+        // `threads_to_sync` stays claimed: an unspawned pool refuses every claim (I6) until T0.
     }
 
     /**  @brief  Contributors of every dispatch: workers plus the caller on inclusive pools; 0 when unspawned. */
-    [[nodiscard]] index_t threads_count() const noexcept { return control_.threads; }
+    [[nodiscard]] index_t threads_count() const noexcept { return threads_(); }
     [[nodiscard]] caller_exclusivity_t caller_exclusivity() const noexcept { return control_.exclusivity; }
     /**  @brief  Bytes owned: the pool object and its per-thread slots. */
     [[nodiscard]] std::size_t memory_usage() const noexcept {
-        return sizeof(basic_pool) + static_cast<std::size_t>(control_.threads) * sizeof(slot_t);
+        return sizeof(basic_pool) + static_cast<std::size_t>(threads_()) * sizeof(slot_t);
     }
     /**  @brief  Whether idle threads back off to `yield` because there are more of them than allowed cores. */
-    [[nodiscard]] bool oversubscribed() const noexcept { return control_.threads && control_.oversubscribed; }
+    [[nodiscard]] bool oversubscribed() const noexcept { return threads_() && control_.oversubscribed; }
 
     /**
      *  @brief  Until the next dispatch, idle workers wait on epoch's cache line with the lightest wait the CPU
-     *          has (today: the micro-wait). Controlling thread only.
+     *          has (today: the micro-wait). Any thread; takes the pool like a dispatch (transition M).
+     *  @retval contended    a dispatch is in flight (or another mood change): nothing changed, never waits.
+     *  @retval not_spawned  the pool has no threads.
      */
-    void nap() noexcept { control_.mood.store(mood_t::nap_k, std::memory_order_relaxed); }
+    status_t nap() noexcept { return change_mood_(mood_t::nap_k, 0); }
 
     /**
      *  @brief  Until the next dispatch, idle workers block in the kernel; the dispatch wakes them. With
      *          `microseconds > 0` they also wake to re-check that often (any duration, 1 s and more included).
-     *          Controlling thread only.
+     *          Any thread; takes the pool like a dispatch (transition M), so it cannot race one.
+     *  @retval contended    a dispatch is in flight (or another mood change): nothing changed, never waits.
+     *  @retval not_spawned  the pool has no threads.
      */
-    void sleep(std::size_t microseconds) noexcept {
-        control_.sleep_us.store(static_cast<std::uint64_t>(microseconds), std::memory_order_relaxed);
-        control_.mood.store(mood_t::sleep_k, std::memory_order_relaxed);
+    status_t sleep(std::size_t microseconds) noexcept {
+        return change_mood_(mood_t::sleep_k, static_cast<std::uint64_t>(microseconds));
     }
 
     /**  @brief  The current idle mode (spin, nap or sleep). */
@@ -412,15 +430,23 @@ public:
     /**
      *  @brief  Runs thread 0's owed slice (inclusive pools) and blocks until `generation` is complete. A stale
      *          or zero generation returns at once; joining twice is harmless.
+     *
+     *  On inclusive pools only the thread that dispatched `generation` joins it: it runs slice 0 exactly once,
+     *  taken with one CAS of `pending`; a join from any other thread returns at once.
      */
     void unsafe_join(generation_t generation) noexcept {
         if (generation == 0) return;
-        if (control_.exclusivity == caller_inclusive_k && sync_.pending == generation) {
-            sync_.pending = 0;
-            sync_.caller_in_slice = true;
-            dispatch_.trampoline(dispatch_.context, 0);
-            sync_.caller_in_slice = false;
-            retire_();
+        if (control_.exclusivity == caller_inclusive_k) {
+            // Relaxed: the dispatcher reads its own store; any other thread only needs the value to differ.
+            if (sync_.dispatcher.load(std::memory_order_relaxed) != std::this_thread::get_id()) return;
+            generation_t expected = generation;
+            if (sync_.pending.compare_exchange_strong(expected, 0, std::memory_order_relaxed,
+                                                      std::memory_order_relaxed)) {
+                sync_.caller_in_slice.store(true, std::memory_order_relaxed);
+                dispatch_.trampoline(dispatch_.context, 0);
+                sync_.caller_in_slice.store(false, std::memory_order_relaxed);
+                retire_();
+            }
         }
         micro_yield_t micro_yield;
         std::size_t spins = 0;
@@ -435,7 +461,7 @@ public:
      *          returning); an unspawned pool refuses with `not_spawned`.
      */
     publication_t unsafe_publish(trampoline_t trampoline, void *context, bool resets_cursors) noexcept {
-        index_t const threads = control_.threads;
+        index_t const threads = threads_();
         if (threads == 0) return {0, status_code_t::not_spawned_k};
         index_t expected = 0;
         // T1. Acquire pairs with the release sequence of T3's `fetch_sub`s: every slice of the previous dispatch
@@ -451,7 +477,11 @@ public:
         dispatch_.context = context;
         generation_t const generation = static_cast<generation_t>(epoch + 1u);
         dispatch_.outer.store(generation, std::memory_order_relaxed); // ordered by the release below
-        if (control_.exclusivity == caller_inclusive_k) sync_.pending = generation;
+        if (control_.exclusivity == caller_inclusive_k) {
+            // Read by `unsafe_join` on this thread, and compared by stale joiners elsewhere (atomicity suffices).
+            sync_.dispatcher.store(std::this_thread::get_id(), std::memory_order_relaxed);
+            sync_.pending.store(generation, std::memory_order_relaxed);
+        }
         // T2. Pairs with the acquire in `wait_for_publication_`: workers see the fork state and cursors.
         dispatch_.epoch.store(generation, std::memory_order_release);
         if (control_.mood.load(std::memory_order_relaxed) != mood_t::spin_k) wake_();
@@ -485,11 +515,12 @@ private:
         void *context = nullptr;
     };
 
-    /**  The claim word, plus the caller's own bookkeeping that only the claim holder touches. */
+    /**  The claim word, plus the inclusive caller's bookkeeping, written by the claim holder. */
     struct alignas(alignment_k) sync_line_t {
-        std::atomic<index_t> threads_to_sync {0};
-        index_t pending = 0;          // inclusive pools: generation whose slice 0 has not run, else 0
-        bool caller_in_slice = false; // inclusive pools: the caller is inside slice 0
+        std::atomic<index_t> threads_to_sync {1}; // claimed while unspawned (I6)
+        std::atomic<generation_t> pending {0};    // inclusive pools: generation whose slice 0 has not run, else 0
+        std::atomic<std::thread::id> dispatcher;  // inclusive pools: the thread that published the latest dispatch
+        std::atomic<bool> caller_in_slice {false}; // inclusive pools: the dispatcher is inside slice 0
     };
 
     /**  `mood` and the configuration: written by `spawn`, `terminate`, `nap`, `sleep` and a waking dispatch. */
@@ -497,7 +528,7 @@ private:
         std::atomic<mood_t> mood {mood_t::spin_k};
         std::atomic<std::uint32_t> wake {0};    // futex word of `sleep` mode
         std::atomic<std::uint64_t> sleep_us {0}; // re-check period of `sleep` mode, 0 = none
-        index_t threads = 0;
+        std::atomic<index_t> threads {0};        // atomic so a racing dispatcher reads it without a data race
         caller_exclusivity_t exclusivity = caller_inclusive_k;
         bool oversubscribed = false;
         slot_t *slots = nullptr;
@@ -555,7 +586,7 @@ private:
             : pool(p), n(tasks), fn(std::forward<arg_type_>(arg)) {}
         static void trampoline(void *self, index_t thread) noexcept {
             auto &fork = *static_cast<n_fork_t *>(self);
-            slice<index_t> const block = static_slice(fork.n, fork.pool.control_.threads, thread);
+            slice<index_t> const block = static_slice(fork.n, fork.pool.threads_(), thread);
             for (index_t offset = 0; offset < block.count; ++offset)
                 call_task_(fork.fn, static_cast<index_t>(block.first + offset), thread);
         }
@@ -584,7 +615,7 @@ private:
 
         static void trampoline(void *self, index_t thread) noexcept {
             auto &fork = *static_cast<n_dynamic_fork_t *>(self);
-            index_t const threads = fork.pool.control_.threads;
+            index_t const threads = fork.pool.threads_();
             fork.drain(thread, threads, thread);
             index_t const stride = coprime_stride(threads, thread);
             index_t victim = thread;
@@ -606,13 +637,31 @@ private:
             : pool(p), n(tasks), fn(std::forward<arg_type_>(arg)) {}
         static void trampoline(void *self, index_t thread) noexcept {
             auto &fork = *static_cast<slices_fork_t *>(self);
-            slice<index_t> const block = static_slice(fork.n, fork.pool.control_.threads, thread);
+            slice<index_t> const block = static_slice(fork.n, fork.pool.threads_(), thread);
             if (block.count) call_slice_(fork.fn, block.first, block.count, thread);
         }
     };
 
 
     // ---- Protocol ----
+
+    /**  The thread count; relaxed, because only T0/T4 write it and T1's acquire orders everything after. */
+    index_t threads_() const noexcept { return control_.threads.load(std::memory_order_relaxed); }
+
+    /**  Transition M: take the pool like a dispatch, change the idle mode, release the pool. */
+    status_t change_mood_(mood_t mood, std::uint64_t sleep_us) noexcept {
+        index_t const threads = threads_();
+        if (threads == 0) return status_code_t::not_spawned_k;
+        index_t expected = 0;
+        if (!sync_.threads_to_sync.compare_exchange_strong(expected, threads, std::memory_order_acquire,
+                                                           std::memory_order_relaxed))
+            return threads_() == 0 ? status_code_t::not_spawned_k : status_code_t::contended_k;
+        control_.sleep_us.store(sleep_us, std::memory_order_relaxed);
+        control_.mood.store(mood, std::memory_order_relaxed);
+        // Pairs with the next claimer's T1 acquire: it sees this mood and wakes kernel sleepers if needed.
+        sync_.threads_to_sync.store(0, std::memory_order_release);
+        return status_code_t::success_k;
+    }
 
     /**  An oversubscribed thread that has idled long enough hands its core to the threads that hold work. */
     void yield_if_oversubscribed_(std::size_t &spins) noexcept {
@@ -645,7 +694,7 @@ private:
 
     void reset_cursors_() noexcept {
         // Relaxed: published to the workers by T2's release (or T2n's).
-        for (index_t thread = 0; thread != control_.threads; ++thread)
+        for (index_t thread = 0, threads = threads_(); thread != threads; ++thread)
             control_.slots[thread].next.store(0, std::memory_order_relaxed);
     }
 
@@ -654,31 +703,49 @@ private:
                                                               bool resets_cursors) noexcept {
         // Thread 0 of an exclusive pool only ever runs user code inside a slice, so a lost claim means it is
         // inside one and T2n applies. Every other thread loses to another dispatch: refuse, never wait.
+        index_t const threads = threads_();
+        if (threads == 0) return {0, status_code_t::not_spawned_k}; // a racing `terminate` holds the claim (I6)
         bool const nested = control_.exclusivity == caller_exclusive_k &&
                             std::this_thread::get_id() == control_.thread_zero;
         if (!nested) return {0, status_code_t::contended_k};
 
         wait_for_thread_zero_alone_();
+        // The enclosing dispatch may itself be a `for_n_dynamic` whose drain thread 0 resumes after this fork.
+        // Every other thread has retired from it, hence drained every cursor dry; only a pool of one may still
+        // have tasks left on thread 0's own cursor. Remember it, and leave the cursors as they were found (I5).
+        index_t const own_cursor = control_.slots[0].next.load(std::memory_order_relaxed);
         if (resets_cursors) reset_cursors_();
         // T - 1 workers, plus thread 0's still-owed contribution to the enclosing dispatch (it keeps s > 0 and
         // makes thread 0 the one to step epoch even, T3, when that enclosing slice ends).
-        sync_.threads_to_sync.store(control_.threads, std::memory_order_relaxed);
+        sync_.threads_to_sync.store(threads, std::memory_order_relaxed);
         dispatch_.trampoline = trampoline;
         dispatch_.context = context;
-        generation_t const generation =
-            static_cast<generation_t>(dispatch_.epoch.load(std::memory_order_relaxed) + 2u);
+        index_t const epoch = dispatch_.epoch.load(std::memory_order_relaxed);
+        generation_t generation = static_cast<generation_t>(epoch + 2u);
+        // After 2^(bits-1) forks inside one slice the next one would alias the enclosing generation, and its own
+        // join would then wait for the enclosing dispatch: skip that value (workers only need a new odd epoch).
+        if (generation == dispatch_.outer.load(std::memory_order_relaxed))
+            generation = static_cast<generation_t>(epoch + 4u);
         // T2n. Pairs with the acquire in `wait_for_publication_`; `s` and the fork state are ordered before it.
         dispatch_.epoch.store(generation, std::memory_order_release);
         if (control_.mood.load(std::memory_order_relaxed) != mood_t::spin_k) wake_();
         trampoline(context, 0);
         wait_for_thread_zero_alone_();
+        if (resets_cursors) {
+            // Exhausted for the enclosing drain: one more `fetch_add` returns at least `max ≥ count` (I5).
+            index_t const exhausted = static_cast<index_t>(~index_t(0));
+            for (index_t thread = 1; thread != threads; ++thread)
+                control_.slots[thread].next.store(exhausted, std::memory_order_relaxed);
+            control_.slots[0].next.store(threads == 1 ? own_cursor : exhausted, std::memory_order_relaxed);
+        }
         return {generation, status_code_t::success_k};
     }
 
     /**  T3: a contribution ends; the last one steps epoch even. */
     void retire_() noexcept {
         // Release publishes this slice's writes; acquire lets the last retirer carry every other slice's writes
-        // into its epoch store. All `fetch_sub`s form one release sequence read by the next T1.
+        // into its epoch store. The `fetch_sub`s form a release sequence read by the next T1 (T2n's plain store
+        // of T restarts it, but thread 0 acquired every earlier retirement before making that store).
         if (sync_.threads_to_sync.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
         // Nobody else writes epoch now: a racing claimer waits for it to turn even (T2), and T2n needs s > 0.
         index_t const epoch = dispatch_.epoch.load(std::memory_order_relaxed);
@@ -756,9 +823,10 @@ private:
     bool called_from_callback_() const noexcept {
         // Workers first: only the caller itself may read its `caller_in_slice` without a race.
         std::thread::id const self = std::this_thread::get_id();
-        for (index_t thread = 0; thread != control_.threads; ++thread)
+        for (index_t thread = 0, threads = threads_(); thread != threads; ++thread)
             if (control_.slots[thread].thread.get_id() == self) return true;
-        return control_.exclusivity == caller_inclusive_k && sync_.caller_in_slice;
+        return control_.exclusivity == caller_inclusive_k && sync_.caller_in_slice.load(std::memory_order_relaxed) &&
+               sync_.dispatcher.load(std::memory_order_relaxed) == self;
     }
 
 };

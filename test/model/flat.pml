@@ -46,14 +46,19 @@
  *  Configurations (spin -D...): default: inclusive pool, T = 3 (the dispatching thread is contributor 0, plus
  *  2 workers), dispatcher 0 (controlling, K dispatches) and dispatcher 1 (racing, K1 dispatches).
  *  -DEXCLUSIVE: T workers, thread 0 forks (T2n). -DSLEEP_MODE, -DTERMINATE as above.
- *  Known bugs of flat.hpp (test/model.cmake expects these counterexamples):
- *    -DEXCLUSIVE -DNEST=4 -DDEPTH=1: the 4th T2n fork in one slice gets generation == outer: self-deadlock;
- *    -DSTALE_REJOIN -DEMOD=4: a second, stale `unsafe_join` runs another dispatcher's slice 0;
- *    -DSLEEP_MODE with K1 > 0: sleep(0) on the controlling thread while the other thread's dispatch is in
- *        flight: that dispatch read mood == spin, the workers go to sleep after it published: hang;
- *    -DTERMINATE -DTERMINATE_RACE: a dispatch that read `threads` before terminate claims after it: hang.
- *  Proposed fixes: -DFIX_NESTED_ALIAS (T2n skips the generation equal to outer), -DFIX_PENDING (slice 0 is taken
- *  by its own dispatcher with one CAS), -DFIX_SLEEP_CLAIM (sleep() claims the pool like T4 around its store).
+ *  Mutations that reintroduce the bugs the review found in an earlier flat.hpp (test/model.cmake expects each
+ *  to find its counterexample, proving the model can fail):
+ *    -DMUTATE_NESTED_ALIAS -DEXCLUSIVE -DNEST=4 -DDEPTH=1: T2n no longer skips outer; the 4th fork in one slice
+ *        gets generation == outer and its join waits for itself;
+ *    -DMUTATE_PENDING -DSTALE_REJOIN -DEMOD=4: slice 0 taken by comparing `pending` alone: a second, stale
+ *        `unsafe_join` runs another dispatcher's slice 0;
+ *    -DMUTATE_SLEEP_RACE -DSLEEP_MODE: sleep(0) without a claim while another thread's dispatch is in flight:
+ *        that dispatch read mood == spin, the workers go to sleep after it published: hang;
+ *    -DMUTATE_TERMINATE_OPEN -DTERMINATE -DTERMINATE_RACE: T4 reopens the claim, so a dispatch that read
+ *        `threads` before terminate claims the unspawned pool after it: hang.
+ *  Without the mutations the same shapes must pass: T2n skips the generation equal to outer, slice 0 is taken by
+ *  its own dispatcher with one CAS, sleep() claims the pool (transition M) and is refused when it loses, and an
+ *  unspawned pool stays claimed (I6).
  */
 
 #ifndef T
@@ -194,8 +199,8 @@ inline publish_(me, g, p, ev) {
 /* `unsafe_join(g)` on an inclusive pool, by dispatcher `me`; `pub` is the publication the caller believes g is. */
 inline unsafe_join_(me, g, pub, q, ev, ov) {
     if
-#ifdef FIX_PENDING
-    :: atomic { pending == g && pending_by == me -> pending = 0 };
+#ifndef MUTATE_PENDING
+    :: atomic { pending == g && pending_by == me -> pending = 0 }; /* dispatcher check, then one CAS */
 #else
     :: pending == g ->
         pending = 0;
@@ -261,9 +266,9 @@ end_idle:
                     s = T;
                     ev2 = e;
                     g = (ev2 + 2) % EMOD;
-#ifdef FIX_NESTED_ALIAS
+#ifndef MUTATE_NESTED_ALIAS
                     if
-                    :: g == outer -> g = (g + 2) % EMOD
+                    :: g == outer -> g = (g + 2) % EMOD /* T2n skips the generation equal to outer */
                     :: else
                     fi;
 #endif
@@ -327,12 +332,15 @@ proctype dispatcher(byte me) {
 #ifdef SLEEP_MODE
         if
         :: me == 0 -> /* only the controlling thread calls sleep(0) */
-#ifdef FIX_SLEEP_CLAIM
-            atomic { s == 0 -> s = T }; /* proposed: sleep() claims the pool like T4, so no dispatch is in flight */
-            mood = SLEEP_K;
-            s = 0
+#ifndef MUTATE_SLEEP_RACE
+            if /* transition M: sleep() claims the pool like T1, refused (no change) when it loses */
+            :: atomic { s == 0 -> s = T };
+                mood = SLEEP_K;
+                s = 0
+            :: else -> skip
+            fi
 #else
-            mood = SLEEP_K /* "between dispatches": nothing stops a racing dispatch from being in flight */
+            mood = SLEEP_K /* the old contract: nothing stops a racing dispatch from being in flight */
 #endif
         :: true
         fi;
@@ -382,8 +390,11 @@ proctype dispatcher(byte me) {
         (exited == T - 1 + WORKER0);
         e = (ev + 2) % EMOD;
         mood = SPIN_K;
-        threads = 0;
-        s = 0
+        threads = 0
+#ifdef MUTATE_TERMINATE_OPEN
+        ; s = 0 /* the old T4 reopened the claim of an unspawned pool */
+#endif
+        /* I6: `s` stays claimed while the pool is unspawned, so a late claimer is refused */
     :: else -> done1 = true
     fi;
 #endif
