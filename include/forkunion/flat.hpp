@@ -24,10 +24,11 @@
  *  refusal through `status()` / `explicit operator bool`, and runs nothing when refused.
  *
  *  @section threads Which threads may call what
- *  - `spawn`, `terminate`, `nap`, `sleep`: the controlling thread, between dispatches, never from a callback
- *    (`terminate` from a callback of the same pool returns without effect rather than waiting for itself).
- *  - Dispatches: any thread. At most one runs at a time; any other, concurrent or nested, is refused at once with
- *    `contended`, in release builds too, and never blocks or corrupts.
+ *  - `spawn`, `terminate`: the controlling thread, never from a callback (`terminate` from a callback of the same
+ *    pool returns without effect rather than waiting for itself). `terminate` first waits for a dispatch in flight;
+ *    a dispatch racing it from another thread is refused with `not_spawned` or `contended`, never served.
+ *  - Dispatches, `nap`, `sleep`: any thread. At most one runs at a time; any other, concurrent or nested, is
+ *    refused at once with `contended`, in release builds too, and never blocks or corrupts.
  *  - `is_complete`: any thread, any time. `unsafe_join`: the thread that dispatched (it runs thread 0's slice on
  *    caller-inclusive pools).
  *
