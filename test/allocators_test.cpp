@@ -220,6 +220,10 @@ void expect_bound(void const *address, fu::numa_node_id_t node) {
     }
 }
 
+/**  Expects no mapping at `address` any more: `get_mempolicy(MPOL_F_ADDR)` answers `EFAULT` (nothing between the
+ *  deallocation and this call maps memory, so the address cannot have been reused). */
+void expect_unmapped(void const *address) { EXPECT_EQ(policy_of(address).mode, -EFAULT) << "still mapped"; }
+
 /**  Expects every page of a touched range on `node`, by both `move_pages` and `get_mempolicy`. */
 void expect_placed(void const *address, std::size_t bytes, std::size_t page, int node) {
     std::vector<int> const nodes = page_nodes(address, bytes, page);
@@ -453,11 +457,13 @@ TYPED_TEST(allocator_contract, allocate_at_least_reports_the_rounded_size_and_pa
             EXPECT_EQ(nonzero, 0u);
             for (std::size_t i = 0; i != result.count; ++i) result.ptr[i].words[2] = i;
             EXPECT_EQ(result.ptr[result.count - 1].words[2], result.count - 1);
-            allocator.deallocate(result.ptr, result.count); // the granted count frees it...
+            allocator.deallocate(result.ptr, result.count); // the granted count frees it all...
+            if constexpr (TypeParam::binds_nodes_k) expect_unmapped(result.ptr + result.count - 1);
         }
         auto const result = allocator.allocate_at_least(3);
         EXPECT_EQ(result.count, granule / 24);
         allocator.deallocate(result.ptr, 3); // ...and so does the requested one
+        if constexpr (TypeParam::binds_nodes_k) expect_unmapped(result.ptr);
     }
 }
 
@@ -579,6 +585,7 @@ TYPED_TEST(allocator_contract, symmetric_ranges_stripe_one_slice_per_domain) {
         }
     }
     allocator.deallocate(region);
+    if constexpr (TypeParam::binds_nodes_k) expect_unmapped(region.address + region.total_bytes() - 1);
 }
 
 TYPED_TEST(allocator_contract, sharded_array_maps_every_index_to_its_shard) {
@@ -826,6 +833,7 @@ TEST(linux_numa_allocator, huge_page_requests_fall_back_to_base_pages) {
         EXPECT_EQ(page_node(result.ptr), node);
         EXPECT_EQ(page_node(result.ptr + odd - 1), node);
         allocator.deallocate(result.ptr, 1);
+        expect_unmapped(result.ptr + odd - 1);
     }
     // 2. The kernel refuses the huge mapping (no pages reserved), or 3. the bound node is short of huge pages
     // (the populate step fails). A reservation makes 3 reachable; without one, 3 is refused at step 2.
@@ -901,6 +909,7 @@ bool check_huge_pages(std::size_t page_bytes, long pages, std::string &why) {
         EXPECT_EQ(page_node(result.ptr), node);
         EXPECT_EQ(page_node(result.ptr + result.count - 1), node);
         allocator.deallocate(result.ptr, requested);
+        expect_unmapped(result.ptr + result.count - 1);
         std::printf("node %d: %ld x %zu KiB huge pages, KernelPageSize %zu KiB, bound and placed\n", node, pages,
                     page_bytes / kib_k, kernel_page / kib_k);
     }
@@ -919,6 +928,7 @@ bool check_huge_pages(std::size_t page_bytes, long pages, std::string &why) {
             EXPECT_EQ(page_node(region.slice(slice)), slices[slice]);
         }
         symmetric.deallocate(region);
+        expect_unmapped(region.address + region.total_bytes() - 1);
     }
     return true;
 }
