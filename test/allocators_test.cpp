@@ -222,7 +222,9 @@ void expect_bound(void const *address, fu::numa_node_id_t node) {
 
 /**  Expects no mapping at `address` any more: `get_mempolicy(MPOL_F_ADDR)` answers `EFAULT` (nothing between the
  *  deallocation and this call maps memory, so the address cannot have been reused). */
-void expect_unmapped(void const *address) { EXPECT_EQ(policy_of(address).mode, -EFAULT) << "still mapped"; }
+void expect_unmapped(void const *address) {
+    EXPECT_EQ(policy_of(address).mode, -EFAULT) << "still mapped";
+}
 
 /**  Expects every page of a touched range on `node`, by both `move_pages` and `get_mempolicy`. */
 void expect_placed(void const *address, std::size_t bytes, std::size_t page, int node) {
