@@ -257,6 +257,10 @@ static_assert(fu::memory_topology<fu::numa_nodes_t>);
 static_assert(fu::memory_topology<fake_topology>);
 static_assert(fu::memory_topology<unknown_node_topology>);
 static_assert(!fu::memory_topology<int>);
+// Node lists convert implicitly from contiguous containers and C arrays, never from a bare integer.
+static_assert(std::is_convertible_v<std::vector<fu::numa_node_id_t>, fu::numa_nodes_t>);
+static_assert(std::is_convertible_v<fu::numa_node_id_t const (&)[3], fu::numa_nodes_t>);
+static_assert(!std::is_convertible_v<int, fu::numa_nodes_t>);
 
 /**
  *  Runs `body` in a forked child in which the listed system calls fail with the given `errno` (a seccomp filter),
@@ -603,7 +607,7 @@ TYPED_TEST(allocator_contract, sharded_array_maps_every_index_to_its_shard) {
             for (std::size_t shard = 0; shard != domains; ++shard) {
                 // Shard d holds `for_n`'s block d: sizes differ by at most one, the wider ones first.
                 std::size_t const size = count / domains + (shard < count % domains);
-                std::span<std::uint32_t> const elements = array.shard(shard);
+                fu::array_view<std::uint32_t> const elements = array.shard(shard);
                 ASSERT_EQ(elements.size(), size) << domains << " domains, " << count << " elements";
                 ASSERT_EQ(array.shard_first(shard), next);
                 void const *slice = array.region().slice(shard);
@@ -673,11 +677,11 @@ TYPED_TEST(allocator_contract, replicated_array_gives_every_domain_a_full_copy) 
     ASSERT_TRUE(table.try_allocate(topology, 5000));
     ASSERT_EQ(table.replicas_count(), 3u);
     ASSERT_EQ(table.size(), 5000u);
-    std::span<std::uint64_t> const first = table.replica(0);
+    fu::array_view<std::uint64_t> const first = table.replica(0);
     for (std::size_t i = 0; i != first.size(); ++i) first[i] = i * i;
     table.broadcast(0);
     for (std::size_t domain = 0; domain != 3; ++domain) {
-        std::span<std::uint64_t const> const replica = std::as_const(table).replica(domain);
+        fu::array_view<std::uint64_t const> const replica = std::as_const(table).replica(domain);
         EXPECT_EQ(static_cast<void const *>(replica.data()), static_cast<void const *>(table.region().slice(domain)));
         EXPECT_TRUE(std::equal(replica.begin(), replica.end(), first.begin())) << domain;
         if constexpr (TypeParam::binds_nodes_k)
@@ -969,6 +973,26 @@ TEST(linux_numa_allocator, threads_allocate_and_free_concurrently) {
         })
         .join();
     EXPECT_EQ(failures.load(std::memory_order_relaxed), 0u);
+}
+
+TEST(allocators, node_lists_and_views_are_what_they_say) {
+    fu::numa_node_id_t const array[3] = {4, 5, 6};
+    std::vector<fu::numa_node_id_t> const vector{7, 8};
+    fu::numa_nodes_t const from_array = array, from_vector = vector, from_pointer(array + 1, 2);
+    EXPECT_EQ(from_array.memory_domains_count(), 3u);
+    EXPECT_EQ(from_array.memory_node_id(2), 6);
+    EXPECT_EQ(from_vector.memory_domains_count(), 2u);
+    EXPECT_EQ(from_vector.memory_node_id(1), 8);
+    EXPECT_EQ(from_pointer.memory_node_id(0), 5);
+    EXPECT_EQ(fu::numa_nodes_t(array[0]).memory_domains_count(), 1u);
+
+    double values[4] = {1, 2, 3, 4};
+    fu::array_view<double> const view(values + 1, 3);
+    EXPECT_EQ(view.size_bytes(), 3 * sizeof(double));
+    EXPECT_EQ(std::accumulate(view.begin(), view.end(), 0.0), 9.0);
+    view[2] = 10;
+    EXPECT_EQ(values[3], 10);
+    EXPECT_TRUE(fu::array_view<int>().empty());
 }
 
 TEST(linux_numa_allocator, node_ids_convert_without_aliasing_any_node) {

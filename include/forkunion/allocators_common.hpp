@@ -30,11 +30,10 @@
  *  Every function is `noexcept`, thread-safe and reentrant: backends keep no state.
  */
 #pragma once
-#include <concepts>    // `std::integral`, `std::convertible_to`
 #include <cstddef>     // `std::size_t`
 #include <cstdint>     // `SIZE_MAX`, `PTRDIFF_MAX`
-#include <span>        // `std::span`
-#include <type_traits> // `std::is_signed_v`
+#include <type_traits> // `std::is_signed_v`, `std::is_integral_v`
+#include <utility>     // `std::declval`
 
 #include <forkunion/types.hpp>
 
@@ -103,22 +102,32 @@ constexpr bool round_up_bytes(std::size_t bytes, std::size_t granule, std::size_
  */
 template <typename topology_type_>
 concept memory_topology = requires(topology_type_ const &topology, std::size_t domain) {
-    { topology.memory_domains_count() } -> std::convertible_to<std::size_t>;
-    { topology.memory_node_id(domain) } -> std::integral;
+    requires std::is_convertible_v<decltype(topology.memory_domains_count()), std::size_t>;
+    requires std::is_integral_v<std::remove_cvref_t<decltype(topology.memory_node_id(domain))>>;
 };
 
 /**
- *  @brief  A `memory_topology` over a caller's list of node ids (memory domain d = `nodes[d]`), or one node.
- *          A view: the list must outlive the call it is passed to, not the allocation.
+ *  @brief  A `memory_topology` over a caller's list of node ids (memory domain d = `nodes[d]`): from a pointer and
+ *          a count, a C array, or any contiguous container of `numa_node_id_t` (`std::vector`, `std::array`,
+ *          `std::span`), implicitly. A view: the list must outlive the call it is passed to, not the allocation.
  */
 class numa_nodes_t {
-    std::span<numa_node_id_t const> nodes_;
+    numa_node_id_t const *nodes_ = nullptr;
+    std::size_t count_ = 0;
 
 public:
-    constexpr explicit numa_nodes_t(std::span<numa_node_id_t const> nodes) noexcept : nodes_(nodes) {}
-    /**  One domain on `node`; the reference must outlive the call the view is passed to. */
-    constexpr explicit numa_nodes_t(numa_node_id_t const &node) noexcept : nodes_(&node, 1) {}
-    constexpr std::size_t memory_domains_count() const noexcept { return nodes_.size(); }
+    constexpr numa_nodes_t(numa_node_id_t const *nodes, std::size_t count) noexcept : nodes_(nodes), count_(count) {}
+    /**  One domain on `node`. Binding to a temporary (`numa_nodes_t(0)`) is fine within one full expression. */
+    constexpr explicit numa_nodes_t(numa_node_id_t const &node) noexcept : nodes_(&node), count_(1) {}
+    template <std::size_t count_k>
+    constexpr numa_nodes_t(numa_node_id_t const (&nodes)[count_k]) noexcept : nodes_(nodes), count_(count_k) {}
+    template <typename container_t>
+    requires std::is_convertible_v<decltype(std::declval<container_t const &>().data()), numa_node_id_t const *> &&
+        std::is_convertible_v<decltype(std::declval<container_t const &>().size()), std::size_t>
+    constexpr numa_nodes_t(container_t const &nodes) noexcept // NOLINT(google-explicit-constructor)
+        : nodes_(nodes.data()), count_(static_cast<std::size_t>(nodes.size())) {}
+
+    constexpr std::size_t memory_domains_count() const noexcept { return count_; }
     constexpr numa_node_id_t memory_node_id(std::size_t domain) const noexcept { return nodes_[domain]; }
 };
 
