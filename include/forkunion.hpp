@@ -3,7 +3,7 @@
  *  @brief  ForkUnion: a NUMA-aware fork-join thread pool. The umbrella header: includes only.
  *
  *  Layers, each including only the ones above it:
- *    types → wait → cores → flat pool
+ *    types → wait → cores → allocators (memory placement) → flat pool
  *  Include a single concern (for example `<forkunion/flat.hpp>`) to compile less.
  */
 #pragma once
@@ -11,4 +11,8 @@
 #include <forkunion/wait.hpp>
 #include <forkunion/wait_kernel.hpp>
 #include <forkunion/cores.hpp>
+#include <forkunion/allocators_common.hpp>
+#include <forkunion/allocators_linux.hpp>
+#include <forkunion/allocators_portable.hpp>
+#include <forkunion/allocators.hpp>
 #include <forkunion/flat.hpp>
