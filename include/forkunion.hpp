@@ -3,7 +3,7 @@
  *  @brief  ForkUnion: a NUMA-aware fork-join thread pool. The umbrella header: includes only.
  *
  *  Layers, each including only the ones above it:
- *    types → wait → cores → flat pool
+ *    types → wait → cores → cpu masks and parsers → affinity → topology → flat pool
  *  Include a single concern (for example `<forkunion/flat.hpp>`) to compile less.
  */
 #pragma once
@@ -11,4 +11,8 @@
 #include <forkunion/wait.hpp>
 #include <forkunion/wait_kernel.hpp>
 #include <forkunion/cores.hpp>
+#include <forkunion/cpu_mask.hpp>
+#include <forkunion/parse.hpp>
+#include <forkunion/affinity.hpp>
+#include <forkunion/topology.hpp>
 #include <forkunion/flat.hpp>
