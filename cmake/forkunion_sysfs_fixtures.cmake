@@ -4,8 +4,8 @@
 # Extraction happens at configure time, once per tarball: a stamp file holding the tarball's hash is compared,
 # so a changed tarball is re-extracted and an unchanged one is not (the 9 trees are ~35,000 small files).
 # Sets FORKUNION_SYSFS_FIXTURES_SOURCE (the folder with the tarballs and expected.json files),
-# FORKUNION_SYSFS_FIXTURES_ROOT (the folder of extracted trees) and FORKUNION_SYSFS_MACHINES (their names).
-include_guard(GLOBAL)
+# FORKUNION_SYSFS_FIXTURES_ROOT (the folder of extracted trees) and FORKUNION_SYSFS_MACHINES (their names) in
+# the including directory's scope; including it again elsewhere (tests, examples) only re-checks the stamps.
 
 set(FORKUNION_SYSFS_FIXTURES_SOURCE "${PROJECT_SOURCE_DIR}/test/fixtures/sysfs")
 set(FORKUNION_SYSFS_FIXTURES_ROOT "${PROJECT_BINARY_DIR}/sysfs")
