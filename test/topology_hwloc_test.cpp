@@ -10,7 +10,6 @@
 
 #include <cstdio>
 #include <memory>
-#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -51,15 +50,21 @@ std::vector<hwloc_object_t> lstopo_objects() {
     if (!pipe) return {};
     char chunk[4096];
     for (std::size_t got; (got = std::fread(chunk, 1, sizeof chunk, pipe.get())) != 0;) xml.append(chunk, got);
+    // Each `<object attr="value" ...>` tag; hwloc writes attributes as name="value" with no '"' inside values.
     std::vector<hwloc_object_t> objects;
-    std::regex const object_tag(R"(<object ([^>]*)>)");
-    std::regex const attribute(R"(([a-z_]+)="([^"]*)\")");
-    for (auto tag = std::sregex_iterator(xml.begin(), xml.end(), object_tag); tag != std::sregex_iterator(); ++tag) {
+    for (std::size_t tag = xml.find("<object "); tag != std::string::npos; tag = xml.find("<object ", tag + 1)) {
+        std::size_t const end = xml.find('>', tag);
+        if (end == std::string::npos) break;
+        std::string const attributes = xml.substr(tag + 8, end - tag - 8);
         hwloc_object_t object;
-        std::string const attributes = (*tag)[1];
-        for (auto it = std::sregex_iterator(attributes.begin(), attributes.end(), attribute);
-             it != std::sregex_iterator(); ++it) {
-            std::string const name = (*it)[1], value = (*it)[2];
+        for (std::size_t equals = attributes.find("=\""); equals != std::string::npos;
+             equals = attributes.find("=\"", equals + 2)) {
+            std::size_t const name_start =
+                attributes.rfind(' ', equals) == std::string::npos ? 0 : attributes.rfind(' ', equals) + 1;
+            std::size_t const value_end = attributes.find('"', equals + 2);
+            if (value_end == std::string::npos) break;
+            std::string const name = attributes.substr(name_start, equals - name_start);
+            std::string const value = attributes.substr(equals + 2, value_end - equals - 2);
             if (name == "type")
                 object.type = value;
             else if (name == "cpuset")
@@ -70,6 +75,7 @@ std::vector<hwloc_object_t> lstopo_objects() {
                 object.cache_size = std::stoull(value);
             else if (name == "local_memory")
                 object.local_memory = std::stoull(value);
+            equals = value_end - 1;
         }
         objects.push_back(object);
     }
