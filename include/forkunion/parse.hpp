@@ -23,6 +23,9 @@
  *
  *  Ids must be below `max_cpus_k`; list ranges must ascend (`3-1` is refused). `format_cpulist` writes the list
  *  syntax back, and `parse_cpulist(format_cpulist(s)) == s` for every set (the fuzzers check it).
+ *
+ *  These are pure functions of their arguments: any thread may call them, concurrently, in constant expressions
+ *  too. They know nothing of files; `forkunion/topology_linux.hpp` reads the files and decides what to trust.
  */
 #pragma once
 #include <cstddef> // `std::size_t`

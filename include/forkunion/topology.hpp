@@ -50,7 +50,6 @@
 #pragma once
 #include <cstddef> // `std::size_t`
 #include <cstdint> // `std::uint64_t`
-#include <new>     // `std::bad_alloc`
 
 #include <forkunion/cpu_mask.hpp>
 #include <forkunion/topology_facts.hpp>
@@ -86,7 +85,7 @@ private:
             if (!attempt(harvest)) return false;
             facts_ = static_cast<topology_facts_t &&>(harvest); // vector moves: no allocation, no throw
             return true;
-        } catch (std::bad_alloc const &) {
+        } catch (...) { // `std::bad_alloc` (or `std::length_error`) from the vectors: nothing was replaced
             return false;
         }
     }
@@ -115,7 +114,7 @@ public:
         source_t::allowed_cores(allowed);
         try {
             facts_.assign_single_domain(allowed);
-        } catch (std::bad_alloc const &) {
+        } catch (...) {
             facts_ = topology_facts_t{}; // empty vectors: the queries answer for one core-less domain
         }
     }
@@ -169,7 +168,8 @@ public:
 
     /**  @brief  Cores of compute domain `d`; 0 if `d` is out of range. */
     std::size_t logical_cores_count_in(std::size_t d) const noexcept {
-        return compute(d) ? compute(d)->cores_count : d < compute_domains_count();
+        if (compute(d)) return compute(d)->cores_count;
+        return d < compute_domains_count() ? 1 : 0; // the core-less stand-in after a failed allocation
     }
 
     /**
@@ -212,7 +212,10 @@ public:
 
     // Memory axis.
 
-    /**  @brief  Memory domains: every online NUMA node, CPU-less ones included, by node id; >= 1. */
+    /**
+     *  @brief  Memory domains: every online NUMA node, CPU-less ones included, by node id; >= 1. A node may also be
+     *          memory-less (`volume_ram_in` 0): binding pages there fails, so allocators should check.
+     */
     std::size_t memory_domains_count() const noexcept { return facts_.memory.empty() ? 1 : facts_.memory.size(); }
 
     /**  @brief  The OS node id of memory domain `m` (ids can be sparse: 0, 1, 4, 5, …); 0 if out of range. */
