@@ -73,17 +73,20 @@ template <typename source_type_ = topology_source_t>
 class basic_machine_topology {
 public:
     using source_t = source_type_;
+    /**  The facts a source fills: `topology_facts_t`. Named through `source_t` so that nothing of it is
+     *  instantiated before this class is (compile cost). */
+    using facts_t = typename source_t::facts_t;
 
 private:
-    topology_facts_t facts_;
+    facts_t facts_;
 
     /**  Takes `harvest` if `attempt` filled it; false (and no change) otherwise or if memory ran out. */
     template <typename attempt_t>
     bool try_replace(attempt_t &&attempt) noexcept {
         try {
-            topology_facts_t harvest;
+            facts_t harvest;
             if (!attempt(harvest)) return false;
-            facts_ = static_cast<topology_facts_t &&>(harvest); // vector moves: no allocation, no throw
+            facts_ = static_cast<facts_t &&>(harvest); // vector moves: no allocation, no throw
             return true;
         } catch (...) { // `std::bad_alloc` (or `std::length_error`) from the vectors: nothing was replaced
             return false;
@@ -113,9 +116,9 @@ public:
         cpu_mask_t allowed;
         source_t::allowed_cores(allowed);
         try {
-            facts_.assign_single_domain(allowed);
+            assign_single_domain(facts_, allowed);
         } catch (...) {
-            facts_ = topology_facts_t{}; // empty vectors: the queries answer for one core-less domain
+            facts_ = facts_t{}; // empty vectors: the queries answer for one core-less domain
         }
     }
 
@@ -125,7 +128,7 @@ public:
      *  @return True if the object now describes the machine; false leaves it answering as before.
      */
     [[nodiscard]] bool try_harvest() noexcept {
-        return try_replace([](topology_facts_t &harvest) { return source_t::try_harvest_live(harvest); });
+        return try_replace([](facts_t &harvest) { return source_t::try_harvest_live(harvest); });
     }
 
     /**
@@ -133,8 +136,7 @@ public:
      *          Every online CPU of the tree counts, whatever this process's affinity.
      */
     [[nodiscard]] bool try_harvest_from_sysfs(char const *root) noexcept {
-        return try_replace(
-            [&](topology_facts_t &harvest) { return source_t::try_harvest_sysfs(root, nullptr, harvest); });
+        return try_replace([&](facts_t &harvest) { return source_t::try_harvest_sysfs(root, nullptr, harvest); });
     }
 
     /**
@@ -142,15 +144,14 @@ public:
      *          mask were `allowed`. False if no online CPU of the tree is in `allowed`.
      */
     [[nodiscard]] bool try_harvest_from_sysfs(char const *root, cpu_mask_t const &allowed) noexcept {
-        return try_replace(
-            [&](topology_facts_t &harvest) { return source_t::try_harvest_sysfs(root, &allowed, harvest); });
+        return try_replace([&](facts_t &harvest) { return source_t::try_harvest_sysfs(root, &allowed, harvest); });
     }
 
     /**  @brief  Whether a harvest succeeded (false for the single-domain stand-in). */
     bool harvested() const noexcept { return facts_.harvested; }
 
     /**  @brief  The raw facts every query reads; for bindings and reports. */
-    topology_facts_t const &facts() const noexcept { return facts_; }
+    facts_t const &facts() const noexcept { return facts_; }
 
     // Compute axis.
 
@@ -289,7 +290,7 @@ public:
     std::size_t declared_distance(std::size_t a, std::size_t b) const noexcept {
         std::size_t const count = memory_domains_count();
         if (a >= count || b >= count) return 0;
-        if (facts_.distances.size() != count * count) return a == b ? topology_facts_t::local_distance_k : 0;
+        if (facts_.distances.size() != count * count) return a == b ? facts_t::local_distance_k : 0;
         return facts_.distances[a * count + b];
     }
 

@@ -48,8 +48,14 @@ struct memory_domain_facts_t {
     std::size_t huge_page_sizes = 0;  ///< Length of that run.
 };
 
-/**  @brief  Everything a harvest learned. See the file comment for the invariants. */
-struct topology_facts_t {
+/**
+ *  @brief  Everything a harvest learned. See the file comment for the invariants. Use `topology_facts_t`.
+ *
+ *  A template with no meaningful parameter, only so that a translation unit that includes the umbrella but never
+ *  builds a topology does not instantiate five `std::vector` classes (compile cost is a feature, SPEC §2).
+ */
+template <typename = void>
+struct basic_topology_facts {
     std::vector<std::uint32_t> cores;
     std::vector<compute_domain_facts_t> compute;
     std::vector<memory_domain_facts_t> memory;
@@ -60,28 +66,33 @@ struct topology_facts_t {
     std::size_t online_cores = 0; ///< Online cores of the machine, whether or not this process may use them.
     bool harvested = false;       ///< False for the one-domain stand-in used before or without a harvest.
 
-    /**
-     *  @brief  The stand-in: one compute domain over `allowed` (or over CPU 0 if it is empty), one memory domain
-     *          (node 0, RAM unknown) at declared distance 10 from itself. `harvested` stays false.
-     *  @throws std::bad_alloc
-     */
-    void assign_single_domain(cpu_mask_t const &allowed) {
-        cores.clear(), compute.clear(), memory.clear(), huge_pages.clear(), global_huge_pages.clear();
-        for (std::size_t id = allowed.first(); id != cpu_mask_t::npos_k; id = allowed.next_from(id + 1))
-            cores.push_back(static_cast<std::uint32_t>(id));
-        if (cores.empty()) cores.push_back(0);
-        compute_domain_facts_t domain;
-        domain.cores_count = cores.size();
-        compute.push_back(domain);
-        memory.push_back(memory_domain_facts_t{});
-        distances.assign(1, local_distance_k);
-        compute_levels = 1;
-        online_cores = cores.size();
-        harvested = false;
-    }
-
     /**  The ACPI SLIT distance of a node from itself. */
     static constexpr std::uint8_t local_distance_k = 10;
 };
+
+using topology_facts_t = basic_topology_facts<>;
+
+/**
+ *  @brief  Makes `facts` the stand-in: one compute domain over `allowed` (or over CPU 0 if it is empty), one memory
+ *          domain (node 0, RAM unknown) at declared distance 10 from itself, `harvested` false.
+ *  @throws std::bad_alloc
+ *  A template (over `topology_facts_t`) for the same reason as `basic_topology_facts`.
+ */
+template <typename facts_t>
+void assign_single_domain(facts_t &facts, cpu_mask_t const &allowed) {
+    facts.cores.clear(), facts.compute.clear(), facts.memory.clear();
+    facts.huge_pages.clear(), facts.global_huge_pages.clear();
+    for (std::size_t id = allowed.first(); id != cpu_mask_t::npos_k; id = allowed.next_from(id + 1))
+        facts.cores.push_back(static_cast<std::uint32_t>(id));
+    if (facts.cores.empty()) facts.cores.push_back(0);
+    compute_domain_facts_t domain;
+    domain.cores_count = facts.cores.size();
+    facts.compute.push_back(domain);
+    facts.memory.push_back(memory_domain_facts_t{});
+    facts.distances.assign(1, facts_t::local_distance_k);
+    facts.compute_levels = 1;
+    facts.online_cores = facts.cores.size();
+    facts.harvested = false;
+}
 
 } // namespace forkunion

@@ -79,7 +79,7 @@ public:
     static constexpr std::size_t suffix_room_k = 512;
 
 private:
-    std::vector<char> buffer_;
+    char *buffer_ = nullptr; // `sysfs_file_bytes_limit_k + 1` bytes: one more than a file may hold
     char path_[path_capacity_k] = {};
     std::size_t length_ = 0;
     std::size_t root_length_ = 0;
@@ -88,10 +88,14 @@ private:
     /**  `EINTR` retries a read may take before the file counts as unreadable: a bound, so a signal storm cannot
      *  spin a harvest forever. Sysfs reads are not interrupted in practice. */
     static constexpr int interrupted_reads_limit_k = 64;
+    static constexpr std::size_t buffer_bytes_k = sysfs_file_bytes_limit_k + 1;
 
 public:
     /**  @throws std::bad_alloc for the file buffer. */
-    sysfs_reader_t() : buffer_(sysfs_file_bytes_limit_k + 1) {}
+    sysfs_reader_t() : buffer_(new char[buffer_bytes_k]) {}
+    ~sysfs_reader_t() noexcept { delete[] buffer_; }
+    sysfs_reader_t(sysfs_reader_t const &) = delete;
+    sysfs_reader_t &operator=(sysfs_reader_t const &) = delete;
 
     /**  Starts every path with `root` (trailing slashes dropped); false if it leaves no `suffix_room_k`. */
     bool try_set_root(char const *root) noexcept {
@@ -162,8 +166,8 @@ public:
         struct stat status {};
         bool good = ::fstat(file, &status) == 0 && S_ISREG(status.st_mode);
         std::size_t total = 0;
-        for (int interrupted = 0; good && total < buffer_.size();) {
-            ::ssize_t const got = ::read(file, buffer_.data() + total, buffer_.size() - total);
+        for (int interrupted = 0; good && total < buffer_bytes_k;) {
+            ::ssize_t const got = ::read(file, buffer_ + total, buffer_bytes_k - total);
             if (got > 0)
                 total += static_cast<std::size_t>(got);
             else if (got == 0)
@@ -173,7 +177,7 @@ public:
         }
         ::close(file);
         if (!good || total > sysfs_file_bytes_limit_k) return false;
-        text = buffer_.data(), length = total;
+        text = buffer_, length = total;
         return true;
     }
 
@@ -218,10 +222,17 @@ constexpr bool parse_prefixed_id(char const *name, std::size_t length, char cons
     return true;
 }
 
-/**  @brief  The Linux topology back end: sysfs under a root. A static-only interface type (STYLE #7). */
+/**
+ *  @brief  The Linux topology back end: sysfs under a root. A static-only interface type (STYLE #7).
+ *
+ *  The harvest and its helpers are templates (over the facts and vector types they fill) only so that a
+ *  translation unit that includes the umbrella but never harvests instantiates none of their vector code: that
+ *  kept 0.1 s of g++ -O2 time out of every hello world (compile cost is a feature, SPEC §2).
+ */
 struct linux_topology_source_t {
     /**  Whether this back end harvests real structure (false for the portable one). */
     static constexpr bool harvests_structure_k = true;
+    using facts_t = topology_facts_t;
 
     /**  The cores the calling thread may run on: its affinity mask, or `{0}` if that cannot be read. */
     static void allowed_cores(cpu_mask_t &mask) noexcept {
@@ -232,7 +243,8 @@ struct linux_topology_source_t {
     }
 
     /**  The live harvest: `/` as root, narrowed by the calling thread's affinity mask. @throws std::bad_alloc */
-    static bool try_harvest_live(topology_facts_t &facts) {
+    template <typename harvest_t = facts_t>
+    static bool try_harvest_live(harvest_t &facts) {
         cpu_mask_t allowed;
         bool const narrowed =
             linux_affinity_t::try_get_thread(linux_affinity_t::current_thread(), allowed) && !allowed.empty();
@@ -244,7 +256,8 @@ struct linux_topology_source_t {
      *          `facts` is untouched: there was no usable CPU (no online CPU could be found, or none is allowed).
      *  @throws std::bad_alloc
      */
-    static bool try_harvest_sysfs(char const *root, cpu_mask_t const *allowed, topology_facts_t &facts) {
+    template <typename harvest_t = facts_t>
+    static bool try_harvest_sysfs(char const *root, cpu_mask_t const *allowed, harvest_t &facts) {
         if (!root) return false;
         sysfs_reader_t fs;
         if (!fs.try_set_root(root)) return false;
@@ -270,11 +283,14 @@ struct linux_topology_source_t {
         if (allowed) usable.intersect_with(*allowed);
         if (usable.empty()) return false;
 
-        topology_facts_t harvest;
+        harvest_t harvest;
         harvest.online_cores = online.count();
+        // Scratch vectors share the type of `cores` (`std::vector<std::uint32_t>`), which depends on `harvest_t`.
+        using ids_t = decltype(harvest.cores);
+        constexpr std::uint32_t unclaimed = ~std::uint32_t(0);
 
         // NUMA nodes, ascending.
-        std::vector<std::size_t> nodes;
+        ids_t nodes; // node ids, ascending
         cpu_mask_t node_set;
         bool const listed_nodes = fs.from_root().add(node_dir_k).add("/online").read(text, length) &&
                                   parse_cpulist(text, length, node_set) && !node_set.empty();
@@ -286,12 +302,12 @@ struct linux_topology_source_t {
             });
         }
         for (std::size_t node = node_set.first(); node < max_numa_nodes_k; node = node_set.next_from(node + 1))
-            nodes.push_back(node);
+            nodes.push_back(static_cast<std::uint32_t>(node));
         bool const numa = !nodes.empty();
         if (!numa) nodes.push_back(0);
 
-        // Each usable CPU to the lowest node that lists it; -1 for none.
-        std::vector<std::int32_t> node_of(max_cpus_k, -1);
+        // Each usable CPU to the index of the lowest node that lists it, or `unclaimed`.
+        ids_t node_of(max_cpus_k, unclaimed);
         for (std::size_t index = 0; numa && index != nodes.size(); ++index) {
             cpu_mask_t cpus;
             bool const known =
@@ -300,22 +316,22 @@ struct linux_topology_source_t {
             if (!known) continue;
             cpus.intersect_with(usable);
             for (std::size_t cpu = cpus.first(); cpu != cpu_mask_t::npos_k; cpu = cpus.next_from(cpu + 1))
-                if (node_of[cpu] < 0) node_of[cpu] = static_cast<std::int32_t>(index);
+                if (node_of[cpu] == unclaimed) node_of[cpu] = static_cast<std::uint32_t>(index);
         }
 
         // Capacities of every usable CPU, or of none.
         constexpr std::size_t capacity_limit = 1024; // SCHED_CAPACITY_SCALE: the fastest core
-        std::vector<std::uint16_t> capacity_of(max_cpus_k, 0);
+        ids_t capacity_of(max_cpus_k, 0);
         bool capacities_known = true;
         for (std::size_t cpu = usable.first(); cpu != cpu_mask_t::npos_k && capacities_known;
              cpu = usable.next_from(cpu + 1)) {
             std::uint64_t capacity = 0;
             capacities_known = cpu_file(fs, cpu, "/cpu_capacity").read(text, length) &&
                                parse_unsigned(text, length, capacity, capacity_limit) && capacity != 0;
-            capacity_of[cpu] = static_cast<std::uint16_t>(capacity);
+            capacity_of[cpu] = static_cast<std::uint32_t>(capacity);
         }
         if (!capacities_known)
-            for (std::uint16_t &capacity : capacity_of) capacity = 0;
+            for (std::uint32_t &capacity : capacity_of) capacity = 0;
 
         // Capacity classes: a new class where a value exceeds the class's smallest by more than 10%.
         bool seen[capacity_limit + 1] = {};
@@ -333,11 +349,11 @@ struct linux_topology_source_t {
 
         // Compute domains: by node (the unlisted CPUs last), then by class.
         for (std::size_t group = 0; group <= nodes.size(); ++group) {
-            std::int32_t const wanted = group == nodes.size() ? -1 : static_cast<std::int32_t>(group);
+            std::uint32_t const wanted = group == nodes.size() ? unclaimed : static_cast<std::uint32_t>(group);
             for (std::size_t level = 0; level != classes; ++level) {
                 compute_domain_facts_t domain;
                 domain.first_core = harvest.cores.size();
-                domain.memory_domain = wanted < 0 ? 0 : group;
+                domain.memory_domain = wanted == unclaimed ? 0 : group;
                 domain.level = level;
                 domain.capacity = class_top[level];
                 cpu_mask_t members;
@@ -378,7 +394,7 @@ struct linux_topology_source_t {
         harvest.distances.assign(count * count, 0);
         std::uint8_t row[max_numa_nodes_k] = {};
         for (std::size_t a = 0; a != count; ++a) {
-            harvest.distances[a * count + a] = topology_facts_t::local_distance_k;
+            harvest.distances[a * count + a] = harvest_t::local_distance_k;
             std::size_t found = 0;
             if (numa && node_file(fs, nodes[a], "/distance").read(text, length) &&
                 parse_distance_row(text, length, row, count, found) && found == count)
@@ -386,7 +402,7 @@ struct linux_topology_source_t {
         }
 
         harvest.harvested = true;
-        facts = static_cast<topology_facts_t &&>(harvest);
+        facts = static_cast<harvest_t &&>(harvest);
         return true;
     }
 
@@ -404,7 +420,8 @@ private:
     }
 
     /**  The largest data or unified cache of `members` whose online sharers all lie in `members`; 0 if none. */
-    static std::uint64_t private_cache_bytes(sysfs_reader_t &fs, cpu_mask_t const &members,
+    template <typename reader_t>
+    static std::uint64_t private_cache_bytes(reader_t &fs, cpu_mask_t const &members,
                                              cpu_mask_t const &online) noexcept {
         std::uint64_t largest = 0;
         char const *text = nullptr;
@@ -436,7 +453,8 @@ private:
     }
 
     /**  Appends the free huge pages of each `hugepages-<kB>kB` directory at `fs`'s path, ascending by size. */
-    static void read_huge_pages(sysfs_reader_t &fs, std::vector<huge_pages_facts_t> &out) {
+    template <typename pages_t>
+    static void read_huge_pages(sysfs_reader_t &fs, pages_t &out) {
         char const *text = nullptr;
         std::size_t length = 0;
         huge_pages_facts_t found[64] = {}; // page sizes a machine offers: 2-4 in practice (x86 2 MiB, 1 GiB)

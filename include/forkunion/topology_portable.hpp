@@ -19,6 +19,7 @@ namespace forkunion {
 /**  @brief  The topology back end of last resort. A static-only interface type (STYLE #7). */
 struct portable_topology_source_t {
     static constexpr bool harvests_structure_k = false;
+    using facts_t = topology_facts_t;
 
     /**  Cores `0 .. hardware_concurrency() - 1` (at least core 0). */
     static void allowed_cores(cpu_mask_t &mask) noexcept {
@@ -30,17 +31,21 @@ struct portable_topology_source_t {
     }
 
     /**  One domain over `allowed_cores`, marked harvested. @throws std::bad_alloc */
-    static bool try_harvest_live(topology_facts_t &facts) {
+    template <typename harvest_t = facts_t>
+    static bool try_harvest_live(harvest_t &facts) {
         cpu_mask_t allowed;
         allowed_cores(allowed);
-        topology_facts_t harvest;
-        harvest.assign_single_domain(allowed);
+        harvest_t harvest;
+        assign_single_domain(harvest, allowed);
         harvest.harvested = true;
-        facts = static_cast<topology_facts_t &&>(harvest);
+        facts = static_cast<harvest_t &&>(harvest);
         return true;
     }
 
-    static bool try_harvest_sysfs(char const *, cpu_mask_t const *, topology_facts_t &) noexcept { return false; }
+    template <typename harvest_t = facts_t>
+    static bool try_harvest_sysfs(char const *, cpu_mask_t const *, harvest_t &) noexcept {
+        return false;
+    }
 };
 
 } // namespace forkunion
