@@ -22,26 +22,13 @@
 
 #include <forkunion/affinity.hpp>
 
+#include "topology_support.hpp"
+
 namespace fu = forkunion;
+using forkunion::testing::ids_of;
+using forkunion::testing::kernel_affinity;
 
 namespace {
-
-/**  The calling thread's mask, straight from the kernel (not through the code under test). */
-std::set<std::size_t> kernel_mask() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    EXPECT_EQ(::sched_getaffinity(0, sizeof(set), &set), 0);
-    std::set<std::size_t> ids;
-    for (std::size_t id = 0; id != CPU_SETSIZE; ++id)
-        if (CPU_ISSET(id, &set)) ids.insert(id);
-    return ids;
-}
-
-std::set<std::size_t> ids_of(fu::cpu_mask_t const &mask) {
-    std::set<std::size_t> ids;
-    for (std::size_t id = mask.first(); id != fu::cpu_mask_t::npos_k; id = mask.next_from(id + 1)) ids.insert(id);
-    return ids;
-}
 
 /**  The comm of this thread, from procfs. */
 std::string comm_of_this_thread() {
@@ -68,14 +55,14 @@ void on_own_thread(body_t &&body) {
 }
 
 TEST(affinity, pins_the_calling_thread_to_each_allowed_core) {
-    std::set<std::size_t> const allowed = kernel_mask();
+    std::set<std::size_t> const allowed = kernel_affinity();
     ASSERT_FALSE(allowed.empty());
     on_own_thread([&] {
         for (std::size_t core : allowed) {
             std::uint32_t const id = static_cast<std::uint32_t>(core);
             fu::status_t const status = fu::try_pin_current_thread(fu::core_ids_t(&id, 1));
             EXPECT_TRUE(status) << core << ": " << status.name();
-            EXPECT_EQ(kernel_mask(), std::set<std::size_t>{core});
+            EXPECT_EQ(kernel_affinity(), std::set<std::size_t>{core});
             // The kernel migrates a thread that pins itself before the call returns.
             EXPECT_EQ(static_cast<std::size_t>(::sched_getcpu()), core);
             fu::cpu_mask_t read;
@@ -86,13 +73,13 @@ TEST(affinity, pins_the_calling_thread_to_each_allowed_core) {
 }
 
 TEST(affinity, pins_another_thread_by_handle) {
-    std::set<std::size_t> const allowed = kernel_mask();
+    std::set<std::size_t> const allowed = kernel_affinity();
     std::size_t const core = *allowed.rbegin();
     std::atomic<bool> pinned{false}, checked{false};
     std::set<std::size_t> seen;
     std::thread worker([&] {
         while (!pinned.load(std::memory_order_acquire)) std::this_thread::yield(); // pairs with the release below
-        seen = kernel_mask();
+        seen = kernel_affinity();
         checked.store(true, std::memory_order_release);
     });
     fu::cpu_mask_t mask;
@@ -105,7 +92,7 @@ TEST(affinity, pins_another_thread_by_handle) {
 }
 
 TEST(affinity, save_and_restore_round_trip) {
-    std::set<std::size_t> const allowed = kernel_mask();
+    std::set<std::size_t> const allowed = kernel_affinity();
     on_own_thread([&] {
         fu::saved_affinity_t saved;
         EXPECT_FALSE(saved.saved());
@@ -115,11 +102,11 @@ TEST(affinity, save_and_restore_round_trip) {
         fu::cpu_mask_t one;
         one.set(*allowed.begin());
         ASSERT_TRUE(fu::try_pin_current_thread(one));
-        EXPECT_EQ(kernel_mask().size(), 1u);
+        EXPECT_EQ(kernel_affinity().size(), 1u);
         EXPECT_TRUE(saved.try_restore());
-        EXPECT_EQ(kernel_mask(), allowed);
+        EXPECT_EQ(kernel_affinity(), allowed);
         EXPECT_TRUE(saved.try_restore()) << "restoring twice is harmless";
-        EXPECT_EQ(kernel_mask(), allowed);
+        EXPECT_EQ(kernel_affinity(), allowed);
     });
     // A restore may run on another thread: it targets the thread that saved.
     fu::saved_affinity_t saved;
@@ -132,7 +119,7 @@ TEST(affinity, save_and_restore_round_trip) {
         EXPECT_TRUE(fu::try_pin_current_thread(one));
         stage.store(1, std::memory_order_release); // pairs with the main thread's acquire
         while (stage.load(std::memory_order_acquire) != 2) std::this_thread::yield(); // pairs with its release
-        after = kernel_mask();
+        after = kernel_affinity();
     });
     while (stage.load(std::memory_order_acquire) != 1) std::this_thread::yield();
     EXPECT_TRUE(saved.try_restore());
@@ -142,7 +129,7 @@ TEST(affinity, save_and_restore_round_trip) {
 }
 
 TEST(affinity, a_cpu_this_machine_lacks_is_refused_and_changes_nothing) {
-    std::set<std::size_t> const allowed = kernel_mask();
+    std::set<std::size_t> const allowed = kernel_affinity();
     std::size_t missing = 1000;
     while (allowed.count(missing)) ++missing; // 1000, unless this machine really has it
     on_own_thread([&] {
@@ -150,14 +137,14 @@ TEST(affinity, a_cpu_this_machine_lacks_is_refused_and_changes_nothing) {
         fu::cpu_mask_t mask;
         mask.set(missing);
         EXPECT_EQ(fu::try_pin_current_thread(mask), fu::status_code_t::placement_refused_k);
-        EXPECT_EQ(kernel_mask(), allowed) << "the mask is unchanged";
+        EXPECT_EQ(kernel_affinity(), allowed) << "the mask is unchanged";
         EXPECT_EQ(fu::affinity_refusals_count(), refusals + 1) << "the refusal is counted";
 
         std::uint32_t const beyond = static_cast<std::uint32_t>(fu::max_cpus_k);
         EXPECT_EQ(fu::try_pin_current_thread(fu::core_ids_t(&beyond, 1)), fu::status_code_t::invalid_argument_k);
         EXPECT_EQ(fu::try_pin_current_thread(fu::core_ids_t{}), fu::status_code_t::invalid_argument_k);
         EXPECT_EQ(fu::try_pin_current_thread(fu::cpu_mask_t{}), fu::status_code_t::invalid_argument_k);
-        EXPECT_EQ(kernel_mask(), allowed);
+        EXPECT_EQ(kernel_affinity(), allowed);
         EXPECT_EQ(fu::affinity_refusals_count(), refusals + 4);
     });
 }
@@ -245,7 +232,7 @@ TEST(affinity, composed_names_keep_their_index_whole) {
 TEST(affinity, the_portable_backend_reports_unsupported_and_changes_nothing) {
     static_assert(!fu::portable_affinity_t::supported_k);
     static_assert(fu::affinity_supported_k == fu::os_linux_k);
-    std::set<std::size_t> const allowed = kernel_mask();
+    std::set<std::size_t> const allowed = kernel_affinity();
     std::string const name = comm_of_this_thread();
     std::size_t const refusals = fu::affinity_refusals_count();
     fu::cpu_mask_t mask;
@@ -263,7 +250,7 @@ TEST(affinity, the_portable_backend_reports_unsupported_and_changes_nothing) {
     EXPECT_EQ(saved.try_save(), fu::status_code_t::unsupported_k);
     EXPECT_FALSE(saved.saved());
     EXPECT_EQ(fu::affinity_refusals_count(), refusals + 5);
-    EXPECT_EQ(kernel_mask(), allowed);
+    EXPECT_EQ(kernel_affinity(), allowed);
     EXPECT_EQ(comm_of_this_thread(), name);
 }
 

@@ -13,15 +13,12 @@
 
 #include <forkunion/cpu_mask.hpp>
 
+#include "topology_support.hpp"
+
 namespace fu = forkunion;
+using forkunion::testing::ids_of;
 
 namespace {
-
-std::set<std::size_t> ids_of(fu::cpu_mask_t const &mask) {
-    std::set<std::size_t> ids;
-    for (std::size_t id = mask.first(); id != fu::cpu_mask_t::npos_k; id = mask.next_from(id + 1)) ids.insert(id);
-    return ids;
-}
 
 TEST(cpu_mask, set_test_and_count_agree_at_every_boundary) {
     std::vector<std::size_t> const probes = {0, 1, 31, 32, 63, 64, 65, 127, 128, 1000, 4095, 4096, 8190, 8191};

@@ -13,15 +13,12 @@
 
 #include <forkunion/parse.hpp>
 
+#include "topology_support.hpp"
+
 namespace fu = forkunion;
+using forkunion::testing::ids_of;
 
 namespace {
-
-std::set<std::size_t> ids_of(fu::cpu_mask_t const &mask) {
-    std::set<std::size_t> ids;
-    for (std::size_t id = mask.first(); id != fu::cpu_mask_t::npos_k; id = mask.next_from(id + 1)) ids.insert(id);
-    return ids;
-}
 
 bool list(std::string const &text, std::set<std::size_t> &ids) {
     fu::cpu_mask_t mask;

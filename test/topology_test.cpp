@@ -28,7 +28,7 @@
 #include <forkunion/topology.hpp>
 
 #include "json_reader.hpp"
-#include "sysfs_tree.hpp"
+#include "topology_support.hpp"
 
 namespace fu = forkunion;
 namespace fut = forkunion::testing;
@@ -694,23 +694,13 @@ TEST(synthetic, specific_garbage_leaves_its_fact_unknown) {
 // ---------------------------------------------------------------------------------------------------------------
 // The live machine, the stand-in, and the portable back end
 
-std::set<std::size_t> allowed_by_this_thread() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    EXPECT_EQ(::sched_getaffinity(0, sizeof(set), &set), 0);
-    std::set<std::size_t> ids;
-    for (std::size_t id = 0; id != CPU_SETSIZE; ++id)
-        if (CPU_ISSET(id, &set)) ids.insert(id);
-    return ids;
-}
-
 TEST(live, the_stand_in_is_one_domain_of_the_allowed_cores) {
     fu::machine_topology_t const topology;
     EXPECT_FALSE(topology.harvested());
     expect_invariants(topology);
     EXPECT_EQ(topology.compute_domains_count(), 1u);
     EXPECT_EQ(topology.memory_domains_count(), 1u);
-    EXPECT_EQ(cores_of(topology, 0), allowed_by_this_thread());
+    EXPECT_EQ(cores_of(topology, 0), fut::kernel_affinity());
     EXPECT_EQ(topology.logical_cores_count(), fu::allowed_cores_count());
     EXPECT_EQ(topology.compute_capacity_in(0), 0u);
     EXPECT_EQ(topology.volume_ram(), 0u);
@@ -728,7 +718,7 @@ TEST(live, the_harvest_matches_this_process) {
     std::string online_list;
     std::getline(online_file, online_list);
     std::set<std::size_t> expected;
-    for (std::size_t id : allowed_by_this_thread())
+    for (std::size_t id : fut::kernel_affinity())
         if (fut::cpus_of(online_list).count(id)) expected.insert(id);
     EXPECT_EQ(all, expected);
     EXPECT_EQ(topology.online_cores_count(), fut::cpus_of(online_list).size());
@@ -741,7 +731,7 @@ TEST(live, the_harvest_matches_this_process) {
 }
 
 TEST(live, the_harvest_follows_the_calling_threads_mask) {
-    std::set<std::size_t> const allowed = allowed_by_this_thread();
+    std::set<std::size_t> const allowed = fut::kernel_affinity();
     std::size_t const last = *allowed.rbegin();
     std::size_t cores = 0, first = ~std::size_t(0);
     std::thread([&] {

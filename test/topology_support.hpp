@@ -1,6 +1,7 @@
 /**
- *  @file   sysfs_tree.hpp
- *  @brief  Helpers for topology tests: a list-syntax reader independent of the library, and synthetic sysfs trees.
+ *  @file   topology_support.hpp
+ *  @brief  Helpers for the topology, parser and affinity tests: a list-syntax reader independent of the library,
+ *          the kernel's view of this thread's mask, mask-to-set conversion, and synthetic sysfs trees.
  *
  *  `cpus_of("0-3,8")` is deliberately not `forkunion::parse_cpulist`: expected facts must not come from the code
  *  under test. `synthetic_tree_t` writes a small machine into a fresh temporary folder (removed on destruction)
@@ -19,7 +20,10 @@
 #include <string>
 #include <vector>
 
+#include <sched.h>  // `sched_getaffinity`
 #include <unistd.h> // `mkdtemp`
+
+#include <forkunion/cpu_mask.hpp>
 
 namespace forkunion::testing {
 
@@ -35,6 +39,24 @@ inline std::set<std::size_t> cpus_of(std::string const &list) {
         std::size_t const last = dash == std::string::npos ? first : std::stoul(item.substr(dash + 1));
         for (std::size_t id = first; id <= last; ++id) ids.insert(id);
     }
+    return ids;
+}
+
+/**  The ids of a mask, as a set. */
+inline std::set<std::size_t> ids_of(cpu_mask_t const &mask) {
+    std::set<std::size_t> ids;
+    for (std::size_t id = mask.first(); id != cpu_mask_t::npos_k; id = mask.next_from(id + 1)) ids.insert(id);
+    return ids;
+}
+
+/**  The calling thread's mask, straight from the kernel (not through the code under test); empty on failure. */
+inline std::set<std::size_t> kernel_affinity() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    std::set<std::size_t> ids;
+    if (::sched_getaffinity(0, sizeof(set), &set) != 0) return ids;
+    for (std::size_t id = 0; id != CPU_SETSIZE; ++id)
+        if (CPU_ISSET(id, &set)) ids.insert(id);
     return ids;
 }
 
