@@ -32,10 +32,11 @@
  *  `try_harvest` still gets a working single-domain machine.
  *
  *  @section queries Queries
- *  Every query is `const`, `noexcept`, allocation-free and O(1) (O(page sizes) for huge pages). Domain indices
- *  are dense `std::size_t` from 0. An index out of range is not undefined behaviour: counts, sizes, levels and
- *  ids answer 0, `cores_in` answers an empty view, `local_memory_of` answers 0. Byte counts are `std::uint64_t`
- *  (RAM exceeds 4 GiB on 32-bit hosts too). 0 also means "unknown" for capacities, caches, RAM and distances.
+ *  Every query is `const`, `noexcept`, allocation-free and O(1), except the totals (a sum over memory domains)
+ *  and the huge-page queries (a sum over page sizes). Domain indices are dense `std::size_t` from 0. An index out
+ *  of range is not undefined behaviour: counts, sizes, levels and ids answer 0, `cores_in` answers an empty
+ *  view, `local_memory_of` answers 0. Byte counts are `std::uint64_t` (RAM exceeds 4 GiB on 32-bit hosts too).
+ *  0 also means "unknown" for capacities, caches, RAM and distances.
  *
  *  @section threads Threads and lifetime
  *  Immutable between harvests: any number of threads may query a topology concurrently. A harvest is a write:
