@@ -36,8 +36,8 @@ struct flat_config {
     }
 };
 
-using flat_configs = ::testing::Types<flat_config<std::uint8_t>, flat_config<std::uint16_t>, flat_config<std::uint32_t>,
-                                      flat_config<std::size_t>>;
+using flat_configs = ::testing::Types<flat_config<std::uint8_t>, flat_config<std::uint16_t>,
+                                      flat_config<std::uint32_t>, flat_config<std::size_t>>;
 
 } // namespace
 
@@ -57,22 +57,18 @@ void check_static_split_is_exact() {
             pool_t pool;
             ASSERT_TRUE(pool.spawn(static_cast<index_t>(threads), exclusivity));
             for (std::size_t n : task_counts<index_t>(threads)) {
-                SCOPED_TRACE(::testing::Message()
-                             << exclusivity_name(exclusivity) << ", T = " << threads << ", n = " << n);
+                SCOPED_TRACE(::testing::Message() << exclusivity_name(exclusivity) << ", T = " << threads
+                                                  << ", n = " << n);
                 std::vector<std::atomic<std::size_t>> owner(n);
-                pool.for_n(static_cast<index_t>(n),
-                           [&](prong_t prong) noexcept {
-                               owner[prong.task].store(prong.thread, std::memory_order_relaxed);
-                           })
-                    .join();
-                std::vector<fu::slice<index_t>> slices(threads, fu::slice<index_t>{0, 0});
+                pool.for_n(static_cast<index_t>(n), [&](prong_t prong) noexcept {
+                        owner[prong.task].store(prong.thread, std::memory_order_relaxed);
+                    }).join();
+                std::vector<fu::slice<index_t>> slices(threads, fu::slice<index_t> {0, 0});
                 std::vector<std::atomic<std::size_t>> calls(threads);
-                pool.for_slices(static_cast<index_t>(n),
-                                [&](prong_t first, index_t count) noexcept {
-                                    slices[first.thread] = {first.task, count};
-                                    calls[first.thread].fetch_add(1, std::memory_order_relaxed);
-                                })
-                    .join();
+                pool.for_slices(static_cast<index_t>(n), [&](prong_t first, index_t count) noexcept {
+                        slices[first.thread] = {first.task, count};
+                        calls[first.thread].fetch_add(1, std::memory_order_relaxed);
+                    }).join();
                 std::size_t const q = n / threads, r = n % threads;
                 for (std::size_t thread = 0; thread != threads; ++thread) {
                     std::size_t const first = q * thread + std::min(thread, r);
@@ -103,8 +99,8 @@ TEST(flat, static_split_follows_the_formula_exactly) {
 namespace {
 
 struct injection_t {
-    std::atomic<bool> fail_allocate{false};
-    std::atomic<long> constructs_until_failure{-1}; // -1: never fail
+    std::atomic<bool> fail_allocate {false};
+    std::atomic<long> constructs_until_failure {-1}; // -1: never fail
 };
 injection_t injection;
 
@@ -117,11 +113,9 @@ struct injecting_allocator {
 
     value_type *allocate(std::size_t n) {
         if (injection.fail_allocate.load()) throw std::bad_alloc();
-        return std::allocator<value_type>{}.allocate(n);
+        return std::allocator<value_type> {}.allocate(n);
     }
-    void deallocate(value_type *pointer, std::size_t n) noexcept {
-        std::allocator<value_type>{}.deallocate(pointer, n);
-    }
+    void deallocate(value_type *pointer, std::size_t n) noexcept { std::allocator<value_type> {}.deallocate(pointer, n); }
 
     /**  The pool starts each worker while constructing its slot, so a throwing `construct` is a refused thread. */
     template <typename object_type_, typename... args_types_>
@@ -149,7 +143,7 @@ TEST(flat, failed_allocation_refuses_spawn_and_leaks_nothing) {
     EXPECT_EQ(pool.threads_count(), 0u);
     EXPECT_EQ(live_threads(), threads_before);
     ASSERT_TRUE(pool.spawn(4)) << "a refused spawn leaves the pool spawnable";
-    std::atomic<std::size_t> ran{0};
+    std::atomic<std::size_t> ran {0};
     pool.for_n(100, [&](std::size_t) noexcept { ran.fetch_add(1); }).join();
     EXPECT_EQ(ran.load(), 100u);
 }
@@ -167,7 +161,7 @@ TEST(flat, refused_thread_stops_and_joins_the_started_ones) {
             EXPECT_EQ(pool.threads_count(), 0u);
             EXPECT_EQ(live_threads(), threads_before) << "threads started before the refusal were joined";
             ASSERT_TRUE(pool.spawn(3, exclusivity));
-            std::atomic<std::size_t> ran{0};
+            std::atomic<std::size_t> ran {0};
             pool.for_threads([&](std::size_t) noexcept { ran.fetch_add(1); }).join();
             EXPECT_EQ(ran.load(), 3u);
         }
@@ -182,7 +176,7 @@ TEST(flat, thread_limit_refuses_spawn_in_a_child_process) {
     pid_t const child = ::fork();
     ASSERT_GE(child, 0);
     if (child == 0) {
-        rlimit const limit{4, 4};
+        rlimit const limit {4, 4};
         if (::setrlimit(RLIMIT_NPROC, &limit) != 0) ::_exit(10);
         if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(11);
         std::size_t const threads_before = live_threads();
@@ -191,7 +185,7 @@ TEST(flat, thread_limit_refuses_spawn_in_a_child_process) {
         if (status.code() != fu::status_code_t::thread_refused_k) ::_exit(12);
         if (live_threads() != threads_before) ::_exit(13);
         if (!pool.spawn(1)) ::_exit(14); // a caller-inclusive pool of one starts no thread
-        std::atomic<std::size_t> ran{0};
+        std::atomic<std::size_t> ran {0};
         pool.for_n(10, [&](std::size_t) noexcept { ran.fetch_add(1); }).join();
         ::_exit(ran.load() == 10 ? 0 : 15);
     }
@@ -223,7 +217,7 @@ TEST(flat, sleeping_workers_burn_no_cpu) {
             double const wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_before).count();
             double const cpu = process_cpu_seconds() - cpu_before;
             EXPECT_LT(cpu, 0.1 * wall) << "workers burned " << cpu << " s of CPU in " << wall << " s asleep";
-            std::atomic<std::size_t> ran{0};
+            std::atomic<std::size_t> ran {0};
             pool.for_n(threads * 3, [&](std::size_t) noexcept { ran.fetch_add(1); }).join();
             EXPECT_EQ(ran.load(), threads * 3);
             EXPECT_EQ(pool.mood(), fu::mood_t::spin_k) << "a dispatch returns the pool to spinning";
@@ -239,14 +233,14 @@ TEST(flat, terminate_from_a_callback_is_ignored) {
         ASSERT_TRUE(pool.spawn(3, exclusivity));
         pool.for_threads([&](std::size_t) noexcept { pool.terminate(); }).join();
         EXPECT_EQ(pool.threads_count(), 3u);
-        std::atomic<std::size_t> ran{0};
+        std::atomic<std::size_t> ran {0};
         pool.for_n(9, [&](std::size_t) noexcept { ran.fetch_add(1); }).join();
         EXPECT_EQ(ran.load(), 9u);
     }
 }
 
 TEST(flat, terminate_completes_an_unjoined_dispatch) {
-    std::atomic<std::size_t> ran{0};
+    std::atomic<std::size_t> ran {0};
     auto count = [&](std::size_t) noexcept { ran.fetch_add(1); };
     for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k}) {
         ran = 0;

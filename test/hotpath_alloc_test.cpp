@@ -17,16 +17,14 @@
 #endif
 
 namespace {
-std::atomic<std::size_t> allocations{0};
+std::atomic<std::size_t> allocations {0};
 
 void *counted_allocate(std::size_t size, std::size_t alignment = alignof(std::max_align_t)) {
     allocations.fetch_add(1, std::memory_order_relaxed);
     if (size == 0) size = 1;
     void *pointer = nullptr;
-    if (alignment <= alignof(std::max_align_t))
-        pointer = std::malloc(size);
-    else if (::posix_memalign(&pointer, alignment, size) != 0)
-        pointer = nullptr;
+    if (alignment <= alignof(std::max_align_t)) pointer = std::malloc(size);
+    else if (::posix_memalign(&pointer, alignment, size) != 0) pointer = nullptr;
     return pointer;
 }
 } // namespace
@@ -35,46 +33,22 @@ void *operator new(std::size_t size) {
     if (void *pointer = counted_allocate(size)) return pointer;
     throw std::bad_alloc();
 }
-void *operator new[](std::size_t size) {
-    return ::operator new(size);
-}
+void *operator new[](std::size_t size) { return ::operator new(size); }
 void *operator new(std::size_t size, std::align_val_t alignment) {
     if (void *pointer = counted_allocate(size, static_cast<std::size_t>(alignment))) return pointer;
     throw std::bad_alloc();
 }
-void *operator new[](std::size_t size, std::align_val_t alignment) {
-    return ::operator new(size, alignment);
-}
-void *operator new(std::size_t size, std::nothrow_t const &) noexcept {
-    return counted_allocate(size);
-}
-void *operator new[](std::size_t size, std::nothrow_t const &) noexcept {
-    return counted_allocate(size);
-}
-void operator delete(void *pointer) noexcept {
-    std::free(pointer);
-}
-void operator delete[](void *pointer) noexcept {
-    std::free(pointer);
-}
-void operator delete(void *pointer, std::size_t) noexcept {
-    std::free(pointer);
-}
-void operator delete[](void *pointer, std::size_t) noexcept {
-    std::free(pointer);
-}
-void operator delete(void *pointer, std::align_val_t) noexcept {
-    std::free(pointer);
-}
-void operator delete[](void *pointer, std::align_val_t) noexcept {
-    std::free(pointer);
-}
-void operator delete(void *pointer, std::size_t, std::align_val_t) noexcept {
-    std::free(pointer);
-}
-void operator delete[](void *pointer, std::size_t, std::align_val_t) noexcept {
-    std::free(pointer);
-}
+void *operator new[](std::size_t size, std::align_val_t alignment) { return ::operator new(size, alignment); }
+void *operator new(std::size_t size, std::nothrow_t const &) noexcept { return counted_allocate(size); }
+void *operator new[](std::size_t size, std::nothrow_t const &) noexcept { return counted_allocate(size); }
+void operator delete(void *pointer) noexcept { std::free(pointer); }
+void operator delete[](void *pointer) noexcept { std::free(pointer); }
+void operator delete(void *pointer, std::size_t) noexcept { std::free(pointer); }
+void operator delete[](void *pointer, std::size_t) noexcept { std::free(pointer); }
+void operator delete(void *pointer, std::align_val_t) noexcept { std::free(pointer); }
+void operator delete[](void *pointer, std::align_val_t) noexcept { std::free(pointer); }
+void operator delete(void *pointer, std::size_t, std::align_val_t) noexcept { std::free(pointer); }
+void operator delete[](void *pointer, std::size_t, std::align_val_t) noexcept { std::free(pointer); }
 
 namespace fu = forkunion;
 
@@ -101,7 +75,7 @@ TEST(hot_path, dispatches_make_no_heap_allocations) {
             SCOPED_TRACE(::testing::Message() << threads << " threads, exclusive: " << int(exclusivity));
             fu::flat_pool_t pool;
             ASSERT_TRUE(pool.spawn(threads, exclusivity));
-            std::atomic<std::size_t> sink{0};
+            std::atomic<std::size_t> sink {0};
             auto add = [&](std::size_t task) noexcept { sink.fetch_add(task, std::memory_order_relaxed); };
             auto slices = [&](std::size_t first, std::size_t count) noexcept { sink.fetch_add(first + count); };
             pool.for_n(64, add).join(); // warm up

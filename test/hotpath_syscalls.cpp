@@ -28,7 +28,7 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "this machine cannot run %zu spinning threads without oversubscription\n", threads);
         return 3;
     }
-    std::atomic<std::size_t> sink{0};
+    std::atomic<std::size_t> sink {0};
     auto add = [&](std::size_t task) noexcept { sink.fetch_add(task, std::memory_order_relaxed); };
     auto slices = [&](std::size_t first, std::size_t count) noexcept { sink.fetch_add(first + count); };
     for (int i = 0; i != 1000; ++i) pool.for_n(64, add).join(); // warm up

@@ -31,7 +31,7 @@ TEST_CASE("racing dispatchers are either served exactly once or refused", "[stre
     REQUIRE(pool.spawn(threads, exclusivity));
 
     constexpr std::size_t racers = 3;
-    std::atomic<std::size_t> served{0}, refused{0}, corrupted{0}, wrong_refusals{0};
+    std::atomic<std::size_t> served {0}, refused {0}, corrupted {0}, wrong_refusals {0};
     std::vector<std::thread> racer_threads;
     for (std::size_t racer = 0; racer != racers; ++racer) {
         racer_threads.emplace_back([&, racer] {
@@ -70,12 +70,9 @@ TEST_CASE("racing dispatchers are either served exactly once or refused", "[stre
                 std::size_t runs_expected = status ? 1 : 0;
                 for (auto &count : counts)
                     if (count.load(std::memory_order_relaxed) != runs_expected) corrupted.fetch_add(1);
-                if (status)
-                    served.fetch_add(1);
-                else if (status == fu::status_code_t::contended_k)
-                    refused.fetch_add(1);
-                else
-                    wrong_refusals.fetch_add(1);
+                if (status) served.fetch_add(1);
+                else if (status == fu::status_code_t::contended_k) refused.fetch_add(1);
+                else wrong_refusals.fetch_add(1);
             }
         });
     }
@@ -96,17 +93,10 @@ TEST_CASE("idle mode changes interleaved with dispatches lose nothing", "[stress
     std::size_t mistakes = 0;
     for (std::size_t round = 0; round != FORKUNION_STRESS_ROUNDS; ++round) {
         switch (random() % 4) {
-        case 0:
-            pool.nap();
-            break;
-        case 1:
-            pool.sleep(0);
-            break;
-        case 2:
-            pool.sleep(1 + random() % 50);
-            break;
-        default:
-            break;
+        case 0: pool.nap(); break;
+        case 1: pool.sleep(0); break;
+        case 2: pool.sleep(1 + random() % 50); break;
+        default: break;
         }
         fu::testing::task_ledger ledger(random() % 64);
         pool.for_n_dynamic(ledger.size(), [&](std::size_t task) noexcept { ledger.record(task); }).join();

@@ -31,8 +31,8 @@ TEST_CASE("static split partitions [0, n) by the formula for every u8 input", "[
         for (unsigned n = 0; n <= 255; ++n) {
             unsigned expected_first = 0;
             for (unsigned thread = 0; thread < threads; ++thread) {
-                auto const got =
-                    fu::static_slice<std::uint8_t>(std::uint8_t(n), std::uint8_t(threads), std::uint8_t(thread));
+                auto const got = fu::static_slice<std::uint8_t>(std::uint8_t(n), std::uint8_t(threads),
+                                                                std::uint8_t(thread));
                 unsigned const q = n / threads, r = n % threads;
                 unsigned const first = q * thread + (thread < r ? thread : r);
                 unsigned const count = q + (thread < r ? 1 : 0);
@@ -59,7 +59,7 @@ TEST_CASE("coprime walks visit every other thread once for every u8 count, start
             REQUIRE(stride >= 1);
             REQUIRE((count == 1 || stride < count));
             for (unsigned start = 0; start < count; ++start) {
-                std::array<std::uint8_t, 256> seen{};
+                std::array<std::uint8_t, 256> seen {};
                 std::uint8_t position = std::uint8_t(start);
                 for (unsigned step = 1; step < count; ++step) {
                     position = fu::next_in_coprime_order<std::uint8_t>(position, stride, std::uint8_t(count));
@@ -86,17 +86,15 @@ using u8_pool_t = fu::basic_pool<std::allocator<std::thread>, fu::default_micro_
 
 /**  Exactly-once ledger for up to 255 tasks, reused across dispatches. */
 struct u8_ledger {
-    std::array<std::atomic<std::uint16_t>, 256> counts{};
-    std::atomic<std::uint32_t> out_of_bounds{0};
+    std::array<std::atomic<std::uint16_t>, 256> counts {};
+    std::atomic<std::uint32_t> out_of_bounds {0};
     void reset() noexcept {
         for (auto &count : counts) count.store(0, std::memory_order_relaxed);
         out_of_bounds.store(0, std::memory_order_relaxed);
     }
     void record(unsigned task, unsigned n, unsigned thread, unsigned threads) noexcept {
-        if (task >= n || thread >= threads)
-            out_of_bounds.fetch_add(1, std::memory_order_relaxed);
-        else
-            counts[task].fetch_add(1, std::memory_order_relaxed);
+        if (task >= n || thread >= threads) out_of_bounds.fetch_add(1, std::memory_order_relaxed);
+        else counts[task].fetch_add(1, std::memory_order_relaxed);
     }
     bool exactly_once(unsigned n) const noexcept {
         if (out_of_bounds.load(std::memory_order_relaxed)) return false;
@@ -119,25 +117,22 @@ TEST_CASE("u8 pools run every task exactly once for every thread and task count"
     for (unsigned n = 0; n <= 255; ++n) {
         INFO("T = " << t << ", n = " << n);
         ledger.reset();
-        pool.for_n(std::uint8_t(n),
-                   [&](u8_pool_t::prong_t prong) noexcept { ledger.record(prong.task, n, prong.thread, t); })
-            .join();
+        pool.for_n(std::uint8_t(n), [&](u8_pool_t::prong_t prong) noexcept {
+                ledger.record(prong.task, n, prong.thread, t);
+            }).join();
         REQUIRE(ledger.exactly_once(n));
 
         ledger.reset();
-        pool.for_n_dynamic(std::uint8_t(n),
-                           [&](u8_pool_t::prong_t prong) noexcept { ledger.record(prong.task, n, prong.thread, t); })
-            .join();
+        pool.for_n_dynamic(std::uint8_t(n), [&](u8_pool_t::prong_t prong) noexcept {
+                ledger.record(prong.task, n, prong.thread, t);
+            }).join();
         REQUIRE(ledger.exactly_once(n));
 
         ledger.reset();
-        pool.for_slices(std::uint8_t(n),
-                        [&](u8_pool_t::prong_t first, std::uint8_t count) noexcept {
-                            if (count == 0) ledger.out_of_bounds.fetch_add(1, std::memory_order_relaxed);
-                            for (unsigned i = 0; i < count; ++i)
-                                ledger.record(unsigned(first.task) + i, n, first.thread, t);
-                        })
-            .join();
+        pool.for_slices(std::uint8_t(n), [&](u8_pool_t::prong_t first, std::uint8_t count) noexcept {
+                if (count == 0) ledger.out_of_bounds.fetch_add(1, std::memory_order_relaxed);
+                for (unsigned i = 0; i < count; ++i) ledger.record(unsigned(first.task) + i, n, first.thread, t);
+            }).join();
         REQUIRE(ledger.exactly_once(n));
     }
 }
@@ -149,7 +144,7 @@ TEST_CASE("u16 pools wrap their epoch twice without losing a dispatch", "[sweep]
     REQUIRE(pool.spawn(2, exclusivity));
     // Each dispatch moves the epoch by 2, so 2^16 dispatches wrap a 16-bit epoch twice.
     constexpr std::uint32_t dispatches = 65536 + 1024;
-    std::atomic<std::uint32_t> runs{0};
+    std::atomic<std::uint32_t> runs {0};
     std::uint16_t previous = 0;
     std::uint32_t wraps = 0, bad_tokens = 0, incomplete = 0;
     auto count = [&](std::uint16_t) noexcept { runs.fetch_add(1, std::memory_order_relaxed); };

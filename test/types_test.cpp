@@ -30,12 +30,12 @@ TEST(types, status_converts_explicitly_and_compares) {
     static_assert(std::is_constructible_v<bool, fu::status_t>);
     fu::status_t const refused = fu::status_code_t::contended_k;
     EXPECT_TRUE(refused == fu::status_code_t::contended_k);
-    EXPECT_FALSE(refused == fu::status_t{});
+    EXPECT_FALSE(refused == fu::status_t {});
     EXPECT_TRUE(!refused);
 }
 
 TEST(types, prong_converts_to_its_task) {
-    fu::local_prong<std::uint16_t> const prong{42, 3, 1};
+    fu::local_prong<std::uint16_t> const prong {42, 3, 1};
     std::uint16_t const task = prong;
     EXPECT_EQ(task, 42);
     auto generic = [](auto index) { return static_cast<std::size_t>(index) * 2; };
@@ -44,13 +44,13 @@ TEST(types, prong_converts_to_its_task) {
 
 TEST(types, static_split_matches_the_formula) {
     // q = 10 / 4 = 2, r = 2: blocks [0,3) [3,6) [6,8) [8,10)
-    EXPECT_EQ(fu::static_slice<std::size_t>(10, 4, 0), (fu::slice<std::size_t>{0, 3}));
-    EXPECT_EQ(fu::static_slice<std::size_t>(10, 4, 1), (fu::slice<std::size_t>{3, 3}));
-    EXPECT_EQ(fu::static_slice<std::size_t>(10, 4, 2), (fu::slice<std::size_t>{6, 2}));
-    EXPECT_EQ(fu::static_slice<std::size_t>(10, 4, 3), (fu::slice<std::size_t>{8, 2}));
+    EXPECT_EQ(fu::static_slice<std::size_t>(10, 4, 0), (fu::slice<std::size_t> {0, 3}));
+    EXPECT_EQ(fu::static_slice<std::size_t>(10, 4, 1), (fu::slice<std::size_t> {3, 3}));
+    EXPECT_EQ(fu::static_slice<std::size_t>(10, 4, 2), (fu::slice<std::size_t> {6, 2}));
+    EXPECT_EQ(fu::static_slice<std::size_t>(10, 4, 3), (fu::slice<std::size_t> {8, 2}));
     // Fewer tasks than threads: the first n threads get one each, the rest nothing.
-    EXPECT_EQ(fu::static_slice<std::size_t>(2, 5, 1), (fu::slice<std::size_t>{1, 1}));
-    EXPECT_EQ(fu::static_slice<std::size_t>(2, 5, 4), (fu::slice<std::size_t>{2, 0}));
+    EXPECT_EQ(fu::static_slice<std::size_t>(2, 5, 1), (fu::slice<std::size_t> {1, 1}));
+    EXPECT_EQ(fu::static_slice<std::size_t>(2, 5, 4), (fu::slice<std::size_t> {2, 0}));
     // The extremes of the widest type do not overflow.
     std::size_t const max = static_cast<std::size_t>(-1);
     auto const last = fu::static_slice<std::size_t>(max, 3, 2);

@@ -30,7 +30,7 @@ TEST(wait, micro_waits_return) {
         void operator()(std::size_t thread) const noexcept { *calls += thread; }
     };
     std::size_t calls = 0;
-    counting_wait with_thread{&calls};
+    counting_wait with_thread {&calls};
     fu::micro_yield_with(with_thread, std::size_t(3));
     EXPECT_EQ(calls, 3u) << "wrappers that take the thread index receive it";
 }
@@ -57,7 +57,7 @@ TEST(wait, spin_mutex_try_lock) {
     fu::spin_mutex_t mutex;
     EXPECT_TRUE(mutex.try_lock());
     EXPECT_FALSE(mutex.try_lock());
-    std::atomic<bool> taken_elsewhere{true};
+    std::atomic<bool> taken_elsewhere {true};
     std::thread other([&] { taken_elsewhere = mutex.try_lock(); });
     other.join();
     EXPECT_FALSE(taken_elsewhere.load());
@@ -67,17 +67,17 @@ TEST(wait, spin_mutex_try_lock) {
 }
 
 TEST(wait, kernel_wait_returns_on_a_changed_word_and_on_timeout) {
-    std::atomic<std::uint32_t> word{7};
+    std::atomic<std::uint32_t> word {7};
     auto const start = std::chrono::steady_clock::now();
-    fu::kernel_wait(word, 8, 0);      // the word is not 8: returns at once, even without a timeout
+    fu::kernel_wait(word, 8, 0); // the word is not 8: returns at once, even without a timeout
     fu::kernel_wait(word, 7, 20'000); // times out after ~20 ms
     double const waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_GE(waited, 0.015) << "a 20 ms timed wait returned after " << waited << " s";
 }
 
 TEST(wait, kernel_wake_releases_waiters) {
-    std::atomic<std::uint32_t> word{0};
-    std::atomic<std::size_t> woken{0};
+    std::atomic<std::uint32_t> word {0};
+    std::atomic<std::size_t> woken {0};
     std::vector<std::thread> sleepers;
     for (int i = 0; i != 3; ++i)
         sleepers.emplace_back([&] {
