@@ -30,8 +30,9 @@
  *  A harvest allocates about 100 KiB of scratch (a 64 KiB file buffer, a node and a capacity per possible CPU)
  *  plus the results, and may throw `std::bad_alloc` (caught by `topology.hpp`). It opens about 6 files per CPU
  *  (its cache sizes, and the rest of a cache only when it could be the largest so far): ~1,600 opens for the
- *  recorded 256-CPU POWER7. Measured on the shared 2-core CI VM: ~80 us live (2 CPUs), ~2 ms for the recorded
- *  32-CPU Xeon, 13-33 ms for the 256-CPU tree. A harvest is a start-up cost, never on a dispatch path.
+ *  recorded 256-CPU POWER7. Measured on the shared 2-core CI VM (mean of 20 harvests, load 40+): ~90 us live
+ *  (2 CPUs), 0.9 ms for the recorded 32-CPU Xeon, 4.4 ms for the 128-CPU Kunpeng, 7.7 ms for the 256-CPU POWER7
+ *  (up to 4x more while other builds ran). A harvest is a start-up cost, never on a dispatch path.
  *  It is reentrant: concurrent harvests into different objects are safe.
  */
 #pragma once
