@@ -3,7 +3,8 @@
  *  @brief  ForkUnion: a NUMA-aware fork-join thread pool. The umbrella header: includes only.
  *
  *  Layers, each including only the ones above it:
- *    types → wait → cores → allocators (memory placement) → flat pool
+ *    types → wait → cores → cpu masks and parsers → affinity → topology → allocators (memory placement)
+ *    → flat pool
  *  Include a single concern (for example `<forkunion/flat.hpp>`) to compile less.
  */
 #pragma once
@@ -11,6 +12,10 @@
 #include <forkunion/wait.hpp>
 #include <forkunion/wait_kernel.hpp>
 #include <forkunion/cores.hpp>
+#include <forkunion/cpu_mask.hpp>
+#include <forkunion/parse.hpp>
+#include <forkunion/affinity.hpp>
+#include <forkunion/topology.hpp>
 #include <forkunion/allocators_common.hpp>
 #include <forkunion/allocators_linux.hpp>
 #include <forkunion/allocators_portable.hpp>

@@ -1,0 +1,130 @@
+// The topology report: compute domains, memory domains, declared distances and capabilities, at a glance.
+//
+//   forkunion_topology                 the live machine (as this process may use it)
+//   forkunion_topology <root>          a recorded sysfs tree in which <root> stands for /
+//   forkunion_topology --fabric [...]  also the measured fabric (latency, bandwidth) once it exists
+#include <cinttypes> // `PRIu64`
+#include <cstdio>    // `std::printf`
+#include <cstdlib>   // `EXIT_FAILURE`
+#include <cstring>   // `std::strcmp`
+
+#include <forkunion.hpp>
+
+namespace fu = forkunion;
+
+namespace {
+
+/**  `bytes` with a binary unit, e.g. "300 MiB", "45.7 GiB"; "-" for 0 (unknown). */
+char const *human(std::uint64_t bytes, char (&out)[32]) {
+    if (!bytes) return std::snprintf(out, sizeof out, "-"), out;
+    char const *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    double value = double(bytes);
+    std::size_t unit = 0;
+    while (value >= 1024 && unit + 1 < sizeof units / sizeof *units) value /= 1024, ++unit;
+    if (value == double(std::uint64_t(value)))
+        std::snprintf(out, sizeof out, "%.0f %s", value, units[unit]);
+    else
+        std::snprintf(out, sizeof out, "%.1f %s", value, units[unit]);
+    return out;
+}
+
+/**  The cores of domain `d` in the kernel's list syntax, e.g. "0-7,16-23". */
+char const *cpus(fu::core_ids_t cores, char (&out)[256]) {
+    std::size_t const length = fu::format_cpulist(cores.data(), cores.size(), out, sizeof out);
+    if (length >= sizeof out) std::snprintf(out + sizeof out - 4, 4, "..."); // cut: say so
+    return out;
+}
+
+void print_compute(fu::machine_topology_t const &topology) {
+    std::printf("compute domains: %zu, levels: %zu (higher = faster)\n", topology.compute_domains_count(),
+                topology.compute_levels_count());
+    std::printf("  %6s %5s %5s %8s %5s %9s  %s\n", "domain", "node", "level", "capacity", "cores", "cache", "cpus");
+    for (std::size_t d = 0; d != topology.compute_domains_count(); ++d) {
+        char cache[32], list[256], capacity[24];
+        if (topology.compute_capacity_in(d))
+            std::snprintf(capacity, sizeof capacity, "%zu", topology.compute_capacity_in(d));
+        else
+            std::snprintf(capacity, sizeof capacity, "-");
+        std::printf("  %6zu %5zu %5zu %8s %5zu %9s  %s\n", d, topology.memory_node_id(topology.local_memory_of(d)),
+                    topology.compute_level_in(d), capacity, topology.logical_cores_count_in(d),
+                    human(topology.compute_cache_bytes_in(d), cache), cpus(topology.cores_in(d), list));
+    }
+}
+
+void print_memory(fu::machine_topology_t const &topology) {
+    char ram[32], pages[32];
+    std::printf("memory domains: %zu, %s of RAM, %zu free huge pages (%s)\n", topology.memory_domains_count(),
+                human(topology.volume_ram(), ram), topology.huge_pages_count(),
+                human(topology.volume_huge_pages(), pages));
+    std::printf("  %6s %5s %10s %-16s %s\n", "domain", "node", "ram", "compute domains", "free huge pages");
+    for (std::size_t m = 0; m != topology.memory_domains_count(); ++m) {
+        char sizes[160] = "-", local[128] = "none (CPU-less)";
+        std::size_t used = 0, local_used = 0;
+        for (std::size_t i = 0; i != topology.huge_page_sizes_count_in(m) && used < sizeof sizes; ++i) {
+            char size[32];
+            std::uint64_t const bytes = topology.huge_page_size_in(m, i);
+            used += std::snprintf(sizes + used, sizeof sizes - used, "%s%s: %zu", i ? ", " : "", human(bytes, size),
+                                  topology.huge_pages_count_in(m, bytes));
+        }
+        for (std::size_t d = 0; d != topology.compute_domains_count() && local_used < sizeof local; ++d)
+            if (topology.local_memory_of(d) == m)
+                local_used +=
+                    std::snprintf(local + local_used, sizeof local - local_used, "%s%zu", local_used ? ", " : "", d);
+        std::printf("  %6zu %5zu %10s %-16s %s\n", m, topology.memory_node_id(m), human(topology.volume_ram_in(m), ram),
+                    local, sizes);
+    }
+    std::printf("declared distances (firmware SLIT, 10 = local, - = undeclared):\n  %5s", "node");
+    for (std::size_t b = 0; b != topology.memory_domains_count(); ++b) std::printf(" %4zu", topology.memory_node_id(b));
+    std::printf("\n");
+    for (std::size_t a = 0; a != topology.memory_domains_count(); ++a) {
+        std::printf("  %5zu", topology.memory_node_id(a));
+        for (std::size_t b = 0; b != topology.memory_domains_count(); ++b)
+            if (topology.declared_distance(a, b))
+                std::printf(" %4zu", topology.declared_distance(a, b));
+            else
+                std::printf(" %4s", "-");
+        std::printf("\n");
+    }
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    bool fabric = false;
+    char const *root = nullptr;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--fabric") == 0)
+            fabric = true;
+        else if (argv[i][0] == '-') {
+            std::printf("usage: %s [--fabric] [sysfs-root]\n", argv[0]);
+            return std::strcmp(argv[i], "--help") == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        } else
+            root = argv[i];
+    }
+
+    fu::machine_topology_t topology;
+    bool const harvested = root ? topology.try_harvest_from_sysfs(root) : topology.try_harvest();
+    if (root && !harvested) {
+        std::fprintf(stderr, "no usable CPU found under %s/sys/devices/system/cpu\n", root);
+        return EXIT_FAILURE;
+    }
+    std::printf("machine: %s%s, %zu of %zu online cores usable\n", root ? root : "this one",
+                root        ? " (recorded sysfs)"
+                : harvested ? " (live)"
+                            : " (nothing harvested: one domain)",
+                topology.logical_cores_count(), topology.online_cores_count());
+
+    // CAPABILITIES: the capabilities engineer replaces this line with
+    // `fu::name_capabilities(fu::runtime_capabilities())` once `forkunion/capabilities.hpp` exists.
+    std::printf("capabilities:%s%s\n", fu::topology_source_t::harvests_structure_k ? " topology" : "",
+                fu::affinity_supported_k ? " thread-pinning thread-naming" : "");
+    std::printf("\n");
+    print_compute(topology);
+    std::printf("\n");
+    print_memory(topology);
+
+    // FABRIC: the fabric engineer harvests `fu::fabric_t` through a pool pinned on `topology` here and prints
+    // per-edge latency and bandwidth, `memory_distance`, and the memory levels.
+    if (fabric) std::printf("\nfabric: not measured: this build has no fabric_t yet\n");
+    return EXIT_SUCCESS;
+}

@@ -1,0 +1,204 @@
+/**
+ *  @file   topology_support.hpp
+ *  @brief  Helpers for the topology, parser and affinity tests: a list-syntax reader independent of the library,
+ *          the kernel's view of this thread's mask, mask-to-set conversion, and synthetic sysfs trees.
+ *
+ *  `cpus_of("0-3,8")` is deliberately not `forkunion::parse_cpulist`: expected facts must not come from the code
+ *  under test. `synthetic_tree_t` writes a small machine into a fresh temporary folder (removed on destruction)
+ *  that a harvest reads like a recorded one.
+ */
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <sched.h>  // `sched_getaffinity`
+#include <unistd.h> // `mkdtemp`
+
+#include <forkunion/cpu_mask.hpp>
+
+namespace forkunion::testing {
+
+/**  The ids of a kernel list such as `"0-3,8,10-11"`; `""` is empty. Throws on anything else. */
+inline std::set<std::size_t> cpus_of(std::string const &list) {
+    std::set<std::size_t> ids;
+    std::stringstream items(list);
+    std::string item;
+    while (std::getline(items, item, ',')) {
+        if (item.empty()) throw std::runtime_error("empty item in list " + list);
+        std::size_t const dash = item.find('-');
+        std::size_t const first = std::stoul(item.substr(0, dash));
+        std::size_t const last = dash == std::string::npos ? first : std::stoul(item.substr(dash + 1));
+        for (std::size_t id = first; id <= last; ++id) ids.insert(id);
+    }
+    return ids;
+}
+
+/**  The ids of a mask, as a set. */
+inline std::set<std::size_t> ids_of(cpu_mask_t const &mask) {
+    std::set<std::size_t> ids;
+    for (std::size_t id = mask.first(); id != cpu_mask_t::npos_k; id = mask.next_from(id + 1)) ids.insert(id);
+    return ids;
+}
+
+/**  The calling thread's mask, straight from the kernel (not through the code under test); empty on failure. */
+inline std::set<std::size_t> kernel_affinity() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    std::set<std::size_t> ids;
+    if (::sched_getaffinity(0, sizeof(set), &set) != 0) return ids;
+    for (std::size_t id = 0; id != CPU_SETSIZE; ++id)
+        if (CPU_ISSET(id, &set)) ids.insert(id);
+    return ids;
+}
+
+/**  A temporary folder standing for `/`, with files written under it. */
+class synthetic_tree_t {
+    std::filesystem::path root_;
+
+public:
+    synthetic_tree_t() {
+        std::string pattern = (std::filesystem::temp_directory_path() / "forkunion-sysfs-XXXXXX").string();
+        if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+        root_ = pattern;
+    }
+    ~synthetic_tree_t() {
+        std::error_code ignored;
+        std::filesystem::remove_all(root_, ignored);
+    }
+    synthetic_tree_t(synthetic_tree_t const &) = delete;
+    synthetic_tree_t &operator=(synthetic_tree_t const &) = delete;
+
+    std::string root() const { return root_.string(); }
+    std::filesystem::path path(std::string const &relative) const { return root_ / relative; }
+
+    /**  Writes `content` (bytes, NULs included) to `relative`, creating folders and replacing what was there. */
+    void write(std::string const &relative, std::string const &content) const {
+        std::filesystem::path const file = path(relative);
+        std::filesystem::create_directories(file.parent_path());
+        std::error_code ignored;
+        std::filesystem::remove_all(file, ignored);
+        std::ofstream out(file, std::ios::binary);
+        out.write(content.data(), static_cast<std::streamsize>(content.size()));
+        if (!out) throw std::runtime_error("cannot write " + file.string());
+    }
+    void remove(std::string const &relative) const { std::filesystem::remove_all(path(relative)); }
+
+    /**  Every regular file under the root, as paths relative to it, sorted. */
+    std::vector<std::string> files() const {
+        std::vector<std::string> found;
+        for (auto const &entry : std::filesystem::recursive_directory_iterator(root_))
+            if (entry.is_regular_file()) found.push_back(std::filesystem::relative(entry.path(), root_).string());
+        std::sort(found.begin(), found.end());
+        return found;
+    }
+};
+
+/**
+ *  Shape of a synthetic machine: `nodes` NUMA nodes of `cpus_per_node` CPUs each (node k holds CPUs
+ *  k*cpus_per_node ...), per-CPU caches (32K L1d, 64K L1i, 1M L2 private; a 16M L3 per node), 1 GiB per node,
+ *  free huge pages (2 MiB: 5 per node, 1 GiB: 1 per node), distances 10 local / 20 remote.
+ */
+struct synthetic_machine_t {
+    std::size_t nodes = 2;
+    std::size_t cpus_per_node = 4;
+    std::vector<std::size_t> node_ids;   ///< Defaults to 0 .. nodes-1.
+    std::vector<std::size_t> capacities; ///< Per CPU; empty = no `cpu_capacity` files.
+    bool legacy = false;                 ///< No `cpu/online`, no `cpulist` (only hex `cpumap`).
+    std::string l3_shared;               ///< Overrides every L3's `shared_cpu_list` when not empty.
+
+    std::size_t cpus() const { return nodes * cpus_per_node; }
+    std::size_t node_id(std::size_t index) const { return node_ids.empty() ? index : node_ids[index]; }
+
+    static std::string range(std::size_t first, std::size_t count) {
+        return count == 1 ? std::to_string(first) : std::to_string(first) + "-" + std::to_string(first + count - 1);
+    }
+    /**  A kernel bitmap (32-bit hex words, most significant first) of `[first, first + count)`. */
+    static std::string mask(std::size_t first, std::size_t count, std::size_t total) {
+        std::size_t const words = (total + 31) / 32;
+        std::string result;
+        for (std::size_t word = words; word-- > 0;) {
+            std::uint32_t bits = 0;
+            for (std::size_t bit = 0; bit != 32; ++bit) {
+                std::size_t const id = word * 32 + bit;
+                if (id >= first && id < first + count) bits |= std::uint32_t(1) << bit;
+            }
+            char text[16];
+            std::snprintf(text, sizeof text, "%08x", bits);
+            result += text;
+            if (word) result += ",";
+        }
+        return result;
+    }
+
+    void write_to(synthetic_tree_t const &tree) const {
+        std::string const cpu = "sys/devices/system/cpu/", node = "sys/devices/system/node/";
+        if (!legacy) tree.write(cpu + "online", range(0, cpus()) + "\n");
+        tree.write(cpu + "possible", range(0, cpus()) + "\n");
+        tree.write(cpu + "cpufreq/boost", "1\n"); // a sibling of the cpuN folders that is not a CPU
+        for (std::size_t id = 0; id != cpus(); ++id) {
+            std::string const here = cpu + "cpu" + std::to_string(id) + "/";
+            std::size_t const first = id / cpus_per_node * cpus_per_node;
+            if (id) tree.write(here + "online", "1\n");
+            if (!capacities.empty()) tree.write(here + "cpu_capacity", std::to_string(capacities[id]) + "\n");
+            struct cache_t {
+                char const *level, *type, *size;
+                std::string shared;
+            };
+            cache_t const caches[] = {
+                {"1", "Data", "32K", std::to_string(id)},
+                {"1", "Instruction", "64K", std::to_string(id)},
+                {"2", "Unified", "1024K", std::to_string(id)},
+                {"3", "Unified", "16384K", l3_shared.empty() ? range(first, cpus_per_node) : l3_shared},
+            };
+            for (std::size_t index = 0; index != 4; ++index) {
+                std::string const dir = here + "cache/index" + std::to_string(index) + "/";
+                tree.write(dir + "level", std::string(caches[index].level) + "\n");
+                tree.write(dir + "type", std::string(caches[index].type) + "\n");
+                tree.write(dir + "size", std::string(caches[index].size) + "\n");
+                if (legacy)
+                    tree.write(dir + "shared_cpu_map", mask(id, 1, cpus()) + "\n");
+                else
+                    tree.write(dir + "shared_cpu_list", caches[index].shared + "\n");
+            }
+            if (legacy) tree.remove(here + "cache/index3"); // legacy dumps often lack the shared L3
+        }
+        std::string ids;
+        for (std::size_t index = 0; index != nodes; ++index) {
+            if (index) ids += ',';
+            ids += std::to_string(node_id(index));
+        }
+        tree.write(node + "online", ids + "\n");
+        tree.write(node + "has_cpu", "\n"); // empty, as on several real machines: must not be relied on
+        for (std::size_t index = 0; index != nodes; ++index) {
+            std::string const here = node + "node" + std::to_string(node_id(index)) + "/";
+            if (!legacy) tree.write(here + "cpulist", range(index * cpus_per_node, cpus_per_node) + "\n");
+            tree.write(here + "cpumap", mask(index * cpus_per_node, cpus_per_node, cpus()) + "\n");
+            tree.write(here + "meminfo", "Node " + std::to_string(node_id(index)) + " MemTotal:       1048576 kB\n" +
+                                             "Node " + std::to_string(node_id(index)) +
+                                             " MemFree:         524288 kB\n");
+            std::string row;
+            for (std::size_t other = 0; other != nodes; ++other) {
+                if (other) row += ' ';
+                row += other == index ? "10" : "20";
+            }
+            tree.write(here + "distance", row + "\n");
+            tree.write(here + "hugepages/hugepages-2048kB/free_hugepages", "5\n");
+            tree.write(here + "hugepages/hugepages-2048kB/nr_hugepages", "8\n");
+            tree.write(here + "hugepages/hugepages-1048576kB/free_hugepages", "1\n");
+        }
+        std::string const global = "sys/kernel/mm/hugepages/";
+        tree.write(global + "hugepages-2048kB/free_hugepages", std::to_string(5 * nodes) + "\n");
+        tree.write(global + "hugepages-1048576kB/free_hugepages", std::to_string(nodes) + "\n");
+    }
+};
+
+} // namespace forkunion::testing
