@@ -38,7 +38,10 @@ best_of() {
     for ((run = 0; run < runs; ++run)); do
         local start end elapsed
         start=$(date +%s%N)
-        "$compiler" -std=c++20 -O2 -Iinclude -c "$source" -o "$work/out.o"
+        "$compiler" -std=c++20 -O2 -Iinclude -c "$source" -o "$work/out.o" || {
+            echo "compile_cost: $source does not compile" >&2
+            exit 1
+        }
         end=$(date +%s%N)
         elapsed=$(((end - start) / 1000000))
         if [[ -z "$best" || $elapsed -lt $best ]]; then best=$elapsed; fi

@@ -118,9 +118,9 @@ std::vector<int> memory_nodes() {
 
 /**  The smallest node id with no `nodeN` directory: it does not exist on this machine. */
 int absent_node() {
-    for (int node = 0; node < fu::max_numa_nodes_k; ++node)
+    for (int node = 0; node < fu::numa_node_id_limit_k; ++node)
         if (!exists(std::string(node_root_k) + "/node" + std::to_string(node))) return node;
-    return fu::max_numa_nodes_k - 1;
+    return fu::numa_node_id_limit_k - 1;
 }
 
 /**  Online nodes without memory (a CPU-only node): `mbind` must refuse them too. Often none. */
@@ -164,7 +164,7 @@ range_policy policy_of(void const *address) {
     unsigned long mask[fu::max_numa_nodes_k / word_bits] = {};
     if (::syscall(SYS_get_mempolicy, &policy.mode, mask, fu::max_numa_nodes_k + 1ul, address, MPOL_F_ADDR) != 0)
         return {-errno, {}};
-    for (int node = 0; node < fu::max_numa_nodes_k; ++node)
+    for (int node = 0; node < fu::numa_node_id_limit_k; ++node)
         if (mask[node / word_bits] >> (node % word_bits) & 1) policy.nodes.push_back(node);
     return policy;
 }
@@ -516,7 +516,7 @@ TYPED_TEST(allocator_contract, impossible_requests_fail_cleanly) {
 
 TYPED_TEST(allocator_contract, malformed_requests_are_invalid_arguments) {
     using allocator_t = fu::basic_domain_allocator<int, TypeParam>;
-    for (fu::numa_node_id_t node : {-2, -100, fu::max_numa_nodes_k, 1 << 20}) {
+    for (fu::numa_node_id_t node : {-2, -100, fu::numa_node_id_limit_k, 1 << 20}) {
         auto const result = allocator_t(node).try_allocate_at_least(10);
         EXPECT_EQ(result.status, fu::status_code_t::invalid_argument_k) << node;
         EXPECT_EQ(result.ptr, nullptr);

@@ -50,9 +50,8 @@ inline constexpr numa_node_id_t any_numa_node_k = -1;
  *          `invalid_argument_k`, before any system call. */
 inline constexpr numa_node_id_t invalid_numa_node_k = -2;
 
-/**  @brief  One past the largest node id accepted: Linux's `MAX_NUMNODES` is `1 << CONFIG_NODES_SHIFT`, and the
- *          largest shift any architecture allows is 10. A node mask of this many bits is 128 bytes of stack. */
-inline constexpr numa_node_id_t max_numa_nodes_k = 1024;
+/**  @brief  `max_numa_nodes_k` (see `types.hpp`) as a node id, for comparisons with signed ids. */
+inline constexpr numa_node_id_t numa_node_id_limit_k = static_cast<numa_node_id_t>(max_numa_nodes_k);
 
 /**  @brief  Page sizes a caller may ask for. Any power of two above the base page is accepted and passed to the
  *          kernel, which refuses the sizes the CPU lacks; these two are what x86-64 offers. 0 = base pages. */
@@ -62,7 +61,7 @@ inline constexpr std::size_t huge_page_1gib_k = std::size_t(1) << 30;
 
 /**  @brief  True for `any_numa_node_k` and for ids in `[0, max_numa_nodes_k)`. Existence is the kernel's call. */
 constexpr bool is_valid_numa_node(numa_node_id_t node) noexcept {
-    return node == any_numa_node_k || (node >= 0 && node < max_numa_nodes_k);
+    return node == any_numa_node_k || (node >= 0 && node < numa_node_id_limit_k);
 }
 
 /**  @brief  True for 0 (base pages) and for powers of two. */

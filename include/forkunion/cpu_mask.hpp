@@ -30,13 +30,6 @@ namespace forkunion {
 inline constexpr std::size_t max_cpus_k = 8192;
 
 /**
- *  @brief  The largest NUMA node count the topology accepts: ids `0 .. max_numa_nodes_k - 1`.
- *
- *  Linux's `MAX_NUMNODES` is `1 << CONFIG_NODES_SHIFT`, and `NODES_SHIFT` is at most 10 on every architecture.
- */
-inline constexpr std::size_t max_numa_nodes_k = 1024;
-
-/**
  *  @brief  A set of ids in `[0, max_cpus_k)`, laid out like the kernel's `cpu_set_t`. 1 KiB, no allocation.
  *
  *  Every member is `constexpr` and `noexcept`. Out-of-range ids are never stored: `set` refuses them and `test`

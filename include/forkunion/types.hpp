@@ -83,6 +83,14 @@ inline constexpr bool os_linux_k = FORKUNION_OS_LINUX;
 inline constexpr std::size_t default_alignment_k = arch_s390x_k ? 256 : 128;
 
 /**
+ *  @brief  One past the largest NUMA node id the topology and the allocators accept: ids `0 .. 1023`.
+ *
+ *  Linux's `MAX_NUMNODES` is `1 << CONFIG_NODES_SHIFT`, and `NODES_SHIFT` is at most 10 on every architecture, so
+ *  a node mask of this many bits (128 bytes) holds any node the kernel can name.
+ */
+inline constexpr std::size_t max_numa_nodes_k = 1024;
+
+/**
  *  @brief  Whether the thread that dispatches also works.
  *
  *  - `caller_inclusive_k`: the dispatching thread is thread 0 and runs its share inside `join()` (or the guard's
