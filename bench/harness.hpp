@@ -477,6 +477,8 @@ public:
         std::size_t const order = arrived_.fetch_add(1, std::memory_order_relaxed);
         auto const deadline = std::chrono::steady_clock::now() + deadline_k;
         while (arrived_.load(std::memory_order_relaxed) < expected_) {
+            // Set-up only, never timed: yield, so an oversubscribed run lets the missing threads arrive.
+            std::this_thread::yield();
             if (std::chrono::steady_clock::now() <= deadline) continue;
             timed_out_.store(true, std::memory_order_relaxed);
             break;

@@ -159,8 +159,14 @@ void run(runtime_type_ &runtime, fub::settings_t const &settings, fub::backend_t
 
     // Warm-up: at least the checkpoint's steps, with the census counting who ran each task.
     fub::census_t census(runtime.threads_count());
-    auto counted_force = [&](std::size_t i, std::size_t thread) noexcept { census.count(thread), force(i, thread); };
-    auto counted_apply = [&](std::size_t i, std::size_t thread) noexcept { census.count(thread), apply(i, thread); };
+    auto counted_force = [&](std::size_t i, std::size_t thread) noexcept {
+        census.count(thread);
+        force(i, thread);
+    };
+    auto counted_apply = [&](std::size_t i, std::size_t thread) noexcept {
+        census.count(thread);
+        apply(i, thread);
+    };
     std::size_t steps = 0;
     std::uint64_t checkpoint_hash = 0;
     fub::window_t const warm = fub::warm_up(settings.warmup, checkpoint_steps_k, [&]() noexcept {
@@ -209,8 +215,9 @@ int main(int argc, char **argv) {
     fub::settings_t const settings = fub::read_settings(fub::backend_names(backends), machine.cpus.size());
     fub::backend_t const &backend = fub::find_backend(backends, settings.backend);
     fub::print_banner("nbody", settings, machine);
-    std::printf("# nbody: %zu bodies, 2 dispatches per step, G=6.674e-11 dt=0.01 softening=1e-9, strict IEEE\n",
-                settings.nbody_count);
+    std::printf("# nbody: FORKUNION_NBODY_COUNT=%zu bodies, FORKUNION_NBODY_CHECK=%d, 2 dispatches per step, "
+                "G=6.674e-11 dt=0.01 softening=1e-9, strict IEEE\n",
+                settings.nbody_count, settings.nbody_check ? 1 : 0);
 
     std::vector<point_t> points;
     motion_t motion;

@@ -300,9 +300,10 @@ int main(int argc, char **argv) {
     auto const start = fub::steady_clock_t::now();
     graph_t graph = generate(settings, machine.cpus.size());
     std::printf("# graph: %zu communities x 2^%zu vertices = %zu vertices, edge factor %zu, %zu edges (CSR, u64 "
-                "offsets, u32 neighbours), generated in %.2f s\n",
+                "offsets, u32 neighbours), generated in %.2f s; FORKUNION_PROPAGATION_CHECK=%d\n",
                 settings.propagation_communities, settings.propagation_scale, graph.vertices,
-                settings.propagation_edge_factor, graph.neighbours.size(), fub::seconds_since(start));
+                settings.propagation_edge_factor, graph.neighbours.size(), fub::seconds_since(start),
+                settings.propagation_check ? 1 : 0);
 
     outcome_t expected;
     if (settings.propagation_check) {
