@@ -84,6 +84,14 @@ for ((rep = 1; rep <= repetitions; ++rep)); do
     done
 done
 
+# One CHECK run: a whole pass of forkunion_static_shared next to a serial one, for the rounds the table reports.
+echo "compare.sh: [$((SECONDS - start)) s] propagation CHECK run, forkunion_static_shared" >&2
+check_row=$(FORKUNION_BACKEND=forkunion_static_shared FORKUNION_WARMUP=0s FORKUNION_TIME_LIMIT=0s \
+    FORKUNION_PROPAGATION_CHECK=1 "$bin/forkunion_bench_propagation" | grep '^RESULT ') || {
+    echo "compare.sh: the propagation CHECK run failed" >&2
+    exit 3
+}
+
 cpu_model=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo "unknown")
 echo
@@ -94,7 +102,8 @@ echo "Medians over runs (each run's own figure is itself a median over ~1 ms che
 echo "min-max over runs; ratios are taken per run against that run's own floor, then the median."
 echo
 
-awk -v repetitions="$repetitions" '
+check=$(grep -o 'edges=[0-9]* rounds=[0-9]* components=[0-9]* checksum=[0-9]*' <<<"$check_row")
+awk -v repetitions="$repetitions" -v check="$check, check=passed" '
 function field(name,   i, pair) {
     for (i = 2; i <= NF; ++i) { split($i, pair, "="); if (pair[1] == name) return pair[2] }
     return ""
@@ -122,9 +131,12 @@ $1 == "RESULT" {
     } else if (benchmark == "propagation") {
         b = field("backend"); remember("propagation", b)
         add("prop_gteps|" b, field("gteps")); add("prop_ms|" b, field("ms_per_round")); add("floor", field("floor_ns"))
-        result = field("rounds") " rounds, " field("components") " components, checksum " field("checksum")
-        outcome[b] = result; edges = field("edges"); vertices = field("vertices")
-        if (!(result in outcomes)) { outcomes[result] = 1; outcome_count++ }
+        edges = field("edges"); vertices = field("vertices")
+        if (field("passes") + 0 > 0) {
+            result = field("rounds") " rounds, " field("components") " components, checksum " field("checksum")
+            outcome[b] = result
+            if (!(result in outcomes)) { outcomes[result] = 1; outcome_count++ }
+        } else if (!(b in outcome)) outcome[b] = "no pass finished in the window"
     } else if (benchmark == "dispatch") {
         r = field("row"); remember("dispatch", r)
         add("dispatch_ns|" r, field("ns")); add("dispatch_floor|" r, field("x_floor")); add("floor", field("floor_ns"))
@@ -169,7 +181,8 @@ END {
         b = order["propagation", i]; g = median("prop_gteps|" b)
         printf "| `%s` | %.3f | %.3f-%.3f | %s | %.1f | %s |\n", b, g, low("prop_gteps|" b), high("prop_gteps|" b), ratio(g, reference), median("prop_ms|" b), outcome[b]
     }
-    printf "\nConverged results: %s.\n", outcome_count == 1 ? "identical across every backend and run" : "DIFFER between backends"
+    printf "\nCHECK run (forkunion_static_shared, whole pass, serial run alongside): %s.\n", check
+    printf "Converged results of the timed runs: %s.\n", outcome_count == 0 ? "no run finished a pass within its window (try a longer window)" : outcome_count == 1 ? "identical across every run that finished a pass" : "DIFFER between backends"
     if (outcome_count > 1 || state_count > 1) exit 3
 }' "$results" || status=$?
 
