@@ -21,6 +21,7 @@
  *  | FORKUNION_PROPAGATION_COMMUNITIES   | 64                        | count                                 |
  *  | FORKUNION_PROPAGATION_EDGE_FACTOR   | 16                        | count                                 |
  *  | FORKUNION_PROPAGATION_CHECK         | false                     | 1/0/true/false                        |
+ *  | FORKUNION_PROPAGATION_CACHE         | none                      | an existing directory (our extension) |
  *
  *  @section exits Exit statuses
  *  0 success; 1 a bad setting (`exit_bad_setting_k`); 2 the runtime could not start or misbehaved
@@ -133,6 +134,7 @@ struct settings_t {
     std::size_t propagation_communities = 64;
     std::size_t propagation_edge_factor = 16;
     bool propagation_check = false;
+    std::string propagation_cache; ///< a directory to keep generated graphs in, or empty
 };
 
 namespace detail {
@@ -250,6 +252,13 @@ inline settings_t read_settings(std::vector<std::string> const &backends, std::s
     // 2^20 raw edges per vertex bounds the raw edge count at 2^52, far from overflowing the 64·R draw counters.
     detail::read_count("FORKUNION_PROPAGATION_EDGE_FACTOR", 1, 1u << 20, settings.propagation_edge_factor);
     detail::read_flag("FORKUNION_PROPAGATION_CHECK", settings.propagation_check);
+    if (char const *text = detail::setting_text("FORKUNION_PROPAGATION_CACHE")) {
+        DIR *directory = ::opendir(text);
+        if (!directory)
+            fail(exit_bad_setting_k, "FORKUNION_PROPAGATION_CACHE: expected an existing directory, got \"%s\"", text);
+        ::closedir(directory);
+        settings.propagation_cache = text;
+    }
 
     std::uint64_t const vertices = std::uint64_t(settings.propagation_communities) << settings.propagation_scale;
     if (vertices > 0xFFFFFFFFu)

@@ -26,6 +26,10 @@
  *  rounds, components, checksum or any label.
  *
  *  `*_replicated`: the CSR (the read-only part) is kept once per memory domain; labels are shared.
+ *
+ *  FORKUNION_PROPAGATION_CACHE=<directory> (our extension, set by `bench/compare.sh`) keeps each generated graph in
+ *  a file named after its settings and reads it back in later runs, after checking the settings and a hash of
+ *  the arrays; generation takes seconds on 2 cores and is not what the benchmark measures.
  */
 #include <algorithm> // `std::sort`, `std::unique`
 #include <atomic>    // `std::atomic`
@@ -34,7 +38,11 @@
 #include <cstring>   // `std::memcmp`
 #include <numeric>   // `std::iota`
 #include <thread>    // `std::thread`
+#include <string>    // `std::string`
 #include <vector>    // `std::vector`
+
+#include <fcntl.h>  // `open`
+#include <unistd.h> // `read`, `write`, `rename`, `unlink`, `getpid`
 
 #include "harness.hpp"
 #include "runtimes.hpp"
@@ -157,6 +165,103 @@ graph_t generate(fub::settings_t const &settings, std::size_t workers) {
         part = community_t{};
     }
     return graph;
+}
+
+// ---- The graph cache (FORKUNION_PROPAGATION_CACHE): generation takes seconds, reading a file a few ms ----
+
+/**
+ *  A cached graph: this header, then `vertices + 1` u64 offsets, then `edges` u32 neighbours, in the machine's byte
+ *  order. The file is trusted only if every field of the header matches the settings and `hash` matches the arrays,
+ *  so a stale, truncated or foreign file is regenerated, never used.
+ */
+struct cache_header_t {
+    char magic[8];
+    std::uint64_t seed, scale, communities, edge_factor, vertices, edges, hash;
+};
+constexpr char cache_magic_k[8] = {'F', 'U', 'C', 'S', 'R', '0', '0', '1'};
+
+std::uint64_t hash_graph(graph_t const &graph) {
+    std::uint64_t hash = graph.vertices;
+    for (offset_t offset : graph.offsets) hash = fub::mix(hash ^ offset);
+    for (std::size_t e = 0; e + 1 < graph.neighbours.size(); e += 2)
+        hash = fub::mix(hash ^ (std::uint64_t(graph.neighbours[e]) << 32 | graph.neighbours[e + 1]));
+    if (graph.neighbours.size() % 2) hash = fub::mix(hash ^ graph.neighbours.back());
+    return hash;
+}
+
+std::string cache_path(fub::settings_t const &settings) {
+    char name[160];
+    std::snprintf(name, sizeof(name), "/necklace_seed%u_scale%zu_communities%zu_factor%zu.csr", settings.seed,
+                  settings.propagation_scale, settings.propagation_communities, settings.propagation_edge_factor);
+    return settings.propagation_cache + name;
+}
+
+cache_header_t expected_header(fub::settings_t const &settings) {
+    cache_header_t header{};
+    std::memcpy(header.magic, cache_magic_k, sizeof(header.magic));
+    header.seed = settings.seed, header.scale = settings.propagation_scale;
+    header.communities = settings.propagation_communities, header.edge_factor = settings.propagation_edge_factor;
+    header.vertices = std::uint64_t(settings.propagation_communities) << settings.propagation_scale;
+    return header;
+}
+
+bool read_exactly(int fd, void *data, std::size_t bytes) {
+    auto *cursor = static_cast<char *>(data);
+    while (bytes) {
+        ssize_t const got = ::read(fd, cursor, bytes);
+        if (got <= 0) return false;
+        cursor += got, bytes -= static_cast<std::size_t>(got);
+    }
+    return true;
+}
+
+bool write_exactly(int fd, void const *data, std::size_t bytes) {
+    auto const *cursor = static_cast<char const *>(data);
+    while (bytes) {
+        ssize_t const put = ::write(fd, cursor, bytes);
+        if (put <= 0) return false;
+        cursor += put, bytes -= static_cast<std::size_t>(put);
+    }
+    return true;
+}
+
+/**  The cached graph for these settings, if a trustworthy one exists. */
+bool load_cached(fub::settings_t const &settings, graph_t &graph) {
+    int const fd = ::open(cache_path(settings).c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    cache_header_t header{}, expected = expected_header(settings);
+    bool ok = read_exactly(fd, &header, sizeof(header)) && !std::memcmp(header.magic, expected.magic, 8) &&
+              header.seed == expected.seed && header.scale == expected.scale &&
+              header.communities == expected.communities && header.edge_factor == expected.edge_factor &&
+              header.vertices == expected.vertices && header.edges <= (std::uint64_t(1) << 40);
+    if (ok) {
+        graph.vertices = header.vertices;
+        graph.offsets.resize(graph.vertices + 1);
+        graph.neighbours.resize(header.edges);
+        ok = read_exactly(fd, graph.offsets.data(), graph.offsets.size() * sizeof(offset_t)) &&
+             read_exactly(fd, graph.neighbours.data(), graph.neighbours.size() * sizeof(vertex_t)) &&
+             graph.offsets.back() == header.edges && hash_graph(graph) == header.hash;
+    }
+    ::close(fd);
+    if (!ok) graph = graph_t{};
+    return ok;
+}
+
+/**  Writes the graph next to its final name, then renames it: a concurrent reader sees all of it or none. */
+bool store_cached(fub::settings_t const &settings, graph_t const &graph) {
+    std::string const path = cache_path(settings), temporary = path + ".tmp" + std::to_string(::getpid());
+    int const fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return false;
+    cache_header_t header = expected_header(settings);
+    header.edges = graph.neighbours.size();
+    header.hash = hash_graph(graph);
+    bool const ok = write_exactly(fd, &header, sizeof(header)) &&
+                    write_exactly(fd, graph.offsets.data(), graph.offsets.size() * sizeof(offset_t)) &&
+                    write_exactly(fd, graph.neighbours.data(), graph.neighbours.size() * sizeof(vertex_t));
+    ::close(fd);
+    if (ok && ::rename(temporary.c_str(), path.c_str()) == 0) return true;
+    ::unlink(temporary.c_str());
+    return false;
 }
 
 /**  One vertex of one round: the smallest label among itself and its neighbours. */
@@ -306,11 +411,19 @@ int main(int argc, char **argv) {
     fub::print_banner("propagation", settings, machine);
 
     auto const start = fub::steady_clock_t::now();
-    graph_t graph = generate(settings, machine.cpus.size());
+    graph_t graph;
+    char const *origin = "generated";
+    if (!settings.propagation_cache.empty() && load_cached(settings, graph))
+        origin = "read from the cache";
+    else {
+        graph = generate(settings, machine.cpus.size());
+        if (!settings.propagation_cache.empty())
+            origin = store_cached(settings, graph) ? "generated and cached" : "generated (caching it failed)";
+    }
     std::printf("# graph: %zu communities x 2^%zu vertices = %zu vertices, edge factor %zu, %zu edges (CSR, u64 "
-                "offsets, u32 neighbours), generated in %.2f s; FORKUNION_PROPAGATION_CHECK=%d\n",
+                "offsets, u32 neighbours), %s in %.2f s; FORKUNION_PROPAGATION_CHECK=%d\n",
                 settings.propagation_communities, settings.propagation_scale, graph.vertices,
-                settings.propagation_edge_factor, graph.neighbours.size(), fub::seconds_since(start),
+                settings.propagation_edge_factor, graph.neighbours.size(), origin, fub::seconds_since(start),
                 settings.propagation_check ? 1 : 0);
 
     outcome_t expected;
