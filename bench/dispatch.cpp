@@ -165,33 +165,10 @@ void idle_row(benchmark::State &state, std::size_t threads) {
 void floor_row(benchmark::State &state) {
     fub::machine_t const &m = machine();
     if (m.cpus.size() < 2) return state.SkipWithError("fewer than 2 allowed cpus");
-    struct alignas(fu::default_alignment_k) line_t {
-        std::atomic<std::uint64_t> value{0};
-    };
-    line_t ping, pong;
-    std::atomic<bool> stop{false};
-    fub::affinity_scope_t restore;
-    fub::pin_to_cpu(m.cpus[0]);
-    std::thread helper([&]() noexcept {
-        fub::pin_to_cpu(m.cpus[1]);
-        for (std::uint64_t k = 1;; ++k) {
-            // Acquire/release pairs with the other thread's store/load of the same counter.
-            while (ping.value.load(std::memory_order_acquire) < k) {}
-            if (stop.load(std::memory_order_relaxed)) return; // `stop` is stored before the final ping
-            pong.value.store(k, std::memory_order_release);
-        }
-    });
-    std::uint64_t k = 0;
+    fub::ping_pong_t ping_pong(m.cpus[0], m.cpus[1]);
     std::vector<double> samples = run_batches(state, [&] {
-        for (benchmark::IterationCount i = 0; i != batch_k; ++i) {
-            ++k;
-            ping.value.store(k, std::memory_order_release);
-            while (pong.value.load(std::memory_order_acquire) != k) {}
-        }
+        for (benchmark::IterationCount i = 0; i != batch_k; ++i) ping_pong.round_trip();
     });
-    stop.store(true, std::memory_order_relaxed);
-    ping.value.store(k + 1, std::memory_order_release); // pairs with the helper's acquire: it then reads `stop`
-    helper.join();
     double const floor_ns = fub::median(samples);
     report(state, floor_ns, std::move(samples));
 }

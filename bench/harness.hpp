@@ -81,7 +81,7 @@ inline constexpr std::size_t unknown_slot_k = ~std::size_t(0);
 /**  The pinned index of the calling thread, set by `pin_plan_t::pin_current_thread`. */
 inline thread_local std::size_t current_slot = unknown_slot_k;
 
-/**  Prints one line to stderr, prefixed with the program name, and exits with `status`. */
+/**  Prints one line to stderr and exits with `status` (stdout is flushed first, so the banner is not lost). */
 [[noreturn, gnu::format(printf, 2, 3)]] inline void fail(int status, char const *format, ...) noexcept {
     std::va_list args;
     va_start(args, format);
@@ -101,6 +101,11 @@ constexpr std::uint64_t mix(std::uint64_t counter) noexcept {
     x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
     return x ^ (x >> 31);
 }
+
+// `mix(c)` is the (c+1)-th output of the reference SplitMix64 (Steele, Lea, Flood 2014; Vigna's splitmix64.c)
+// started from state 0; these are its first three outputs, so a typo in a constant fails to compile.
+static_assert(mix(0) == 0xE220A8397B1DCDAFull && mix(1) == 0x6E789E6AA1B965F4ull && mix(2) == 0x06C45D188009454Full,
+              "mix() must reproduce the reference SplitMix64 sequence");
 
 /**  `draw(c) = mix(key + c)` with `key = mix(seed)`. */
 class draws_t {
@@ -238,7 +243,7 @@ inline settings_t read_settings(std::vector<std::string> const &backends, std::s
         if (std::find(backends.begin(), backends.end(), text) == backends.end()) {
             std::string names;
             for (auto const &name : backends) names += (names.empty() ? "" : ", ") + name;
-            fail(exit_bad_setting_k, "FORKUNION_BACKEND: expected one of %s; got \"%s\"", names.c_str(), text);
+            fail(exit_bad_setting_k, "FORKUNION_BACKEND: expected one of %s, got \"%s\"", names.c_str(), text);
         }
         settings.backend = text;
         settings.backend_is_set = true;
@@ -269,7 +274,7 @@ inline settings_t read_settings(std::vector<std::string> const &backends, std::s
     return settings;
 }
 
-/**  Prints "  name" lines for `--list` and returns true if `argv` asked for it. */
+/**  Prints one backend name per line for `--list` and returns true if `argv` asked for it. */
 inline bool list_requested(int argc, char **argv, std::vector<std::string> const &backends) noexcept {
     for (int i = 1; i < argc; ++i)
         if (!std::strcmp(argv[i], "--list")) {
@@ -298,18 +303,22 @@ inline bool read_small_file(char const *path, char *buffer, std::size_t capacity
 inline std::vector<int> parse_cpu_list(char const *text) {
     std::vector<int> cpus;
     char const *c = text;
+    // CPU numbers past 2^16 are not trusted; the cap also keeps the accumulation from overflowing.
+    constexpr long limit = 1 << 16;
+    auto number = [&c]() {
+        long value = 0;
+        while (*c >= '0' && *c <= '9') value = value < limit ? value * 10 + (*c++ - '0') : (++c, limit);
+        return value;
+    };
     while (*c >= '0' && *c <= '9') {
-        long first = 0;
-        while (*c >= '0' && *c <= '9') first = first * 10 + (*c++ - '0');
+        long const first = number();
         long last = first;
         if (*c == '-') {
             ++c;
             if (*c < '0' || *c > '9') break;
-            last = 0;
-            while (*c >= '0' && *c <= '9') last = last * 10 + (*c++ - '0');
+            last = number();
         }
-        // A CPU number past CPU_SETSIZE-scale limits is not trusted.
-        if (last < first || last >= 1 << 16) break;
+        if (last < first || last >= limit) break;
         for (long cpu = first; cpu <= last; ++cpu) cpus.push_back(static_cast<int>(cpu));
         if (*c != ',') break;
         ++c;
@@ -419,7 +428,7 @@ static_assert(sizeof(padded_count_t) == default_alignment_k, "one slot per cache
  */
 class pin_plan_t {
 public:
-    pin_plan_t(machine_t const &machine, std::size_t threads) : machine_(machine), observed_(threads) {
+    pin_plan_t(machine_t const &machine, std::size_t threads) : observed_(threads) {
         for (std::size_t thread = 0; thread != threads; ++thread) {
             std::size_t const index = thread % machine.cpus.size();
             cpu_of_thread_.push_back(machine.cpus[index]);
@@ -431,7 +440,6 @@ public:
     }
 
     std::size_t threads_count() const noexcept { return cpu_of_thread_.size(); }
-    int cpu_of(std::size_t thread) const noexcept { return cpu_of_thread_[thread]; }
     /**  Memory domains the threads span: the replica count of `*_replicated` backends. */
     std::size_t domains_count() const noexcept { return domains_.size(); }
     std::size_t replica_of(std::size_t thread) const noexcept { return replica_of_thread_[thread]; }
@@ -445,7 +453,7 @@ public:
         observed_[thread].value = static_cast<std::size_t>(bound_cpu() + 1);
     }
 
-    /**  "thread 0 -> cpu 0, thread 1 -> cpu 1" and whether every thread reported its planned CPU. */
+    /**  "0->cpu0 1->cpu1" (thread->CPU the OS reported), and whether every thread got its planned CPU. */
     std::string describe(bool &complete) const {
         std::string text;
         complete = true;
@@ -462,10 +470,7 @@ public:
         return text;
     }
 
-    machine_t const &machine() const noexcept { return machine_; }
-
 private:
-    machine_t const &machine_;
     std::vector<int> cpu_of_thread_;
     std::vector<std::size_t> replica_of_thread_;
     std::vector<int> domains_;
@@ -507,6 +512,54 @@ private:
 
 // ---- The floor: a two-thread ping-pong over two cache lines, one writer each ----
 
+/**
+ *  @brief  Two threads bouncing a counter over two cache lines, one writer each: the physical floor of a fork-join.
+ *
+ *  The constructing thread pins itself to `cpu_a` (its mask is restored on destruction) and starts a helper pinned
+ *  to `cpu_b`. Each thread writes only its own 128-byte line, so every store is one line transfer and nothing else
+ *  contends; a single shared line would measure contention instead. Waits are plain loads without a pause hint:
+ *  this is the hardware's floor, not a scheduler's. Only the constructing thread calls `round_trip`.
+ */
+class ping_pong_t {
+public:
+    ping_pong_t(int cpu_a, int cpu_b) {
+        pin_to_cpu(cpu_a);
+        helper_ = std::thread([this, cpu_b]() noexcept {
+            pin_to_cpu(cpu_b);
+            for (std::uint64_t k = 1;; ++k) {
+                // Acquire pairs with `round_trip`'s release store of `ping`.
+                while (ping_.value.load(std::memory_order_acquire) < k) {}
+                if (stop_.load(std::memory_order_relaxed)) return; // stored before the final ping
+                pong_.value.store(k, std::memory_order_release);   // pairs with `round_trip`'s acquire load
+            }
+        });
+    }
+    ~ping_pong_t() noexcept {
+        stop_.store(true, std::memory_order_relaxed);
+        ping_.value.store(sent_ + 1, std::memory_order_release); // the helper wakes, then reads `stop_`
+        helper_.join();
+    }
+    ping_pong_t(ping_pong_t const &) = delete;
+    ping_pong_t &operator=(ping_pong_t const &) = delete;
+
+    /**  One round trip: publish, then wait for the answer. */
+    void round_trip() noexcept {
+        ++sent_;
+        ping_.value.store(sent_, std::memory_order_release);            // pairs with the helper's acquire load
+        while (pong_.value.load(std::memory_order_acquire) != sent_) {} // pairs with the helper's release store
+    }
+
+private:
+    struct alignas(default_alignment_k) line_t {
+        std::atomic<std::uint64_t> value{0};
+    };
+    affinity_scope_t restore_;
+    line_t ping_, pong_;
+    std::atomic<bool> stop_{false};
+    std::uint64_t sent_ = 0;
+    std::thread helper_;
+};
+
 /**  The result of `measure_floor`: median round trip and the spread of the batches. */
 struct floor_t {
     double round_trip_ns = 0; ///< median batch; 0 when fewer than 2 CPUs are allowed
@@ -517,9 +570,6 @@ struct floor_t {
 /**
  *  @brief  Measures the cache-line round trip between the first two allowed CPUs, in this process, now.
  *
- *  The calling thread pins itself to `cpu_a` (its mask is restored on return) and a helper thread to `cpu_b`.
- *  Each writes only its own 128-byte line, so every store is one line transfer and nothing else contends. Waits
- *  are plain loads without a pause hint: this is the hardware's floor, not a scheduler's.
  *  Batches: 63 of 256 round trips (~40-150 µs each here, ~5 ms in all), reported as the median: another tenant of
  *  this shared VM that takes a CPU for a scheduler slice (~3 ms) spoils a few batches, which moves the spread, not
  *  the figure. The same statistic as the benchmarks' own (medians of short batches), so their ratio is fair.
@@ -530,36 +580,16 @@ inline floor_t measure_floor(machine_t const &machine) {
     if (machine.cpus.size() < 2) return result;
     result.cpu_a = machine.cpus[0];
     result.cpu_b = machine.cpus[1];
-
-    struct alignas(default_alignment_k) line_t {
-        std::atomic<std::uint64_t> value{0};
-    };
-    line_t ping, pong;
-    std::uint64_t const total = batches_k * round_trips_k;
-
-    affinity_scope_t restore;
-    pin_to_cpu(result.cpu_a);
-    std::thread helper([&]() noexcept {
-        pin_to_cpu(result.cpu_b);
-        for (std::uint64_t k = 1; k <= total; ++k) {
-            // Acquire/release pair with the other thread's store/load of the same counter.
-            while (ping.value.load(std::memory_order_acquire) != k) {}
-            pong.value.store(k, std::memory_order_release);
-        }
-    });
     std::vector<double> batches;
-    std::uint64_t k = 0;
-    for (std::size_t batch = 0; batch != batches_k; ++batch) {
-        auto const start = std::chrono::steady_clock::now();
-        for (std::size_t trip = 0; trip != round_trips_k; ++trip) {
-            ++k;
-            ping.value.store(k, std::memory_order_release);            // pairs with the helper's acquire load
-            while (pong.value.load(std::memory_order_acquire) != k) {} // pairs with the helper's release store
+    {
+        ping_pong_t ping_pong(result.cpu_a, result.cpu_b);
+        for (std::size_t batch = 0; batch != batches_k; ++batch) {
+            auto const start = std::chrono::steady_clock::now();
+            for (std::size_t trip = 0; trip != round_trips_k; ++trip) ping_pong.round_trip();
+            std::chrono::duration<double, std::nano> const elapsed = std::chrono::steady_clock::now() - start;
+            batches.push_back(elapsed.count() / round_trips_k);
         }
-        std::chrono::duration<double, std::nano> const elapsed = std::chrono::steady_clock::now() - start;
-        batches.push_back(elapsed.count() / round_trips_k);
     }
-    helper.join();
     std::sort(batches.begin(), batches.end());
     result.round_trip_ns = batches[batches.size() / 2];
     result.min_ns = batches.front();
