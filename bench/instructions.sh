@@ -14,6 +14,8 @@
 # runtimes that keep their protocol at T = 1 are listed: ForkUnion, libgomp and libomp.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/common.sh
+forkunion_openmp_environment # the same OpenMP settings as the tables of bench/compare.sh
 build=${1:-build_release}
 low=1000
 high=11000
