@@ -113,7 +113,7 @@ void dispatch_row(benchmark::State &state, fub::runtime_id_t runtime_id, std::si
         } else {
             runtime.enter([&] {
                 std::vector<fub::padded_count_t> lines(threads);
-                auto body = [&lines](std::size_t task, std::size_t) noexcept {
+                auto body = [&](std::size_t task, std::size_t) noexcept {
                     if constexpr (body_k == body_t::line_k)
                         ++lines[task].value;
                     else
