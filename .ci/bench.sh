@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# CI stage: every benchmark binary and backend, briefly, on the Release build the release workflow made.
+#   1. N-body, every backend, ~1 s, with the serial check; one state hash across all of them;
+#   2. propagation, every backend, ~1 s, CHECK mode on a small graph; one result across all of them;
+#   3. propagation at the default scale once (forkunion_static_shared, CHECK mode): prints rounds and edges;
+#   4. dispatch, every runtime, short rows;
+#   5. a bad setting is refused with status 1 and one line;
+#   6. instructions per dispatch (valgrind), and `bench/compare.sh` end to end with short windows.
+# Budget: about 3 minutes on 2 idle cores; each step prints its wall time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source bench/common.sh
+
+build=build_release
+bin=$build/bench
+cmake --build "$build" --target forkunion_bench -j2 >/dev/null
+forkunion_openmp_environment
+export FORKUNION_WARMUP=0s FORKUNION_TIME_LIMIT=1s
+
+step_start=$SECONDS
+step() {
+    echo "---- $* (previous step: $((SECONDS - step_start)) s)"
+    step_start=$SECONDS
+}
+
+# Runs one benchmark process and prints its banner's backend line and its RESULT row; stops on failure.
+run() {
+    local output
+    if ! output=$("$@" 2>&1); then
+        echo "FAILED: $*"
+        echo "$output"
+        exit 1
+    fi
+    grep -E '^# (backend|split|check)|^RESULT ' <<<"$output"
+}
+
+same_everywhere() { # description, then the values that must all be equal
+    local description=$1
+    shift
+    if (($(printf '%s\n' "$@" | sort -u | wc -l) != 1)); then
+        echo "FAILED: $description differ: $(printf '%s\n' "$@" | sort | uniq -c | tr '\n' ' ')"
+        exit 1
+    fi
+    echo "$description: identical across $# runs ($1)"
+}
+
+step "N-body: every backend, 1 s, FORKUNION_NBODY_CHECK=1 (64 bodies)"
+states=()
+while read -r binary backend; do
+    rows=$(run env FORKUNION_BACKEND="$backend" FORKUNION_NBODY_CHECK=1 FORKUNION_NBODY_COUNT=64 "$binary")
+    echo "$rows"
+    states+=("$(grep -o 'state_after_8_steps=[0-9a-fx]*' <<<"$rows")")
+done < <(forkunion_backends_of "$bin" nbody)
+same_everywhere "N-body states after 8 steps" "${states[@]}"
+
+step "propagation: every backend, 1 s, CHECK mode, 16 communities x 2^10 vertices"
+outcomes=()
+while read -r binary backend; do
+    rows=$(run env FORKUNION_BACKEND="$backend" FORKUNION_PROPAGATION_CHECK=1 FORKUNION_PROPAGATION_SCALE=10 \
+        FORKUNION_PROPAGATION_COMMUNITIES=16 "$binary")
+    echo "$rows"
+    outcomes+=("$(grep -o 'edges=[0-9]* rounds=[0-9]* components=[0-9]* checksum=[0-9]*' <<<"$rows")")
+done < <(forkunion_backends_of "$bin" propagation)
+same_everywhere "propagation results" "${outcomes[@]}"
+
+step "propagation: default scale (64 x 2^14 vertices, edge factor 16), forkunion_static_shared, CHECK mode"
+FORKUNION_PROPAGATION_CHECK=1 "$bin/forkunion_bench_propagation" | grep -E '^# (graph|serial|check)|^RESULT '
+
+step "dispatch: every runtime, 20 ms per row"
+while read -r binary backend; do
+    [[ $backend =~ _static(_shared)?$ ]] || continue
+    run env -u FORKUNION_TIME_LIMIT FORKUNION_BACKEND="$backend" "$binary" --benchmark_min_time=0.02 |
+        grep '^RESULT ' | grep -v 'row=floor' | awk '{ print $3, $4, $7 }'
+done < <(forkunion_backends_of "$bin" dispatch)
+
+step "a bad setting is refused: status 1, one line naming the variable"
+set +e
+message=$(FORKUNION_WARMUP=fast "$bin/forkunion_bench_nbody" 2>&1 >/dev/null)
+status=$?
+set -e
+if ((status != 1)) || [[ $(wc -l <<<"$message") != 1 || $message != FORKUNION_WARMUP:* ]]; then
+    echo "FAILED: expected status 1 and one line naming FORKUNION_WARMUP, got status $status: $message"
+    exit 1
+fi
+echo "refused with status 1: $message"
+
+step "instructions per dispatch (bench/instructions.sh)"
+if command -v valgrind >/dev/null; then bash bench/instructions.sh "$build"; else echo "skipped: valgrind not installed"; fi
+
+step "bench/compare.sh end to end: 200 ms windows, one run each, a small graph"
+unset FORKUNION_WARMUP FORKUNION_TIME_LIMIT
+FORKUNION_PROPAGATION_SCALE=10 FORKUNION_PROPAGATION_COMMUNITIES=16 bash bench/compare.sh 200ms 1 2>/dev/null |
+    grep -E '^(#|\| `forkunion_static_shared`|\| `forkunion/for_n/empty`|Ping|Final|Converged|Skipped)'
+step "done"

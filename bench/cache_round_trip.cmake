@@ -1,0 +1,51 @@
+# The propagation graph cache (FORKUNION_PROPAGATION_CACHE) must be invisible in results: a graph read back gives
+# what a generated one gives, and a damaged file is noticed (settings and hash checked) and regenerated, not used.
+# PROGRAM is forkunion_bench_propagation, DIRECTORY a scratch directory this script empties first.
+file(REMOVE_RECURSE "${DIRECTORY}")
+file(MAKE_DIRECTORY "${DIRECTORY}")
+set(environment FORKUNION_PROPAGATION_CACHE=${DIRECTORY} FORKUNION_PROPAGATION_SCALE=9 FORKUNION_PROPAGATION_COMMUNITIES=6
+                FORKUNION_PROPAGATION_CHECK=1 FORKUNION_WARMUP=0s FORKUNION_TIME_LIMIT=10ms)
+
+function(run_once expected_origin result_variable)
+    execute_process(COMMAND "${CMAKE_COMMAND}" -E env ${environment} "${PROGRAM}" RESULT_VARIABLE status
+                    OUTPUT_VARIABLE output ERROR_VARIABLE error TIMEOUT 120)
+    if(NOT status EQUAL 0 OR NOT output MATCHES "${expected_origin}")
+        message(FATAL_ERROR "expected status 0 and '${expected_origin}', got ${status}:\n${output}\n${error}")
+    endif()
+    if(NOT output MATCHES "(edges=[0-9]+ rounds=[0-9]+ components=[0-9]+ checksum=[0-9]+)")
+        message(FATAL_ERROR "no result row:\n${output}")
+    endif()
+    set(${result_variable} "${CMAKE_MATCH_1}" PARENT_SCOPE)
+endfunction()
+
+run_once("generated and cached" generated)
+run_once("read from the cache" cached)
+file(GLOB files "${DIRECTORY}/*.csr")
+list(LENGTH files count)
+if(NOT count EQUAL 1)
+    message(FATAL_ERROR "expected one cache file, found: ${files}")
+endif()
+# A flipped byte in the middle (same size, same header, another hash), then a truncated file: both regenerate.
+file(SIZE "${files}" size)
+math(EXPR middle "${size} / 2")
+file(READ "${files}" original OFFSET ${middle} LIMIT 1 HEX)
+if(original STREQUAL "ff")
+    set(replacement "\\376")
+else()
+    set(replacement "\\377")
+endif()
+execute_process(COMMAND sh -c "printf '${replacement}' | dd of='${files}' bs=1 seek=${middle} conv=notrunc 2>/dev/null"
+                RESULT_VARIABLE status)
+file(READ "${files}" flipped OFFSET ${middle} LIMIT 1 HEX)
+if(NOT status EQUAL 0 OR flipped STREQUAL original)
+    message(FATAL_ERROR "could not flip byte ${middle} of ${files}")
+endif()
+run_once("generated and cached" after_flip)
+file(WRITE "${files}" "truncated")
+run_once("generated and cached" after_truncation)
+foreach(result IN ITEMS "${cached}" "${after_flip}" "${after_truncation}")
+    if(NOT result STREQUAL generated)
+        message(FATAL_ERROR "cache changed the result: ${generated} vs ${result}")
+    endif()
+endforeach()
+message(STATUS "generated, cached and regenerated graphs agree: ${generated}")

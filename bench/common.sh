@@ -1,0 +1,30 @@
+# Shell helpers shared by bench/compare.sh and .ci/bench.sh; source it, do not run it.
+
+# Pins OpenMP like every other runtime (thread i on allowed CPU i) and makes its idle threads spin like the
+# others', unless the caller already chose: OMP_PLACES = one place per allowed CPU, OMP_PROC_BIND=close,
+# OMP_WAIT_POLICY=active. `OMP_PLACES=cores` would pin nothing on a VM that libomp reads as 1 core x 2 threads.
+forkunion_openmp_environment() {
+    local allowed places="" range first last cpu
+    allowed=$(awk '/^Cpus_allowed_list/ { print $2 }' /proc/self/status)
+    for range in ${allowed//,/ }; do
+        first=${range%-*}
+        last=${range#*-}
+        for ((cpu = first; cpu <= last; ++cpu)); do places+="${places:+,}{$cpu}"; done
+    done
+    export OMP_PLACES=${OMP_PLACES:-$places}
+    export OMP_PROC_BIND=${OMP_PROC_BIND:-close}
+    export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-active}
+}
+
+# `forkunion_backends_of <bench dir> <benchmark>`: prints "binary backend" per line, every backend once. The OpenMP
+# rows of `forkunion_bench_<benchmark>_libomp` run on LLVM's libomp; everything else comes from the main binary.
+forkunion_backends_of() {
+    local directory=$1 benchmark=$2 binary name
+    for binary in "$directory/forkunion_bench_$benchmark" "$directory/forkunion_bench_${benchmark}_libomp"; do
+        [[ -x $binary ]] || continue
+        while read -r name; do
+            if [[ $binary == *_libomp && $name != libomp_* ]]; then continue; fi
+            echo "$binary $name"
+        done < <("$binary" --list)
+    done
+}
