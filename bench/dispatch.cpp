@@ -147,8 +147,10 @@ void idle_row(benchmark::State &state, std::size_t threads) {
         auto body = [](std::size_t task, std::size_t) noexcept { benchmark::DoNotOptimize(task); };
         std::vector<double> samples;
         for (auto _ : state) {
-            if constexpr (idle_k == idle_t::nap_k) runtime.pool().nap();
-            if constexpr (idle_k == idle_t::sleep_k) runtime.pool().sleep(0);
+            fu::status_t idle;
+            if constexpr (idle_k == idle_t::nap_k) idle = runtime.pool().nap();
+            if constexpr (idle_k == idle_t::sleep_k) idle = runtime.pool().sleep(0);
+            if (!idle) return state.SkipWithError(idle.name());
             auto const gap_end = fub::steady_clock_t::now() + idle_gap_k;
             while (fub::steady_clock_t::now() < gap_end) {}
             auto const start = fub::steady_clock_t::now();
