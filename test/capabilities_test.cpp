@@ -157,7 +157,7 @@ TEST(capabilities, runtime_detection_matches_what_the_emulator_offers) {
 namespace {
 
 sigjmp_buf probe_jump;
-void on_illegal_instruction(int) { siglongjmp(probe_jump, 1); }
+[[maybe_unused]] void on_illegal_instruction(int) { siglongjmp(probe_jump, 1); }
 
 /**  Runs `instruction` with SIGILL caught: true if it executed, false if it trapped. Main thread only. */
 template <typename instruction_t>

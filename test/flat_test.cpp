@@ -141,7 +141,7 @@ TEST(flat, failed_allocation_refuses_spawn_and_leaks_nothing) {
     EXPECT_EQ(pool.spawn(4).code(), fu::status_code_t::bad_alloc_k);
     injection.fail_allocate = false;
     EXPECT_EQ(pool.threads_count(), 0u);
-    EXPECT_EQ(live_threads(), threads_before);
+    EXPECT_EQ(live_threads_settled(threads_before), threads_before);
     ASSERT_TRUE(pool.spawn(4)) << "a refused spawn leaves the pool spawnable";
     std::atomic<std::size_t> ran {0};
     pool.for_n(100, [&](std::size_t) noexcept { ran.fetch_add(1); }).join();
@@ -159,14 +159,15 @@ TEST(flat, refused_thread_stops_and_joins_the_started_ones) {
             injection.constructs_until_failure = -1;
             EXPECT_EQ(status.code(), fu::status_code_t::thread_refused_k) << status.name();
             EXPECT_EQ(pool.threads_count(), 0u);
-            EXPECT_EQ(live_threads(), threads_before) << "threads started before the refusal were joined";
+            EXPECT_EQ(live_threads_settled(threads_before), threads_before)
+                << "threads started before the refusal were joined";
             ASSERT_TRUE(pool.spawn(3, exclusivity));
             std::atomic<std::size_t> ran {0};
             pool.for_threads([&](std::size_t) noexcept { ran.fetch_add(1); }).join();
             EXPECT_EQ(ran.load(), 3u);
         }
     }
-    EXPECT_EQ(live_threads(), threads_before);
+    EXPECT_EQ(live_threads_settled(threads_before), threads_before);
 }
 
 TEST(flat, thread_limit_refuses_spawn_in_a_child_process) {
@@ -183,7 +184,7 @@ TEST(flat, thread_limit_refuses_spawn_in_a_child_process) {
         fu::flat_pool_t pool;
         fu::status_t const status = pool.spawn(32);
         if (status.code() != fu::status_code_t::thread_refused_k) ::_exit(12);
-        if (live_threads() != threads_before) ::_exit(13);
+        if (live_threads_settled(threads_before) != threads_before) ::_exit(13);
         if (!pool.spawn(1)) ::_exit(14); // a caller-inclusive pool of one starts no thread
         std::atomic<std::size_t> ran {0};
         pool.for_n(10, [&](std::size_t) noexcept { ran.fetch_add(1); }).join();

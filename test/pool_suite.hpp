@@ -50,7 +50,7 @@ void for_each_shape(body_t &&body) {
             ASSERT_EQ(static_cast<std::size_t>(pool.threads_count()), threads);
             body(pool, threads, exclusivity);
             pool.terminate();
-            EXPECT_EQ(live_threads(), threads_before) << "a worker outlived terminate()";
+            EXPECT_EQ(live_threads_settled(threads_before), threads_before) << "a worker outlived terminate()";
         }
     }
 }
@@ -366,7 +366,7 @@ TYPED_TEST_P(pool_suite, spawn_and_dispatch_refuse_bad_requests) {
         }
         EXPECT_EQ(ran.load(), 5u) << "refused dispatches run nothing";
     }
-    EXPECT_EQ(live_threads(), threads_before);
+    EXPECT_EQ(live_threads_settled(threads_before), threads_before);
 }
 
 TYPED_TEST_P(pool_suite, respawn_churn_alternates_exclusivity) {
@@ -386,7 +386,7 @@ TYPED_TEST_P(pool_suite, respawn_churn_alternates_exclusivity) {
             .join();
         EXPECT_EQ(ledger.mistakes(), 0u);
         pool.terminate();
-        EXPECT_EQ(live_threads(), threads_before);
+        EXPECT_EQ(live_threads_settled(threads_before), threads_before);
     }
 }
 

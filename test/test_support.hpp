@@ -73,6 +73,18 @@ inline std::size_t live_threads() {
     return count;
 }
 
+/**
+ *  `live_threads()` once it has come down to `expected`, or the count when `limit` passes. A joined thread's task
+ *  can linger in /proc for a moment after `join` returns: `join` waits for the kernel to clear the thread's id,
+ *  which it does before the task is reaped, and under qemu-user the emulator clears it before its own host thread
+ *  has exited. A thread that really outlives its pool still fails the comparison.
+ */
+inline std::size_t live_threads_settled(std::size_t expected,
+                                        std::chrono::steady_clock::duration limit = std::chrono::seconds(10)) {
+    eventually([&] { return live_threads() <= expected; }, limit);
+    return live_threads();
+}
+
 /**  CPU seconds consumed by every thread of this process. */
 inline double process_cpu_seconds() {
     timespec now {};

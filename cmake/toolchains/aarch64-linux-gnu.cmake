@@ -5,9 +5,9 @@ set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
 set(FORKUNION_CROSS_TRIPLE aarch64-linux-gnu)
 include("${CMAKE_CURRENT_LIST_DIR}/forkunion_cross.cmake")
-set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64 -L /usr/${FORKUNION_CROSS_TRIPLE} -cpu max)
+set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64 ${FORKUNION_CROSS_QEMU_ARGS} -cpu max)
 # What the emulated CPU offers (asserted by the capability test), and a second run on a core without LSE
 # (Cortex-A72, Armv8.0), so the atomics' run-time fallback runs too.
 set(FORKUNION_CROSS_EXPECTED_CAPABILITIES "arm64_lse")
-set(FORKUNION_CROSS_BASELINE_EMULATOR qemu-aarch64 -L /usr/${FORKUNION_CROSS_TRIPLE} -cpu cortex-a72)
+set(FORKUNION_CROSS_BASELINE_EMULATOR qemu-aarch64 ${FORKUNION_CROSS_QEMU_ARGS} -cpu cortex-a72)
 set(FORKUNION_CROSS_BASELINE_CAPABILITIES "none")

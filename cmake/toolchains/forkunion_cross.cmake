@@ -12,3 +12,7 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER) # build tools (strace, qemu) come f
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH) # header-only Catch2's config lives on the host
+# qemu-user arguments of every run: the sysroot, and the loader's search path pinned inside it. Without the
+# latter, the guest loader reads the host's /etc/ld.so.cache and may load the host's multilib libraries
+# (/lib32/libc.so.6 for i686): a mixed libc whose threads hang at start-up.
+set(FORKUNION_CROSS_QEMU_ARGS -L /usr/${FORKUNION_CROSS_TRIPLE} -E LD_LIBRARY_PATH=/lib)

@@ -5,6 +5,6 @@ set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR i686)
 set(FORKUNION_CROSS_TRIPLE i686-linux-gnu)
 include("${CMAKE_CURRENT_LIST_DIR}/forkunion_cross.cmake")
-set(CMAKE_CROSSCOMPILING_EMULATOR qemu-i386 -L /usr/${FORKUNION_CROSS_TRIPLE} -cpu max)
+set(CMAKE_CROSSCOMPILING_EMULATOR qemu-i386 ${FORKUNION_CROSS_QEMU_ARGS} -cpu max)
 # What the emulated CPU offers, asserted by the capability test.
 set(FORKUNION_CROSS_EXPECTED_CAPABILITIES "none")

@@ -10,6 +10,6 @@ set(CMAKE_SYSTEM_PROCESSOR riscv64)
 set(FORKUNION_CROSS_TRIPLE riscv64-linux-gnu)
 set(FORKUNION_CROSS_CLANG ON)
 include("${CMAKE_CURRENT_LIST_DIR}/forkunion_cross.cmake")
-set(CMAKE_CROSSCOMPILING_EMULATOR qemu-riscv64 -L /usr/${FORKUNION_CROSS_TRIPLE} -cpu rv64,Zihintpause=true)
+set(CMAKE_CROSSCOMPILING_EMULATOR qemu-riscv64 ${FORKUNION_CROSS_QEMU_ARGS} -cpu rv64,Zihintpause=true)
 # What the emulated CPU offers, asserted by the capability test: the A extension's AMOs (AT_HWCAP), nothing else.
 set(FORKUNION_CROSS_EXPECTED_CAPABILITIES "risc5_amo")
