@@ -64,7 +64,7 @@ clock_type::duration duration_from_environment(char const *variable, clock_type:
 }
 
 double process_cpu_seconds() {
-    timespec now {};
+    timespec now{};
     ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
     return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
@@ -99,9 +99,8 @@ row_t measure(fu::flat_pool_t &pool, idle_mode_t mode, std::string name, clock_t
         enter(pool, mode);
         std::this_thread::sleep_for(gap);
         std::int64_t const start = now_ns();
-        pool.for_threads([&](std::size_t thread) noexcept {
-                woke[thread].store(now_ns(), std::memory_order_relaxed);
-            }).join();
+        pool.for_threads([&](std::size_t thread) noexcept { woke[thread].store(now_ns(), std::memory_order_relaxed); })
+            .join();
         for (std::size_t thread = 1; thread <= workers; ++thread)
             samples.push_back(static_cast<double>(woke[thread].load(std::memory_order_relaxed) - start) * 1e-3);
     }
@@ -160,7 +159,8 @@ int main() {
     char capabilities[512];
     fu::name_capabilities(fu::runtime_capabilities(), capabilities, sizeof capabilities);
     char const *nap_instruction = fu::nap_backend_t::instruction();
-    std::string const nap_name = std::string("nap (") + (nap_instruction ? nap_instruction : "micro-wait fallback") + ")";
+    std::string const nap_name =
+        std::string("nap (") + (nap_instruction ? nap_instruction : "micro-wait fallback") + ")";
 
     std::vector<row_t> rows;
     rows.push_back(measure(pool, idle_mode_t::spin_k, "spin (micro-wait)", budget));
@@ -169,7 +169,8 @@ int main() {
 
     std::printf("%s, %zu threads (%zu workers%s), capabilities: %s\n\n", cpu_model().c_str(), threads, threads - 1,
                 pool.oversubscribed() ? ", oversubscribed" : "", capabilities);
-    std::printf("| idle mode | wake-up median | wake-up p99 | samples | CPU s per idle s (all workers) | per worker |\n");
+    std::printf(
+        "| idle mode | wake-up median | wake-up p99 | samples | CPU s per idle s (all workers) | per worker |\n");
     std::printf("| --- | ---: | ---: | ---: | ---: | ---: |\n");
     for (row_t const &row : rows)
         std::printf("| %s | %.2f µs | %.2f µs | %zu | %.3f | %.3f |\n", row.mode.c_str(), row.median_us, row.p99_us,

@@ -35,15 +35,15 @@ void every_width(value_t value) {
 }
 
 int main() {
-    std::atomic<std::uint32_t> word {0};
+    std::atomic<std::uint32_t> word{0};
     (void)word;
 #if defined(FORKUNION_PROBE_WAITPKG)
-    fu::x86_tpause_t {}();
-    fu::x86_umwait_t {}(word, 1u);
+    fu::x86_tpause_t{}();
+    fu::x86_umwait_t{}(word, 1u);
 #elif defined(FORKUNION_PROBE_WFXT)
-    fu::arm64_wfet_t {}(word, 1u);
+    fu::arm64_wfet_t{}(word, 1u);
 #elif defined(FORKUNION_PROBE_ZAWRS)
-    fu::risc5_wrs_t {}(word, 1u);
+    fu::risc5_wrs_t{}(word, 1u);
 #elif defined(FORKUNION_PROBE_CMPCCXADD) || defined(FORKUNION_PROBE_RAOINT)
     every_width<std::uint32_t>(1), every_width<std::int64_t>(1);
 #elif defined(FORKUNION_PROBE_LSE)

@@ -31,8 +31,8 @@ std::string name_of(fu::capabilities_t mask) {
 
 /**  Masks to round-trip: every named bit, every pair of them, unnamed bits, and a SplitMix64 stream. */
 std::vector<fu::capabilities_t> sample_masks() {
-    std::vector<fu::capabilities_t> masks {fu::capabilities_none_k, fu::capabilities_all_k, fu::capabilities_isa_k,
-                                           fu::comptime_capabilities(), fu::runtime_capabilities()};
+    std::vector<fu::capabilities_t> masks{fu::capabilities_none_k, fu::capabilities_all_k, fu::capabilities_isa_k,
+                                          fu::comptime_capabilities(), fu::runtime_capabilities()};
     for (auto const &a : fu::capability_names_k)
         for (auto const &b : fu::capability_names_k) masks.push_back(a.bit | b.bit);
     for (unsigned bit = 0; bit != 64; ++bit) masks.push_back(fu::capabilities_t(1) << bit);
@@ -134,8 +134,8 @@ TEST(capabilities, runtime_detection_is_stable_and_reports_threads) {
         << "this layer reports only ISA bits and os_threads: " << name_of(first);
     // Usable = compiled in and (guaranteed or detected).
     for (auto const &entry : fu::capability_names_k) {
-        bool const expected = (fu::comptime_capabilities() & entry.bit) &&
-                              ((fu::target_capabilities() | first) & entry.bit);
+        bool const expected =
+            (fu::comptime_capabilities() & entry.bit) && ((fu::target_capabilities() | first) & entry.bit);
         EXPECT_EQ(fu::capabilities_usable(entry.bit), expected) << entry.name;
     }
 }
@@ -157,12 +157,15 @@ TEST(capabilities, runtime_detection_matches_what_the_emulator_offers) {
 namespace {
 
 sigjmp_buf probe_jump;
-[[maybe_unused]] void on_illegal_instruction(int) { siglongjmp(probe_jump, 1); }
+[[maybe_unused]] void on_illegal_instruction(int) {
+    siglongjmp(probe_jump, 1);
+}
 
 /**  Runs `instruction` with SIGILL caught: true if it executed, false if it trapped. Main thread only. */
 template <typename instruction_t>
 bool executes(instruction_t instruction) {
-    struct sigaction action {}, previous {};
+    struct sigaction action {
+    }, previous{};
     action.sa_handler = on_illegal_instruction;
     sigemptyset(&action.sa_mask);
     sigaction(SIGILL, &action, &previous);
@@ -192,7 +195,8 @@ std::vector<probe_t> probes() {
     // trapping, so execution does not imply WAITPKG there.
     list.push_back({fu::capability_x86_waitpkg_k, false, [] {
                         return executes([] {
-                            __asm__ __volatile__(".byte 0x66, 0x0F, 0xAE, 0xF1" ::"c"(1u), "a"(0u), "d"(0u) : "memory", "cc");
+                            __asm__ __volatile__(".byte 0x66, 0x0F, 0xAE, 0xF1" ::"c"(1u), "a"(0u), "d"(0u)
+                                                 : "memory", "cc");
                         });
                     }});
 #endif
@@ -218,23 +222,27 @@ std::vector<probe_t> probes() {
                             register std::uint64_t rs asm("x0") = 0;
                             register std::uint64_t rt asm("x1");
                             register void *rn asm("x2") = &probe_word;
-                            __asm__ __volatile__(".inst 0xF8E00041" : "=r"(rt) : "r"(rs), "r"(rn) : "memory"); // LDADDAL x0, x1, [x2]
+                            __asm__ __volatile__(".inst 0xF8E00041"
+                                                 : "=r"(rt)
+                                                 : "r"(rs), "r"(rn)
+                                                 : "memory"); // LDADDAL x0, x1, [x2]
                         });
                     }});
     list.push_back({fu::capability_arm64_wfxt_k, true, [] {
                         return executes([] {
                             register std::uint64_t deadline asm("x0") = 0; // in the past: returns at once
-                            __asm__ __volatile__(".inst 0xD5031000" ::"r"(deadline) : "memory");         // WFET x0
+                            __asm__ __volatile__(".inst 0xD5031000" ::"r"(deadline) : "memory"); // WFET x0
                         });
                     }});
 #endif
 #if FORKUNION_ARCH_RISCV && FORKUNION_INLINE_ASM
-    list.push_back({fu::capability_risc5_amo_k, true, [] {
-                        return executes([] {
-                            long old;
-                            __asm__ __volatile__(".insn r 0x2F, 3, 0, %0, %1, x0" : "=r"(old) : "r"(&probe_word) : "memory");
-                        });
-                    }});
+    list.push_back(
+        {fu::capability_risc5_amo_k, true, [] {
+             return executes([] {
+                 long old;
+                 __asm__ __volatile__(".insn r 0x2F, 3, 0, %0, %1, x0" : "=r"(old) : "r"(&probe_word) : "memory");
+             });
+         }});
     // WRS.STO with no reservation held returns at once.
     list.push_back({fu::capability_risc5_zawrs_k, true, [] {
                         return executes([] { __asm__ __volatile__(".4byte 0x01D00073" ::: "memory"); });
@@ -338,7 +346,8 @@ TEST(capabilities, runtime_detection_matches_proc_cpuinfo) {
         bool const listed = words.count(flag.word) != 0;
         if (flag.kernel_prints_it || listed) {
             EXPECT_EQ(bool(detected & flag.bit), listed)
-                << flag.word << (listed ? " is in /proc/cpuinfo but not detected" : " is detected but not in /proc/cpuinfo");
+                << flag.word
+                << (listed ? " is in /proc/cpuinfo but not detected" : " is detected but not in /proc/cpuinfo");
         }
     }
 }
@@ -348,7 +357,7 @@ TEST(capabilities, runtime_detection_matches_proc_cpuinfo) {
 
 TEST(capabilities, cpuid_decoding_checks_each_leaf_is_present) {
     using decoder = fu::x86_cpuid_decoder_t;
-    decoder::cpuid_t all {~0u, ~0u, ~0u, ~0u};
+    decoder::cpuid_t all{~0u, ~0u, ~0u, ~0u};
     fu::capabilities_t const every = fu::capability_x86_waitpkg_k | fu::capability_x86_cldemote_k |
                                      fu::capability_x86_raoint_k | fu::capability_x86_cmpccxadd_k;
     EXPECT_EQ(decoder::from_leaves(7, all, all), every);
@@ -359,12 +368,12 @@ TEST(capabilities, cpuid_decoding_checks_each_leaf_is_present) {
     leaf_7_0.eax = 0;
     EXPECT_EQ(decoder::from_leaves(0x20, leaf_7_0, all), fu::capability_x86_waitpkg_k | fu::capability_x86_cldemote_k);
     // Single bits, as the SDM places them: 7.0 ECX[5] WAITPKG, ECX[25] CLDEMOTE; 7.1 EAX[3] RAO-INT, EAX[7] CMPccXADD.
-    decoder::cpuid_t none {1, 0, 0, 0}, one {};
+    decoder::cpuid_t none{1, 0, 0, 0}, one{};
     one.ecx = 1u << 5;
-    EXPECT_EQ(decoder::from_leaves(7, decoder::cpuid_t {1, 0, 1u << 5, 0}, one), fu::capability_x86_waitpkg_k);
-    EXPECT_EQ(decoder::from_leaves(7, decoder::cpuid_t {1, 0, 1u << 25, 0}, none), fu::capability_x86_cldemote_k);
-    EXPECT_EQ(decoder::from_leaves(7, none, decoder::cpuid_t {1u << 3, 0, 0, 0}), fu::capability_x86_raoint_k);
-    EXPECT_EQ(decoder::from_leaves(7, none, decoder::cpuid_t {1u << 7, 0, 0, 0}), fu::capability_x86_cmpccxadd_k);
+    EXPECT_EQ(decoder::from_leaves(7, decoder::cpuid_t{1, 0, 1u << 5, 0}, one), fu::capability_x86_waitpkg_k);
+    EXPECT_EQ(decoder::from_leaves(7, decoder::cpuid_t{1, 0, 1u << 25, 0}, none), fu::capability_x86_cldemote_k);
+    EXPECT_EQ(decoder::from_leaves(7, none, decoder::cpuid_t{1u << 3, 0, 0, 0}), fu::capability_x86_raoint_k);
+    EXPECT_EQ(decoder::from_leaves(7, none, decoder::cpuid_t{1u << 7, 0, 0, 0}), fu::capability_x86_cmpccxadd_k);
 }
 
 TEST(capabilities, risc5_isa_strings_decode_by_exact_name) {

@@ -23,7 +23,7 @@ int main() {
     if (!pool.spawn(threads)) return 2;
     if (pool.oversubscribed()) return 3;
     (void)fu::runtime_capabilities();
-    std::atomic<std::size_t> sink {0};
+    std::atomic<std::size_t> sink{0};
     auto add = [&](std::size_t thread) noexcept { sink.fetch_add(thread + 1, std::memory_order_relaxed); };
     for (int i = 0; i != 1000; ++i) pool.nap(), pool.for_threads(add).join(); // warm up
 

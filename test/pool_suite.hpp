@@ -40,7 +40,7 @@ template <typename config_t, typename body_t>
 void for_each_shape(body_t &&body) {
     using pool_t = typename config_t::pool_t;
     using index_t = typename pool_t::index_t;
-    std::size_t const threads_before = live_threads();
+    std::size_t const threads_before = settled_live_threads();
     for (caller_exclusivity_t exclusivity : {caller_inclusive_k, caller_exclusive_k}) {
         for (std::size_t threads : thread_counts<index_t>()) {
             SCOPED_TRACE(::testing::Message() << exclusivity_name(exclusivity) << " pool of " << threads << " threads");
@@ -50,7 +50,7 @@ void for_each_shape(body_t &&body) {
             ASSERT_EQ(static_cast<std::size_t>(pool.threads_count()), threads);
             body(pool, threads, exclusivity);
             pool.terminate();
-            EXPECT_EQ(live_threads_settled(threads_before), threads_before) << "a worker outlived terminate()";
+            EXPECT_TRUE(threads_settle_to(threads_before)) << "a worker outlived terminate()";
         }
     }
 }
@@ -338,7 +338,7 @@ TYPED_TEST_P(pool_suite, exclusive_thread_zero_forks_at_any_depth) {
 TYPED_TEST_P(pool_suite, spawn_and_dispatch_refuse_bad_requests) {
     using pool_t = typename TypeParam::pool_t;
     using index_t = typename pool_t::index_t;
-    std::size_t const threads_before = live_threads();
+    std::size_t const threads_before = settled_live_threads();
     for (caller_exclusivity_t exclusivity : {caller_inclusive_k, caller_exclusive_k}) {
         pool_t pool;
         std::atomic<std::size_t> ran {0};
@@ -366,13 +366,13 @@ TYPED_TEST_P(pool_suite, spawn_and_dispatch_refuse_bad_requests) {
         }
         EXPECT_EQ(ran.load(), 5u) << "refused dispatches run nothing";
     }
-    EXPECT_EQ(live_threads_settled(threads_before), threads_before);
+    EXPECT_TRUE(threads_settle_to(threads_before));
 }
 
 TYPED_TEST_P(pool_suite, respawn_churn_alternates_exclusivity) {
     using pool_t = typename TypeParam::pool_t;
     using index_t = typename pool_t::index_t;
-    std::size_t const threads_before = live_threads();
+    std::size_t const threads_before = settled_live_threads();
     auto const counts = thread_counts<index_t>();
     pool_t pool;
     for (std::size_t round = 0; round != 16; ++round) {
@@ -386,7 +386,7 @@ TYPED_TEST_P(pool_suite, respawn_churn_alternates_exclusivity) {
             .join();
         EXPECT_EQ(ledger.mistakes(), 0u);
         pool.terminate();
-        EXPECT_EQ(live_threads_settled(threads_before), threads_before);
+        EXPECT_TRUE(threads_settle_to(threads_before));
     }
 }
 

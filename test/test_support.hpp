@@ -74,15 +74,21 @@ inline std::size_t live_threads() {
 }
 
 /**
- *  `live_threads()` once it has come down to `expected`, or the count when `limit` passes. A joined thread's task
- *  can linger in /proc for a moment after `join` returns: `join` waits for the kernel to clear the thread's id,
- *  which it does before the task is reaped, and under qemu-user the emulator clears it before its own host thread
- *  has exited. A thread that really outlives its pool still fails the comparison.
+ *  Threads of this process once the runtime's own helpers exist: sanitizer runtimes (TSan) start a background
+ *  thread with the first `pthread_create`, so a baseline taken before any thread ran would be one short.
  */
-inline std::size_t live_threads_settled(std::size_t expected,
-                                        std::chrono::steady_clock::duration limit = std::chrono::seconds(10)) {
-    eventually([&] { return live_threads() <= expected; }, limit);
+inline std::size_t settled_live_threads() {
+    std::thread([] {}).join();
     return live_threads();
+}
+
+/**
+ *  Whether this process is back to `expected` threads within the deadline. `pthread_join` returns once a thread
+ *  has cleared its thread id, a moment before the kernel drops it from `/proc/self/task`; on a loaded machine that
+ *  moment is visible, so a count right after a join must be polled, not read once.
+ */
+inline bool threads_settle_to(std::size_t expected) {
+    return eventually([&] { return live_threads() == expected; });
 }
 
 /**  CPU seconds consumed by every thread of this process. */

@@ -110,7 +110,9 @@ struct address_wait_t {
 
 template <typename wrapper_t>
 address_wait_t erase(char const *name, wrapper_t wrapper, bool bounded_alone) {
-    return {name, bounded_alone, [=](auto const &word, auto seen) { wrapper(word, seen); },
+    return {name,
+            bounded_alone,
+            [=](auto const &word, auto seen) { wrapper(word, seen); },
             [=](auto const &word, auto seen) { wrapper(word, seen); },
             [=](auto const &word, auto seen) { wrapper(word, seen); },
             [=](auto const &word, auto seen) { wrapper(word, seen); }};
@@ -122,16 +124,16 @@ std::vector<address_wait_t> supported_address_waits() {
     std::vector<address_wait_t> waits;
 #if FORKUNION_ARCH_X86 && FORKUNION_INLINE_ASM && !FORKUNION_PORTABLE
     if (fu::capabilities_usable(fu::x86_umwait_t::required_k))
-        waits.push_back(erase("x86_umwait_t", fu::x86_umwait_t {}, true));
+        waits.push_back(erase("x86_umwait_t", fu::x86_umwait_t{}, true));
 #endif
 #if FORKUNION_ARCH_ARM64 && FORKUNION_INLINE_ASM && !FORKUNION_PORTABLE
-    waits.push_back(erase("arm64_wfe_t", fu::arm64_wfe_t {}, fu::capabilities_usable(fu::arm64_wfe_t::required_k)));
+    waits.push_back(erase("arm64_wfe_t", fu::arm64_wfe_t{}, fu::capabilities_usable(fu::arm64_wfe_t::required_k)));
     if (fu::capabilities_usable(fu::arm64_wfet_t::required_k))
-        waits.push_back(erase("arm64_wfet_t", fu::arm64_wfet_t {}, true));
+        waits.push_back(erase("arm64_wfet_t", fu::arm64_wfet_t{}, true));
 #endif
 #if FORKUNION_ARCH_RISCV && FORKUNION_INLINE_ASM && !FORKUNION_PORTABLE
     if (fu::capabilities_usable(fu::risc5_wrs_t::required_k))
-        waits.push_back(erase("risc5_wrs_t", fu::risc5_wrs_t {}, true));
+        waits.push_back(erase("risc5_wrs_t", fu::risc5_wrs_t{}, true));
 #endif
     return waits;
 }
@@ -142,8 +144,8 @@ template <typename value_t, typename wait_t>
 bool ping_pong(wait_t const &wait, std::size_t rounds) {
     // A neighbour on the same 4-byte word and line: sub-word waits must watch only their own bytes.
     struct alignas(64) line_t {
-        std::atomic<value_t> word {0};
-        std::atomic<value_t> neighbour {0};
+        std::atomic<value_t> word{0};
+        std::atomic<value_t> neighbour{0};
     } line;
     auto play = [&](value_t parity) {
         for (std::size_t round = parity; round < 2 * rounds; round += 2) {
@@ -165,13 +167,17 @@ bool ping_pong(wait_t const &wait, std::size_t rounds) {
 TEST(wait, nap_backend_is_the_best_usable_address_wait) {
     char const *const instruction = fu::nap_backend_t::instruction();
     char const *expected = nullptr;
-    if (fu::arch_x86_k && !fu::portable_k && fu::with_waitpkg_k && fu::capabilities_usable(fu::capability_x86_waitpkg_k))
+    if (fu::arch_x86_k && !fu::portable_k && fu::with_waitpkg_k &&
+        fu::capabilities_usable(fu::capability_x86_waitpkg_k))
         expected = "UMONITOR+UMWAIT";
     if (fu::arch_arm64_k && !fu::portable_k) {
-        if (fu::with_wfxt_k && fu::capabilities_usable(fu::capability_arm64_wfxt_k)) expected = "LDXR+WFET";
-        else if (fu::capabilities_usable(fu::capability_arm64_evtstrm_k)) expected = "LDXR+WFE";
+        if (fu::with_wfxt_k && fu::capabilities_usable(fu::capability_arm64_wfxt_k))
+            expected = "LDXR+WFET";
+        else if (fu::capabilities_usable(fu::capability_arm64_evtstrm_k))
+            expected = "LDXR+WFE";
     }
-    if (fu::arch_riscv_k && !fu::portable_k && fu::with_zawrs_k && fu::capabilities_usable(fu::capability_risc5_zawrs_k))
+    if (fu::arch_riscv_k && !fu::portable_k && fu::with_zawrs_k &&
+        fu::capabilities_usable(fu::capability_risc5_zawrs_k))
         expected = "LR+WRS.STO";
     EXPECT_EQ(std::string(instruction ? instruction : "micro-wait"), std::string(expected ? expected : "micro-wait"));
 
@@ -180,7 +186,7 @@ TEST(wait, nap_backend_is_the_best_usable_address_wait) {
         std::size_t calls = 0;
         void operator()() noexcept { ++calls; }
     } micro;
-    std::atomic<std::uint32_t> word {5};
+    std::atomic<std::uint32_t> word{5};
     fu::nap_on(word, std::uint32_t(5), micro);
     EXPECT_EQ(micro.calls, instruction ? 0u : 1u);
     fu::nap_on(word, std::uint32_t(6), micro); // already changed: returns after the backend's re-check
@@ -188,16 +194,16 @@ TEST(wait, nap_backend_is_the_best_usable_address_wait) {
 }
 
 TEST(wait, micro_waits_the_cpu_supports_return) {
-    std::vector<std::pair<char const *, std::function<void()>>> waits {
-        {"standard_yield_t", fu::standard_yield_t {}}, {"default_micro_yield_t", fu::default_micro_yield_t {}}};
+    std::vector<std::pair<char const *, std::function<void()>>> waits{
+        {"standard_yield_t", fu::standard_yield_t{}}, {"default_micro_yield_t", fu::default_micro_yield_t{}}};
 #if FORKUNION_ARCH_ARM64
-    waits.push_back({"arm64_yield_t", fu::arm64_yield_t {}});
+    waits.push_back({"arm64_yield_t", fu::arm64_yield_t{}});
 #endif
 #if FORKUNION_ARCH_RISCV
-    waits.push_back({"risc5_pause_t", fu::risc5_pause_t {}});
+    waits.push_back({"risc5_pause_t", fu::risc5_pause_t{}});
 #endif
 #if FORKUNION_ARCH_X86 && FORKUNION_INLINE_ASM && !FORKUNION_PORTABLE
-    if (fu::capabilities_usable(fu::x86_tpause_t::required_k)) waits.push_back({"x86_tpause_t", fu::x86_tpause_t {}});
+    if (fu::capabilities_usable(fu::x86_tpause_t::required_k)) waits.push_back({"x86_tpause_t", fu::x86_tpause_t{}});
 #endif
     for (auto &[name, wait] : waits) {
         for (int i = 0; i != 1000; ++i) wait();
@@ -207,13 +213,14 @@ TEST(wait, micro_waits_the_cpu_supports_return) {
 
 TEST(wait, address_waits_return_at_once_when_the_word_already_changed) {
     for (address_wait_t const &wait : supported_address_waits()) {
-        std::atomic<std::uint8_t> w8 {1};
-        std::atomic<std::uint16_t> w16 {1};
-        std::atomic<std::uint32_t> w32 {1};
-        std::atomic<std::uint64_t> w64 {1};
+        std::atomic<std::uint8_t> w8{1};
+        std::atomic<std::uint16_t> w16{1};
+        std::atomic<std::uint32_t> w32{1};
+        std::atomic<std::uint64_t> w64{1};
         // The re-check after arming sees that the word is not `seen`; with no writer, nothing else would end
         // an untimed wait, so returning proves the re-check.
-        for (int i = 0; i != 1000; ++i) wait.wait8(w8, 2), wait.wait16(w16, 2), wait.wait32(w32, 2), wait.wait64(w64, 2);
+        for (int i = 0; i != 1000; ++i)
+            wait.wait8(w8, 2), wait.wait16(w16, 2), wait.wait32(w32, 2), wait.wait64(w64, 2);
         SUCCEED() << wait.name;
     }
 }
@@ -221,8 +228,8 @@ TEST(wait, address_waits_return_at_once_when_the_word_already_changed) {
 TEST(wait, address_waits_end_within_their_bound_without_a_writer) {
     for (address_wait_t const &wait : supported_address_waits()) {
         if (!wait.bounded_alone) continue; // plain WFE without the event stream: only writes end it (next test)
-        std::atomic<std::uint32_t> w32 {1};
-        std::atomic<std::uint64_t> w64 {1};
+        std::atomic<std::uint32_t> w32{1};
+        std::atomic<std::uint64_t> w64{1};
         // Each call sleeps at most its bound (tens of microseconds): 1000 of them return, or ctest's timeout fails.
         for (int i = 0; i != 1000; ++i) wait.wait32(w32, 1), wait.wait64(w64, 1);
         SUCCEED() << wait.name;
@@ -286,11 +293,20 @@ TEST(wait, nap_and_sleep_compose_with_the_mood_word) {
         constexpr std::size_t cycles = 2000;
         for (std::size_t cycle = 0; cycle != cycles; ++cycle) {
             switch (cycle % 5) {
-            case 0: pool.nap(); break;
-            case 1: pool.sleep(0); break;
-            case 2: pool.nap(), pool.sleep(1'000'000); break; // nap, then sleep before the workers notice
-            case 3: pool.sleep(0), pool.nap(); break;         // and back
-            default: break;                                   // spin
+            case 0:
+                pool.nap();
+                break;
+            case 1:
+                pool.sleep(0);
+                break;
+            case 2:
+                pool.nap(), pool.sleep(1'000'000);
+                break; // nap, then sleep before the workers notice
+            case 3:
+                pool.sleep(0), pool.nap();
+                break; // and back
+            default:
+                break; // spin
             }
             pool.for_threads([&](std::size_t thread) noexcept { counts(thread); }).join();
         }

@@ -17,15 +17,15 @@
  *  @section backends Backends (STYLE #7: one per header, same interface, see `atomics_portable.hpp`)
  *  | target | header | native verbs | capability |
  *  | --- | --- | --- | --- |
- *  | x86-64 | `atomics_x86.hpp` | conditional adds (`CMPccXADD`), relaxed no-return verbs (RAO-INT) | `x86_cmpccxadd`, `x86_raoint` |
- *  | AArch64 | `atomics_arm64.hpp` | all but the conditional adds (`LDADD`, `LDSMAX`, `STADD`, `SWP`, `CAS`, ...) | `arm64_lse` |
- *  | RISC-V | `atomics_risc5.hpp` | `fetch_max`/`min`, no-return verbs (`AMO*`), `compare_exchange` (`AMOCAS`) | `risc5_amo`, `risc5_zacas` |
- *  | anything | `atomics_portable.hpp` | every verb, through `std::atomic_ref` and compare-exchange loops | none |
- *  Each call asks `capabilities_usable(needs)`: the verb runs natively if its instruction is compiled in and the
- *  CPU has it, and through the portable backend otherwise. That check is one relaxed load of the cached
- *  capability word and a predictable branch, inlined; it folds away when the target guarantees the feature or
- *  the build compiled it out. The alternative, a function pointer resolved once, costs an indirect call and
- *  blocks inlining: `bench/atomics.cpp` measures both (numbers in the README).
+ *  | x86-64 | `atomics_x86.hpp` | conditional adds (`CMPccXADD`), relaxed no-return verbs (RAO-INT) | `x86_cmpccxadd`,
+ * `x86_raoint` | | AArch64 | `atomics_arm64.hpp` | all but the conditional adds (`LDADD`, `LDSMAX`, `STADD`, `SWP`,
+ * `CAS`, ...) | `arm64_lse` | | RISC-V | `atomics_risc5.hpp` | `fetch_max`/`min`, no-return verbs (`AMO*`),
+ * `compare_exchange` (`AMOCAS`) | `risc5_amo`, `risc5_zacas` | | anything | `atomics_portable.hpp` | every verb,
+ * through `std::atomic_ref` and compare-exchange loops | none | Each call asks `capabilities_usable(needs)`: the verb
+ * runs natively if its instruction is compiled in and the CPU has it, and through the portable backend otherwise. That
+ * check is one relaxed load of the cached capability word and a predictable branch, inlined; it folds away when the
+ * target guarantees the feature or the build compiled it out. The alternative, a function pointer resolved once, costs
+ * an indirect call and blocks inlining: `bench/atomics.cpp` measures both (numbers in the README).
  *
  *  @section when When not to use it
  *  For the standard verbs on x86, or with `-march` that already enables LSE, `std::atomic_ref` is the same code.
@@ -118,7 +118,8 @@ public:
         return dispatch_<atomic_verb_t::compare_exchange_k>(success, [&](auto backend) noexcept {
             if constexpr (std::is_same_v<decltype(backend), portable_atomics_t>)
                 return std::atomic_ref<value_t>(*object_).compare_exchange_weak(expected, desired, success, failure);
-            else return decltype(backend)::compare_exchange(*object_, expected, desired, success, failure);
+            else
+                return decltype(backend)::compare_exchange(*object_, expected, desired, success, failure);
         });
     }
     bool compare_exchange_weak(value_t &expected, value_t desired,
@@ -203,9 +204,9 @@ private:
     template <atomic_verb_t verb_k, typename call_t>
     static decltype(auto) dispatch_(std::memory_order order, call_t &&call) noexcept {
         if constexpr (native_t::template implements<value_t>(verb_k)) {
-            if (capabilities_usable(native_t::template needs<value_t>(verb_k, order))) return call(native_t {});
+            if (capabilities_usable(native_t::template needs<value_t>(verb_k, order))) return call(native_t{});
         }
-        return call(portable_atomics_t {});
+        return call(portable_atomics_t{});
     }
 
     value_t *object_;

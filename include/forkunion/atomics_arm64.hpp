@@ -14,7 +14,9 @@
  *  | `fetch_add`, `fetch_sub` | `LDADD` (of the negation) |
  *  | `fetch_and`, `fetch_or`, `fetch_xor` | `LDCLR` (of the complement), `LDSET`, `LDEOR` |
  *  | `fetch_max`, `fetch_min` | `LDSMAX`/`LDUMAX`, `LDSMIN`/`LDUMIN` |
- *  | `add`, `sub`, `set_bits`, `clear_bits`, `flip_bits` | `STADD`, `STSET`, `STCLR`, `STEOR` for relaxed and release; the `LD` form into a scratch register for stronger orders, since an `LD<op>A` into the zero register is not guaranteed to acquire (Arm ARM, "LDADD") |
+ *  | `add`, `sub`, `set_bits`, `clear_bits`, `flip_bits` | `STADD`, `STSET`, `STCLR`, `STEOR` for relaxed and release;
+ * the `LD` form into a scratch register for stronger orders, since an `LD<op>A` into the zero register is not
+ * guaranteed to acquire (Arm ARM, "LDADD") |
  *
  *  Orders map to the suffixes: relaxed none, consume/acquire `A`, release `L`, acq_rel/seq_cst `AL` (LSE
  *  instructions with both are sequentially consistent). `fetch_add_if_at_most` and `fetch_sub_if_at_least` have no
@@ -78,11 +80,11 @@ struct arm64_atomics_t {
     }
     template <typename value_t>
     static value_t fetch_max(value_t &object, value_t value, std::memory_order order) noexcept {
-        return rmw_<value_t, std::is_signed_v<value_t> ? smax_k : umax_k>(object, value, order);
+        return rmw_ < value_t, std::is_signed_v<value_t> ? smax_k : umax_k > (object, value, order);
     }
     template <typename value_t>
     static value_t fetch_min(value_t &object, value_t value, std::memory_order order) noexcept {
-        return rmw_<value_t, std::is_signed_v<value_t> ? smin_k : umin_k>(object, value, order);
+        return rmw_ < value_t, std::is_signed_v<value_t> ? smin_k : umin_k > (object, value, order);
     }
 
     template <typename value_t>
@@ -116,10 +118,14 @@ struct arm64_atomics_t {
         void *const address = &object;
         constexpr std::uint32_t base = 0x08A07C00u | (size_<value_t>() << 30) | (2u << 5) | 1u; // Rs x0, Rn x2, Rt x1
         // Four constant encodings: `.inst` needs an immediate, so the order is dispatched here, not encoded.
-        if (acquire && release) cas_<base | (1u << 22) | (1u << 15)>(compare, value, address);
-        else if (acquire) cas_<base | (1u << 22)>(compare, value, address);
-        else if (release) cas_<base | (1u << 15)>(compare, value, address);
-        else cas_<base>(compare, value, address);
+        if (acquire && release)
+            cas_<base | (1u << 22) | (1u << 15)>(compare, value, address);
+        else if (acquire)
+            cas_<base | (1u << 22)>(compare, value, address);
+        else if (release)
+            cas_<base | (1u << 15)>(compare, value, address);
+        else
+            cas_<base>(compare, value, address);
         value_t const old = static_cast<value_t>(compare);
         if (old == expected) return true;
         expected = old;
@@ -185,11 +191,19 @@ private:
         void *const address = &object;
         std::uint64_t old;
         switch (order) {
-        case std::memory_order_relaxed: ld_<base>(operand, old, address); break;
+        case std::memory_order_relaxed:
+            ld_<base>(operand, old, address);
+            break;
         case std::memory_order_consume:
-        case std::memory_order_acquire: ld_<base | (1u << 23)>(operand, old, address); break;
-        case std::memory_order_release: ld_<base | (1u << 22)>(operand, old, address); break;
-        default: ld_<base | (1u << 23) | (1u << 22)>(operand, old, address); break;
+        case std::memory_order_acquire:
+            ld_<base | (1u << 23)>(operand, old, address);
+            break;
+        case std::memory_order_release:
+            ld_<base | (1u << 22)>(operand, old, address);
+            break;
+        default:
+            ld_<base | (1u << 23) | (1u << 22)>(operand, old, address);
+            break;
         }
         return static_cast<value_t>(old);
     }
@@ -201,9 +215,15 @@ private:
         std::uint64_t const operand = raw_(value);
         void *const address = &object;
         switch (order) {
-        case std::memory_order_relaxed: st_<store>(operand, address); break;
-        case std::memory_order_release: st_<store | (1u << 22)>(operand, address); break;
-        default: (void)rmw_<value_t, op_k>(object, value, order); break;
+        case std::memory_order_relaxed:
+            st_<store>(operand, address);
+            break;
+        case std::memory_order_release:
+            st_<store | (1u << 22)>(operand, address);
+            break;
+        default:
+            (void)rmw_<value_t, op_k>(object, value, order);
+            break;
         }
     }
 };

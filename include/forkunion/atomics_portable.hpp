@@ -17,10 +17,11 @@
  *  @section fallbacks The portable fallback of each verb
  *  | verb | fallback |
  *  | --- | --- |
- *  | `exchange`, `compare_exchange`, `fetch_add`, `fetch_sub`, `fetch_and`, `fetch_or`, `fetch_xor` | `std::atomic_ref`, whatever the compiler emits for the target |
- *  | `fetch_max`, `fetch_min` | compare-exchange loop; stops without writing once the value already wins |
- *  | `fetch_add_if_at_most`, `fetch_sub_if_at_least` | compare-exchange loop; stops without writing once the condition fails |
- *  | `add`, `sub`, `set_bits`, `clear_bits`, `flip_bits` | the `fetch_*` verb with its result unused (`lock add`/`or`/`and`/`xor` on x86) |
+ *  | `exchange`, `compare_exchange`, `fetch_add`, `fetch_sub`, `fetch_and`, `fetch_or`, `fetch_xor` |
+ * `std::atomic_ref`, whatever the compiler emits for the target | | `fetch_max`, `fetch_min` | compare-exchange loop;
+ * stops without writing once the value already wins | | `fetch_add_if_at_most`, `fetch_sub_if_at_least` |
+ * compare-exchange loop; stops without writing once the condition fails | | `add`, `sub`, `set_bits`, `clear_bits`,
+ * `flip_bits` | the `fetch_*` verb with its result unused (`lock add`/`or`/`and`/`xor` on x86) |
  *
  *  A loop that stops without writing has made only loads, with the load part of the order (like a failed
  *  `compare_exchange`: acquire for `acquire`/`acq_rel`, `seq_cst` for `seq_cst`, relaxed for `release`/`relaxed`).
@@ -58,9 +59,12 @@ enum class atomic_verb_t : std::uint8_t {
 /**  @brief  The load part of `order`: what a read-modify-write that ends up not writing still guarantees. */
 constexpr std::memory_order load_part(std::memory_order order) noexcept {
     switch (order) {
-    case std::memory_order_release: return std::memory_order_relaxed;
-    case std::memory_order_acq_rel: return std::memory_order_acquire;
-    default: return order;
+    case std::memory_order_release:
+        return std::memory_order_relaxed;
+    case std::memory_order_acq_rel:
+        return std::memory_order_acquire;
+    default:
+        return order;
     }
 }
 

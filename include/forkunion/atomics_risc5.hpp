@@ -10,8 +10,8 @@
  *  | verb | instruction | needs |
  *  | --- | --- | --- |
  *  | `fetch_max`, `fetch_min` | `AMOMAX`/`AMOMAXU`, `AMOMIN`/`AMOMINU` | `risc5_amo` |
- *  | `add`, `sub`, `set_bits`, `clear_bits`, `flip_bits` | `AMOADD`, `AMOOR`, `AMOAND` (of the complement), `AMOXOR` into `x0` | `risc5_amo` |
- *  | `compare_exchange` | `AMOCAS` (never fails spuriously) | `risc5_zacas` |
+ *  | `add`, `sub`, `set_bits`, `clear_bits`, `flip_bits` | `AMOADD`, `AMOOR`, `AMOAND` (of the complement), `AMOXOR`
+ * into `x0` | `risc5_amo` | | `compare_exchange` | `AMOCAS` (never fails spuriously) | `risc5_zacas` |
  *
  *  Orders map to the `aq`/`rl` bits: relaxed none, consume/acquire `aq`, release `rl`, acq_rel/seq_cst both (the
  *  psABI's mapping of a sequentially consistent AMO). `risc5_amo` is guaranteed by every Linux target
@@ -40,15 +40,18 @@ struct risc5_atomics_t {
     static constexpr bool implements(atomic_verb_t verb) noexcept {
         if (sizeof(value_t) != 4 && !(sizeof(value_t) == 8 && sizeof(long) == 8)) return false;
         switch (verb) {
-        case atomic_verb_t::compare_exchange_k: return with_zacas_k;
+        case atomic_verb_t::compare_exchange_k:
+            return with_zacas_k;
         case atomic_verb_t::fetch_max_k:
         case atomic_verb_t::fetch_min_k:
         case atomic_verb_t::add_k:
         case atomic_verb_t::sub_k:
         case atomic_verb_t::set_bits_k:
         case atomic_verb_t::clear_bits_k:
-        case atomic_verb_t::flip_bits_k: return true;
-        default: return false;
+        case atomic_verb_t::flip_bits_k:
+            return true;
+        default:
+            return false;
         }
     }
     template <typename value_t>
@@ -59,11 +62,11 @@ struct risc5_atomics_t {
 
     template <typename value_t>
     static value_t fetch_max(value_t &object, value_t value, std::memory_order order) noexcept {
-        return amo_<std::is_signed_v<value_t> ? max_k : maxu_k, true>(object, value, order);
+        return amo_ < std::is_signed_v<value_t> ? max_k : maxu_k, true > (object, value, order);
     }
     template <typename value_t>
     static value_t fetch_min(value_t &object, value_t value, std::memory_order order) noexcept {
-        return amo_<std::is_signed_v<value_t> ? min_k : minu_k, true>(object, value, order);
+        return amo_ < std::is_signed_v<value_t> ? min_k : minu_k, true > (object, value, order);
     }
     template <typename value_t>
     static void add(value_t &object, value_t value, std::memory_order order) noexcept {
@@ -94,13 +97,17 @@ struct risc5_atomics_t {
         bool const release = success == std::memory_order_release || success == std::memory_order_acq_rel ||
                              success == std::memory_order_seq_cst;
         // `AMOCAS.W` compares the low 32 bits and sign-extends the old value on RV64: pass `expected` the same way.
-        long compare = sizeof(value_t) == 4 ? static_cast<long>(static_cast<std::int32_t>(expected))
-                                            : static_cast<long>(expected);
+        long compare =
+            sizeof(value_t) == 4 ? static_cast<long>(static_cast<std::int32_t>(expected)) : static_cast<long>(expected);
         long const value = static_cast<long>(desired);
-        if ((acquire || also_acquire) && release) cas_<true, true, value_t>(object, compare, value);
-        else if (acquire || also_acquire) cas_<true, false, value_t>(object, compare, value);
-        else if (release) cas_<false, true, value_t>(object, compare, value);
-        else cas_<false, false, value_t>(object, compare, value);
+        if ((acquire || also_acquire) && release)
+            cas_<true, true, value_t>(object, compare, value);
+        else if (acquire || also_acquire)
+            cas_<true, false, value_t>(object, compare, value);
+        else if (release)
+            cas_<false, true, value_t>(object, compare, value);
+        else
+            cas_<false, false, value_t>(object, compare, value);
         value_t const old = static_cast<value_t>(compare);
         if (old == expected) return true;
         expected = old;
@@ -123,39 +130,43 @@ private:
         long const operand = static_cast<long>(value);
         long old = 0;
         if constexpr (returns_k)
-            __asm__ __volatile__(".insn r 0x2F, %[funct3], %[funct7], %[old], %[address], %[operand]"
-                                 : [old] "=r"(old)
-                                 : [address] "r"(&object), [operand] "r"(operand), [funct3] "i"(funct3_<value_t>()),
-                                   [funct7] "i"(funct7)
-                                 : "memory");
+            __asm__ __volatile__(
+                ".insn r 0x2F, %[funct3], %[funct7], %[old], %[address], %[operand]"
+                : [old] "=r"(old)
+                : [address] "r"(&object), [operand] "r"(operand), [funct3] "i"(funct3_<value_t>()), [funct7] "i"(funct7)
+                : "memory");
         else
-            __asm__ __volatile__(".insn r 0x2F, %[funct3], %[funct7], x0, %[address], %[operand]"
-                                 :
-                                 : [address] "r"(&object), [operand] "r"(operand), [funct3] "i"(funct3_<value_t>()),
-                                   [funct7] "i"(funct7)
-                                 : "memory");
+            __asm__ __volatile__(
+                ".insn r 0x2F, %[funct3], %[funct7], x0, %[address], %[operand]"
+                :
+                : [address] "r"(&object), [operand] "r"(operand), [funct3] "i"(funct3_<value_t>()), [funct7] "i"(funct7)
+                : "memory");
         return static_cast<value_t>(old);
     }
 
     template <std::uint32_t funct5_k, bool returns_k, typename value_t>
     static value_t amo_(value_t &object, value_t value, std::memory_order order) noexcept {
         switch (order) {
-        case std::memory_order_relaxed: return amo_fixed_<funct5_k, returns_k, 0>(object, value);
+        case std::memory_order_relaxed:
+            return amo_fixed_<funct5_k, returns_k, 0>(object, value);
         case std::memory_order_consume:
-        case std::memory_order_acquire: return amo_fixed_<funct5_k, returns_k, 2>(object, value);
-        case std::memory_order_release: return amo_fixed_<funct5_k, returns_k, 1>(object, value);
-        default: return amo_fixed_<funct5_k, returns_k, 3>(object, value);
+        case std::memory_order_acquire:
+            return amo_fixed_<funct5_k, returns_k, 2>(object, value);
+        case std::memory_order_release:
+            return amo_fixed_<funct5_k, returns_k, 1>(object, value);
+        default:
+            return amo_fixed_<funct5_k, returns_k, 3>(object, value);
         }
     }
 
     template <bool aq_k, bool rl_k, typename value_t>
     static void cas_(value_t &object, long &compare, long value) noexcept {
         constexpr std::uint32_t funct7 = (cas_k << 2) | (aq_k ? 2u : 0u) | (rl_k ? 1u : 0u);
-        __asm__ __volatile__(".insn r 0x2F, %[funct3], %[funct7], %[compare], %[address], %[value]"
-                             : [compare] "+r"(compare)
-                             : [address] "r"(&object), [value] "r"(value), [funct3] "i"(funct3_<value_t>()),
-                               [funct7] "i"(funct7)
-                             : "memory");
+        __asm__ __volatile__(
+            ".insn r 0x2F, %[funct3], %[funct7], %[compare], %[address], %[value]"
+            : [compare] "+r"(compare)
+            : [address] "r"(&object), [value] "r"(value), [funct3] "i"(funct3_<value_t>()), [funct7] "i"(funct7)
+            : "memory");
     }
 };
 

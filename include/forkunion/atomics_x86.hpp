@@ -44,13 +44,16 @@ struct x86_atomics_t {
         if (sizeof(value_t) != 4 && sizeof(value_t) != 8) return false;
         switch (verb) {
         case atomic_verb_t::fetch_add_if_at_most_k:
-        case atomic_verb_t::fetch_sub_if_at_least_k: return with_cmpccxadd_k;
+        case atomic_verb_t::fetch_sub_if_at_least_k:
+            return with_cmpccxadd_k;
         case atomic_verb_t::add_k:
         case atomic_verb_t::sub_k:
         case atomic_verb_t::set_bits_k:
         case atomic_verb_t::clear_bits_k:
-        case atomic_verb_t::flip_bits_k: return with_raoint_k;
-        default: return false;
+        case atomic_verb_t::flip_bits_k:
+            return with_raoint_k;
+        default:
+            return false;
         }
     }
 
@@ -58,8 +61,10 @@ struct x86_atomics_t {
     static constexpr capabilities_t needs(atomic_verb_t verb, std::memory_order order) noexcept {
         switch (verb) {
         case atomic_verb_t::fetch_add_if_at_most_k:
-        case atomic_verb_t::fetch_sub_if_at_least_k: return capability_x86_cmpccxadd_k;
-        default: return order == std::memory_order_relaxed ? capabilities_t(capability_x86_raoint_k) : capabilities_all_k;
+        case atomic_verb_t::fetch_sub_if_at_least_k:
+            return capability_x86_cmpccxadd_k;
+        default:
+            return order == std::memory_order_relaxed ? capabilities_t(capability_x86_raoint_k) : capabilities_all_k;
         }
     }
 
@@ -113,7 +118,10 @@ private:
         if constexpr (prefix_k == 0 && sizeof(value_t) == 4)
             __asm__ __volatile__(".byte 0x0F, 0x38, 0xFC, 0x07" : "+m"(object) : "D"(&object), "a"(value) : "memory");
         else if constexpr (prefix_k == 0)
-            __asm__ __volatile__(".byte 0x48, 0x0F, 0x38, 0xFC, 0x07" : "+m"(object) : "D"(&object), "a"(value) : "memory");
+            __asm__ __volatile__(".byte 0x48, 0x0F, 0x38, 0xFC, 0x07"
+                                 : "+m"(object)
+                                 : "D"(&object), "a"(value)
+                                 : "memory");
         else if constexpr (sizeof(value_t) == 4)
             __asm__ __volatile__(".byte %c[prefix], 0x0F, 0x38, 0xFC, 0x07"
                                  : "+m"(object)

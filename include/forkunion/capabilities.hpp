@@ -49,7 +49,7 @@ namespace detail {
 inline constexpr capabilities_t capabilities_cached_k = 1ull << 63;
 
 /**  0 until the first detection, then the detected mask with `capabilities_cached_k`. */
-inline std::atomic<capabilities_t> runtime_capabilities_cache {0};
+inline std::atomic<capabilities_t> runtime_capabilities_cache{0};
 
 [[gnu::cold, gnu::noinline]] inline capabilities_t detect_runtime_capabilities() noexcept {
     capabilities_t const detected = (cpu_detector_t::detect() & capabilities_isa_k) | capability_os_threads_k;
@@ -133,7 +133,8 @@ inline std::size_t name_capabilities(capabilities_t mask, char *buffer, std::siz
         capabilities_t const single = capabilities_t(1) << bit;
         if (!(mask & single)) continue;
         if (mask & (single - 1)) put(',');
-        if (char const *name = capability_name(single)) put_text(name);
+        if (char const *name = capability_name(single))
+            put_text(name);
         else {
             put_text("bit");
             if (bit >= 10) put(static_cast<char>('0' + bit / 10));

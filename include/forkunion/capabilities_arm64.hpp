@@ -5,8 +5,8 @@
  *
  *  Defined only for AArch64 Linux; elsewhere this header declares nothing (Apple targets guarantee LSE at compile
  *  time, see `target_capabilities()`). The kernel derives these bits from the ID registers and also hides what it
- *  does not support at EL0, which is why they are read from the auxiliary vector and not from `MRS` on `ID_*` registers.
- *  Sources, Linux `arch/arm64/include/uapi/asm/hwcap.h`:
+ *  does not support at EL0, which is why they are read from the auxiliary vector and not from `MRS` on `ID_*`
+ * registers. Sources, Linux `arch/arm64/include/uapi/asm/hwcap.h`:
  *
  *  | bit                          | vector      | bit  | name            |
  *  | ---------------------------- | ----------- | ---- | --------------- |

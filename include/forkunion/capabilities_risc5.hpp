@@ -72,9 +72,12 @@ struct risc5_isa_decoder_t {
             std::size_t const first = ++i; // skip the `_`
             while (i < length && text[i] != '_') ++i;
             std::size_t const count = i - first;
-            if (equals(first, count, "zawrs")) mask |= capability_risc5_zawrs_k;
-            else if (equals(first, count, "zacas")) mask |= capability_risc5_zacas_k;
-            else if (equals(first, count, "zicbom")) mask |= capability_risc5_zicbom_k;
+            if (equals(first, count, "zawrs"))
+                mask |= capability_risc5_zawrs_k;
+            else if (equals(first, count, "zacas"))
+                mask |= capability_risc5_zacas_k;
+            else if (equals(first, count, "zicbom"))
+                mask |= capability_risc5_zicbom_k;
         }
         return mask;
     }
@@ -119,7 +122,7 @@ struct risc5_detector_t : risc5_isa_decoder_t {
         struct {
             std::int64_t key;
             std::uint64_t value;
-        } pair {hwprobe_key_ima_ext_0_k, 0};
+        } pair{hwprobe_key_ima_ext_0_k, 0};
         // Arguments: pairs, pair count, CPU-set size 0 and a null set ("all online harts"), flags.
         if (::syscall(hwprobe_syscall_k, &pair, 1, 0, nullptr, 0) == 0 && pair.key == hwprobe_key_ima_ext_0_k)
             return mask | from_hwprobe(pair.value);

@@ -55,7 +55,9 @@ namespace forkunion {
 struct x86_detector_t : x86_cpuid_decoder_t {
     static cpuid_t cpuid(std::uint32_t leaf, std::uint32_t subleaf) noexcept {
         cpuid_t out;
-        __asm__ __volatile__("cpuid" : "=a"(out.eax), "=b"(out.ebx), "=c"(out.ecx), "=d"(out.edx) : "a"(leaf), "c"(subleaf));
+        __asm__ __volatile__("cpuid"
+                             : "=a"(out.eax), "=b"(out.ebx), "=c"(out.ecx), "=d"(out.edx)
+                             : "a"(leaf), "c"(subleaf));
         return out;
     }
 
@@ -63,7 +65,7 @@ struct x86_detector_t : x86_cpuid_decoder_t {
         std::uint32_t const max_leaf = cpuid(0, 0).eax;
         if (max_leaf < 7) return capabilities_none_k;
         cpuid_t const leaf_7_0 = cpuid(7, 0);
-        cpuid_t const leaf_7_1 = leaf_7_0.eax >= 1 ? cpuid(7, 1) : cpuid_t {};
+        cpuid_t const leaf_7_1 = leaf_7_0.eax >= 1 ? cpuid(7, 1) : cpuid_t{};
         return from_leaves(max_leaf, leaf_7_0, leaf_7_1);
     }
 };

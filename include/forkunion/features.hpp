@@ -13,8 +13,8 @@
  *  | `FORKUNION_WITH_WFXT`       | `WFET`                                             | AArch64               |
  *  | `FORKUNION_WITH_ZAWRS`      | `WRS.STO`, `WRS.NTO`                               | RISC-V                |
  *  | `FORKUNION_WITH_ZACAS`      | `AMOCAS.W`, `AMOCAS.D`                             | RISC-V                |
- *  | `FORKUNION_PORTABLE`        | none of the above, nor the baseline-ISA paths (armed AArch64 `WFE`, RISC-V `AMO*`), only |
- *  |                             | `std::atomic` and the pause hint                                                          |
+ *  | `FORKUNION_PORTABLE`        | none of the above, nor the baseline-ISA paths (armed AArch64 `WFE`, RISC-V `AMO*`),
+ * only | |                             | `std::atomic` and the pause hint |
  *
  *  Each switch defaults to 1 where the target architecture can encode the instruction and the compiler speaks GNU
  *  inline assembly, else 0; CMake's `FORKUNION_WITH_<FEATURE>=AUTO|ON|OFF` sets them from compile probes
@@ -116,13 +116,12 @@
 #endif
 
 /*  Contradictions: a switch forced on for a target that cannot encode it, or next to `FORKUNION_PORTABLE`. */
-#if FORKUNION_PORTABLE &&                                                                                           \
-    (FORKUNION_WITH_WAITPKG || FORKUNION_WITH_CMPCCXADD || FORKUNION_WITH_RAOINT || FORKUNION_WITH_LSE ||           \
-     FORKUNION_WITH_WFXT || FORKUNION_WITH_ZAWRS || FORKUNION_WITH_ZACAS)
+#if FORKUNION_PORTABLE && (FORKUNION_WITH_WAITPKG || FORKUNION_WITH_CMPCCXADD || FORKUNION_WITH_RAOINT ||              \
+                           FORKUNION_WITH_LSE || FORKUNION_WITH_WFXT || FORKUNION_WITH_ZAWRS || FORKUNION_WITH_ZACAS)
 #error "forkunion: FORKUNION_PORTABLE=1 compiles every optional instruction out, but a FORKUNION_WITH_* switch is 1"
 #endif
-#if (FORKUNION_WITH_WAITPKG || FORKUNION_WITH_CMPCCXADD || FORKUNION_WITH_RAOINT || FORKUNION_WITH_LSE ||             \
-     FORKUNION_WITH_WFXT || FORKUNION_WITH_ZAWRS || FORKUNION_WITH_ZACAS) &&                                        \
+#if (FORKUNION_WITH_WAITPKG || FORKUNION_WITH_CMPCCXADD || FORKUNION_WITH_RAOINT || FORKUNION_WITH_LSE ||              \
+     FORKUNION_WITH_WFXT || FORKUNION_WITH_ZAWRS || FORKUNION_WITH_ZACAS) &&                                           \
     !FORKUNION_INLINE_ASM
 #error "forkunion: a FORKUNION_WITH_* switch is 1, but this compiler has no GNU-style inline assembly"
 #endif

@@ -318,9 +318,8 @@ public:
     [[nodiscard]] bool oversubscribed() const noexcept { return control_.threads && control_.oversubscribed; }
 
     /**
-     *  @brief  Until the next dispatch, idle workers light-sleep on epoch's cache line with the best address wait
-     *          the CPU has at run time (`nap_backend_t`), or the micro-wait where it has none; no system call.
-     *          Controlling thread only.
+     *  @brief  Until the next dispatch, idle workers wait on epoch's cache line with the lightest wait the CPU
+     *          has (today: the micro-wait). Controlling thread only.
      */
     void nap() noexcept { control_.mood.store(mood_t::nap_k, std::memory_order_relaxed); }
 

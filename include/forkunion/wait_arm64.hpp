@@ -6,11 +6,12 @@
  *  Defined only when compiling for AArch64; elsewhere this header declares nothing. The `WFE` waits are left out
  *  of `FORKUNION_PORTABLE` builds.
  *
- *  | wrapper         | instructions                    | needs                  | privilege | bound                      |
- *  | --------------- | ------------------------------- | ---------------------- | --------- | -------------------------- |
- *  | `arm64_yield_t` | `YIELD`                         | nothing                | EL0       | a hint, returns at once    |
- *  | `arm64_wfe_t`   | `SEVL; WFE; LDXR; WFE`          | the kernel's event stream (`HWCAP_EVTSTRM`) for the bound | EL0 | a write to the granule, or the next event-stream tick (Linux: every 100 µs) |
- *  | `arm64_wfet_t`  | `SEVL; WFE; LDXR; WFET`         | FEAT_WFxT (`HWCAP2_WFXT`) | EL0    | a write, or a `CNTVCT_EL0` deadline `microseconds` ahead |
+ *  | wrapper         | instructions                    | needs                  | privilege | bound | | ---------------
+ * | ------------------------------- | ---------------------- | --------- | -------------------------- | |
+ * `arm64_yield_t` | `YIELD`                         | nothing                | EL0       | a hint, returns at once    |
+ *  | `arm64_wfe_t`   | `SEVL; WFE; LDXR; WFE`          | the kernel's event stream (`HWCAP_EVTSTRM`) for the bound |
+ * EL0 | a write to the granule, or the next event-stream tick (Linux: every 100 µs) | | `arm64_wfet_t`  | `SEVL; WFE;
+ * LDXR; WFET`         | FEAT_WFxT (`HWCAP2_WFXT`) | EL0    | a write, or a `CNTVCT_EL0` deadline `microseconds` ahead |
  *
  *  The exclusive load (`LDXR`) arms the local monitor on the word's granule and re-reads the word; a store by
  *  another core to that granule clears the monitor, which sends this core an event and ends the wait. A write
@@ -61,7 +62,8 @@ inline void arm64_armed_wait(std::atomic<value_t> const &word, value_t seen, wai
         __asm__ __volatile__("sevl\n\twfe\n\tldxrh %w0, [%1]" : "=&r"(loaded) : "r"(address) : "memory");
     else if constexpr (sizeof(value_t) == 4)
         __asm__ __volatile__("sevl\n\twfe\n\tldxr %w0, [%1]" : "=&r"(loaded) : "r"(address) : "memory");
-    else __asm__ __volatile__("sevl\n\twfe\n\tldxr %0, [%1]" : "=&r"(loaded) : "r"(address) : "memory");
+    else
+        __asm__ __volatile__("sevl\n\twfe\n\tldxr %0, [%1]" : "=&r"(loaded) : "r"(address) : "memory");
     // The loaded bits are zero-extended; compare them with `seen`'s bits, whatever its signedness.
     using unsigned_t = std::make_unsigned_t<value_t>;
     if (static_cast<unsigned_t>(loaded) != static_cast<unsigned_t>(seen)) return;
@@ -118,9 +120,9 @@ struct arm64_nap_t {
     template <typename value_t>
     static bool try_nap(std::atomic<value_t> const &word, value_t seen) noexcept {
         if constexpr (with_wfxt_k) {
-            if (capabilities_usable(arm64_wfet_t::required_k)) return arm64_wfet_t {}(word, seen), true;
+            if (capabilities_usable(arm64_wfet_t::required_k)) return arm64_wfet_t{}(word, seen), true;
         }
-        if (capabilities_usable(arm64_wfe_t::required_k)) return arm64_wfe_t {}(word, seen), true;
+        if (capabilities_usable(arm64_wfe_t::required_k)) return arm64_wfe_t{}(word, seen), true;
         return false;
     }
 };

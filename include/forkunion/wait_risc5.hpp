@@ -6,10 +6,11 @@
  *  Defined only when compiling for RISC-V; elsewhere this header declares nothing. `risc5_wrs_t` is left out of
  *  `FORKUNION_PORTABLE` builds.
  *
- *  | wrapper         | instructions         | needs        | privilege | bound                                          |
- *  | --------------- | -------------------- | ------------ | --------- | ---------------------------------------------- |
- *  | `risc5_pause_t` | `PAUSE`              | nothing (a `FENCE` hint elsewhere) | U | a hint, returns at once          |
- *  | `risc5_wrs_t`   | `LR` + `WRS.STO`     | Zawrs        | U         | a store to the reservation set, an interrupt, or the implementation's short timeout (`WRS.NTO`: no timeout) |
+ *  | wrapper         | instructions         | needs        | privilege | bound | | --------------- |
+ * -------------------- | ------------ | --------- | ---------------------------------------------- | | `risc5_pause_t`
+ * | `PAUSE`              | nothing (a `FENCE` hint elsewhere) | U | a hint, returns at once          | | `risc5_wrs_t`
+ * | `LR` + `WRS.STO`     | Zawrs        | U         | a store to the reservation set, an interrupt, or the
+ * implementation's short timeout (`WRS.NTO`: no timeout) |
  *
  *  Encodings are emitted as words, which binutils 2.40 cannot spell: `PAUSE` = 0x0100000F (`FENCE W, 0`),
  *  `WRS.NTO` = 0x00D00073, `WRS.STO` = 0x01D00073 (SYSTEM opcode, funct12 0x00D / 0x01D). Source: The RISC-V
@@ -72,8 +73,10 @@ struct risc5_wrs_t {
                                  : "memory");
         }
         if (changed) return;
-        if (short_timeout) __asm__ __volatile__(".4byte 0x01D00073" ::: "memory"); // WRS.STO
-        else __asm__ __volatile__(".4byte 0x00D00073" ::: "memory");               // WRS.NTO
+        if (short_timeout)
+            __asm__ __volatile__(".4byte 0x01D00073" ::: "memory"); // WRS.STO
+        else
+            __asm__ __volatile__(".4byte 0x00D00073" ::: "memory"); // WRS.NTO
     }
 };
 
@@ -85,7 +88,7 @@ struct risc5_nap_t {
     template <typename value_t>
     static bool try_nap(std::atomic<value_t> const &word, value_t seen) noexcept {
         if constexpr (with_zawrs_k) {
-            if (capabilities_usable(risc5_wrs_t::required_k)) return risc5_wrs_t {}(word, seen), true;
+            if (capabilities_usable(risc5_wrs_t::required_k)) return risc5_wrs_t{}(word, seen), true;
         }
         return false;
     }

@@ -8,9 +8,10 @@
  *
  *  | wrapper        | instruction             | needs (CPUID)          | privilege | bound                         |
  *  | -------------- | ----------------------- | ---------------------- | --------- | ----------------------------- |
- *  | `x86_pause_t`  | `PAUSE`                 | nothing (SSE2 / `REP NOP`) | ring 3 | ~17 ns here, ~140 cycles on Skylake-class cores |
- *  | `x86_tpause_t` | `TPAUSE`                | WAITPKG, CPUID.(7,0):ECX[5] | ring 3 | a TSC deadline, `cycles` ahead |
- *  | `x86_umwait_t` | `UMONITOR` + `UMWAIT`   | WAITPKG                | ring 3    | a TSC deadline, or a write to the line |
+ *  | `x86_pause_t`  | `PAUSE`                 | nothing (SSE2 / `REP NOP`) | ring 3 | ~17 ns here, ~140 cycles on
+ * Skylake-class cores | | `x86_tpause_t` | `TPAUSE`                | WAITPKG, CPUID.(7,0):ECX[5] | ring 3 | a TSC
+ * deadline, `cycles` ahead | | `x86_umwait_t` | `UMONITOR` + `UMWAIT`   | WAITPKG                | ring 3    | a TSC
+ * deadline, or a write to the line |
  *
  *  `TPAUSE` and `UMWAIT` also return when the OS limit in `IA32_UMWAIT_CONTROL` passes (Linux default: 100,000
  *  TSC cycles, `/sys/devices/system/cpu/umwait_control/max_time`) and on interrupts; callers re-check.
@@ -111,7 +112,7 @@ struct x86_nap_t {
     template <typename value_t>
     static bool try_nap(std::atomic<value_t> const &word, value_t seen) noexcept {
         if constexpr (with_waitpkg_k) {
-            if (capabilities_usable(x86_umwait_t::required_k)) return x86_umwait_t {}(word, seen), true;
+            if (capabilities_usable(x86_umwait_t::required_k)) return x86_umwait_t{}(word, seen), true;
         }
         return false;
     }
