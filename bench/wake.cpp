@@ -76,8 +76,9 @@ std::int64_t now_ns() {
 enum class idle_mode_t { spin_k, nap_k, sleep_k };
 
 void enter(fu::flat_pool_t &pool, idle_mode_t mode) {
-    if (mode == idle_mode_t::nap_k) pool.nap();
-    if (mode == idle_mode_t::sleep_k) pool.sleep(0);
+    // Between dispatches, from the controlling thread: the mood change cannot be refused.
+    if (mode == idle_mode_t::nap_k) (void)pool.nap();
+    if (mode == idle_mode_t::sleep_k) (void)pool.sleep(0);
 }
 
 struct row_t {

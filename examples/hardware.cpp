@@ -18,7 +18,7 @@ int main() {
 
     fu::flat_pool_t pool;
     if (!pool.spawn(fu::allowed_cores_count())) return 1;
-    pool.nap(); // until the next dispatch, idle workers light-sleep on the epoch's cache line
+    (void)pool.nap(); // until the next dispatch, idle workers light-sleep on the epoch's cache line
 
     constexpr std::uint64_t capacity = 100;
     alignas(8) std::uint64_t largest = 0, admitted = 0; // plain integers, touched only through atomic references

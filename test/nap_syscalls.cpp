@@ -25,10 +25,10 @@ int main() {
     (void)fu::runtime_capabilities();
     std::atomic<std::size_t> sink{0};
     auto add = [&](std::size_t thread) noexcept { sink.fetch_add(thread + 1, std::memory_order_relaxed); };
-    for (int i = 0; i != 1000; ++i) pool.nap(), pool.for_threads(add).join(); // warm up
+    for (int i = 0; i != 1000; ++i) (void)pool.nap(), pool.for_threads(add).join(); // warm up
 
     ::syscall(SYS_getppid); // begin marker
-    for (int i = 0; i != 100'000; ++i) pool.nap(), pool.for_threads(add).join();
+    for (int i = 0; i != 100'000; ++i) (void)pool.nap(), pool.for_threads(add).join();
     ::syscall(SYS_getppid); // end marker
     char const *instruction = fu::nap_backend_t::instruction();
     std::printf("%zu threads, 100000 nap cycles with %s, checksum %zu\n", threads,

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include <forkunion/flat.hpp>
@@ -256,6 +257,15 @@ TEST(wait, address_waits_wake_on_every_write_at_every_width) {
 
 namespace {
 
+/**  Calls a mood change (`nap()`, `sleep(us)`): true unless it returns a failed status (newer pools return one). */
+template <typename call_t>
+bool mood_changed(call_t &&call) {
+    if constexpr (std::is_void_v<decltype(call())>)
+        return call(), true;
+    else
+        return static_cast<bool>(call());
+}
+
 /**  Counts each thread's calls; asserted on the main thread. */
 struct per_thread_counts {
     explicit per_thread_counts(std::size_t threads) : counts(threads) {}
@@ -273,7 +283,7 @@ TEST(wait, no_dispatch_is_lost_across_nap_dispatch_cycles) {
     std::size_t wrong_mood = 0;
     fu::default_micro_yield_t micro;
     for (std::size_t cycle = 0; cycle != cycles; ++cycle) {
-        pool.nap();
+        ASSERT_TRUE(mood_changed([&] { return pool.nap(); }));
         // A varying pause before the dispatch, so the worker is caught at every point of its nap: before the
         // mood read, arming, re-checking, and inside the wait.
         for (std::size_t pause = 0; pause != cycle % 64; ++pause) micro();
@@ -294,17 +304,19 @@ TEST(wait, nap_and_sleep_compose_with_the_mood_word) {
         for (std::size_t cycle = 0; cycle != cycles; ++cycle) {
             switch (cycle % 5) {
             case 0:
-                pool.nap();
+                ASSERT_TRUE(mood_changed([&] { return pool.nap(); }));
                 break;
             case 1:
-                pool.sleep(0);
+                ASSERT_TRUE(mood_changed([&] { return pool.sleep(0); }));
                 break;
-            case 2:
-                pool.nap(), pool.sleep(1'000'000);
-                break; // nap, then sleep before the workers notice
-            case 3:
-                pool.sleep(0), pool.nap();
-                break; // and back
+            case 2: // nap, then sleep before the workers notice
+                ASSERT_TRUE(mood_changed([&] { return pool.nap(); }));
+                ASSERT_TRUE(mood_changed([&] { return pool.sleep(1'000'000); }));
+                break;
+            case 3: // and back
+                ASSERT_TRUE(mood_changed([&] { return pool.sleep(0); }));
+                ASSERT_TRUE(mood_changed([&] { return pool.nap(); }));
+                break;
             default:
                 break; // spin
             }
@@ -313,7 +325,7 @@ TEST(wait, nap_and_sleep_compose_with_the_mood_word) {
         for (std::size_t thread = 0; thread != pool.threads_count(); ++thread)
             EXPECT_EQ(counts.counts[thread].load(), cycles) << "thread " << thread;
         // Terminating a napping pool wakes and joins every worker.
-        pool.nap();
+        ASSERT_TRUE(mood_changed([&] { return pool.nap(); }));
         pool.terminate();
         EXPECT_EQ(pool.threads_count(), 0u);
         EXPECT_TRUE(pool.spawn(2, exclusivity));
