@@ -22,14 +22,12 @@ int main() {
 
     constexpr std::uint64_t capacity = 100;
     alignas(8) std::uint64_t largest = 0, admitted = 0; // plain integers, touched only through atomic references
-    pool.for_n(1000,
-               [&](std::size_t task) noexcept {
-                   fu::atomic_ref_t<std::uint64_t>(largest).fetch_max(task * 7 % 1000, std::memory_order_relaxed);
-                   // A bounded counter: adds only while the old value is at most `capacity - 1`.
-                   fu::atomic_ref_t<std::uint64_t>(admitted).fetch_add_if_at_most(1, capacity - 1,
-                                                                                  std::memory_order_relaxed);
-               })
-        .join();
+    auto offer = [&](std::size_t task) noexcept {
+        fu::atomic_ref_t<std::uint64_t>(largest).fetch_max(task * 7 % 1000, std::memory_order_relaxed);
+        // A bounded counter: adds only while the old value is at most `capacity - 1`.
+        fu::atomic_ref_t<std::uint64_t>(admitted).fetch_add_if_at_most(1, capacity - 1, std::memory_order_relaxed);
+    };
+    pool.for_n(1000, offer).join();
     std::printf("largest %llu, admitted %llu of 1000 (capacity %llu)\n", (unsigned long long)largest,
                 (unsigned long long)admitted, (unsigned long long)capacity);
     return largest == 999 && admitted == capacity ? 0 : 1;
