@@ -140,7 +140,7 @@ TEST(capabilities, runtime_detection_is_stable_and_reports_threads) {
     }
 }
 
-#if FORKUNION_TEST_EMULATED
+#if FORKUNION_TEST_EXPECTS_CAPABILITIES
 /**  The cross builds name what the emulator offers (`FORKUNION_TEST_EXPECT_CAPABILITIES`, from the toolchain
  *   file), so a change of emulator that would silently move the suite onto other paths fails here instead. */
 TEST(capabilities, runtime_detection_matches_what_the_emulator_offers) {
