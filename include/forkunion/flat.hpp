@@ -94,11 +94,19 @@
 #include <atomic>      // `std::atomic`
 #include <cstddef>     // `std::size_t`
 #include <cstdint>     // `std::uint32_t`
-#include <memory>      // `std::allocator`, `std::allocator_traits`, `std::addressof`
 #include <new>         // `std::bad_alloc`
 #include <thread>      // `std::thread`
 #include <type_traits> // `std::is_invocable_v`
 #include <utility>     // `std::forward`
+// Compile cost: `<memory>` also declares `shared_ptr`, the ranges algorithms and the parallel ones, about a
+// tenth of a hello world's compile time. libstdc++ declares the three names the pool needs in smaller headers.
+#if defined(__GLIBCXX__) && __has_include(<bits/alloc_traits.h>) && __has_include(<bits/allocator.h>)
+#include <bits/alloc_traits.h> // `std::allocator_traits`
+#include <bits/allocator.h>    // `std::allocator`
+#include <bits/move.h>         // `std::addressof`
+#else
+#include <memory> // `std::allocator`, `std::allocator_traits`, `std::addressof`
+#endif
 
 #include <forkunion/cores.hpp>
 #include <forkunion/types.hpp>
@@ -796,7 +804,7 @@ private:
                 sleep_until_woken_(last), spins = 0;
                 break;
             case mood_t::nap_k:
-                nap_on(dispatch_.epoch, epoch, micro_yield), yield_if_oversubscribed_(spins);
+                nap_on(dispatch_.epoch, epoch, micro_yield, thread), yield_if_oversubscribed_(spins);
                 break;
             default:
                 backoff_(micro_yield, thread, spins);
