@@ -50,8 +50,10 @@ double baseline_chase_ns(std::size_t bytes, bool huge_pages, std::uint32_t seed,
     std::size_t const rounded = (count * sizeof(node_t) + huge - 1) / huge * huge;
     auto *nodes = static_cast<node_t *>(std::aligned_alloc(huge, rounded));
     if (!nodes) fub::fail(fub::exit_unavailable_k, "baseline chase: %zu bytes could not be allocated", rounded);
-    if (huge_pages) (void)::madvise(nodes, rounded, MADV_HUGEPAGE);
-    else (void)::madvise(nodes, rounded, MADV_NOHUGEPAGE);
+    if (huge_pages)
+        (void)::madvise(nodes, rounded, MADV_HUGEPAGE);
+    else
+        (void)::madvise(nodes, rounded, MADV_NOHUGEPAGE);
     std::vector<std::uint32_t> order(count);
     std::iota(order.begin(), order.end(), 0u);
     std::shuffle(order.begin(), order.end(), std::mt19937_64(seed));
@@ -122,8 +124,8 @@ int main() {
                 fabric.compute_domains_count(), fabric.memory_domains_count(), fabric.reached_edges_count(),
                 fabric.buffer_bytes() >> 20, harvest_seconds, fabric.memory_levels_count(),
                 fabric.memory_levels_count() == 1 ? "" : "s");
-    std::printf("# %7s %7s %11s %10s %7s %8s %5s\n", "compute", "memory", "latency ns", "GB/s", "readers",
-                "distance", "level");
+    std::printf("# %7s %7s %11s %10s %7s %8s %5s\n", "compute", "memory", "latency ns", "GB/s", "readers", "distance",
+                "level");
     for (std::size_t c = 0; c != fabric.compute_domains_count(); ++c)
         for (std::size_t m = 0; m != fabric.memory_domains_count(); ++m)
             std::printf("# %7zu %7zu %11.1f %10.2f %7zu %8zu %5zu\n", c, m, fabric.memory_latency_ns(c, m),
@@ -144,7 +146,8 @@ int main() {
                 latency / chase_thp_ns);
     std::printf("#   memcpy, one thread:                   %7.2f GB/s copied, %.2f GB/s moved (read + write); "
                 "fabric reads %.2f GB/s with %zu readers (%.2f x the copy rate)\n",
-                copy_rate / 1e9, 2 * copy_rate / 1e9, bandwidth / 1e9, fabric.edge(c, m).readers, bandwidth / copy_rate);
+                copy_rate / 1e9, 2 * copy_rate / 1e9, bandwidth / 1e9, fabric.edge(c, m).readers,
+                bandwidth / copy_rate);
 
     for (std::size_t ci = 0; ci != fabric.compute_domains_count(); ++ci)
         for (std::size_t mi = 0; mi != fabric.memory_domains_count(); ++mi)

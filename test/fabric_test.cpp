@@ -5,29 +5,25 @@
  *  - The derivations (media, memory levels, distances) on synthetic edge tables: ties, CPU-less nodes,
  *    unreachable edges, a single domain, fast-but-far HBM, chains of small steps.
  *  - The kernels: Sattolo's cycle is one cycle and uniform over the cyclic permutations; the walk and the stream.
- *  - Live harvests on this machine (short options, at 1 thread and at every allowed core): structure, the saved
- *    masks come back, and sanity ratios against a pointer chase and a `memcpy` written here, in this process.
+ *  - Live harvests on this machine (short options, at 1 thread and at every allowed core): structure, finite
+ *    positive figures, local distance 10, and the saved masks come back.
  *  - A harvest of a recorded two-socket Xeon, whose cores and nodes this machine partly lacks: the edges it cannot
  *    reach read 0 and are counted, and expectations come from the kernel's view of this machine, not the library.
  *  - The portable platform (no pinning, no placement), refusals and the whole-or-nothing rule.
  *  Timing figures are never compared with constants: the machines are shared. The figures themselves are printed
  *  by `forkunion_bench_fabric` and `forkunion_topology --fabric`.
  */
-#include <algorithm> // `std::shuffle`
-#include <cmath>     // `std::isnan`
-#include <cstdlib>   // `std::aligned_alloc`
-#include <cstring>   // `std::memcpy`
+#include <algorithm> // `std::sort`, `std::clamp`, `std::count`
+#include <cmath>     // `std::isfinite`
+#include <cstdio>    // `std::printf`
 #include <fstream>   // `std::ifstream`
 #include <limits>    // `std::numeric_limits`
 #include <map>       // `std::map`
-#include <numeric>   // `std::iota`
-#include <random>    // `std::mt19937_64`
 #include <set>       // `std::set`
 #include <string>    // `std::string`
 #include <vector>    // `std::vector`
 
-#include <sys/mman.h> // `madvise`
-#include <time.h>     // `clock_gettime`
+#include <sched.h> // `sched_getaffinity`, `cpu_set_t`
 
 #include <gtest/gtest.h>
 
@@ -166,10 +162,10 @@ TEST(fabric_levels, unreachable_domains_have_no_level_and_do_not_shift_the_other
 TEST(fabric_levels, levels_are_dense_and_grow_with_distance) {
     // Four media, none within tolerance of another: HBM, DDR, far DDR (same bandwidth class, slower), CXL.
     auto const [levels, count] = edge_table_t(1, 4)
-                                     .set(0, 0, 250, 8)    // CXL
-                                     .set(0, 1, 100, 20)   // DDR
-                                     .set(0, 2, 130, 400)  // HBM
-                                     .set(0, 3, 160, 19)   // DDR behind a slower controller
+                                     .set(0, 0, 250, 8)   // CXL
+                                     .set(0, 1, 100, 20)  // DDR
+                                     .set(0, 2, 130, 400) // HBM
+                                     .set(0, 3, 160, 19)  // DDR behind a slower controller
                                      .levels();
     EXPECT_EQ(count, 4u);
     EXPECT_EQ(levels, (std::vector<std::size_t>{3, 1, 0, 2}));
@@ -182,7 +178,7 @@ TEST(fabric_levels, the_media_summary_takes_the_best_of_every_initiator) {
     table.set(0, 0, 120, 10).set(1, 0, 90, 7).set(2, 0, 150, 15);
     std::vector<fu::memory_medium_t> media(2);
     fu::summarize_memory_media(table.edges.data(), 3, 2, media.data());
-    EXPECT_DOUBLE_EQ(media[0].latency_ns, 90);                         // from compute domain 1
+    EXPECT_DOUBLE_EQ(media[0].latency_ns, 90);                        // from compute domain 1
     EXPECT_DOUBLE_EQ(media[0].bandwidth_bytes_per_second, 15 * gb_k); // from compute domain 2
     EXPECT_EQ(media[1].latency_ns, 0);
     EXPECT_EQ(media[1].bandwidth_bytes_per_second, 0);
@@ -312,63 +308,7 @@ TEST(fabric_queries, every_query_reads_zero_before_a_harvest) {
     expect_unharvested(portable);
 }
 
-// ---- Baselines written here, independent of the library ----
-
-std::uint64_t thread_cpu_ns() {
-    timespec now {};
-    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-    return std::uint64_t(now.tv_sec) * 1'000'000'000ull + std::uint64_t(now.tv_nsec);
-}
-std::uint64_t wall_ns() {
-    timespec now {};
-    ::clock_gettime(CLOCK_MONOTONIC, &now);
-    return std::uint64_t(now.tv_sec) * 1'000'000'000ull + std::uint64_t(now.tv_nsec);
-}
-
-/**  Nanoseconds per dependent load over `bytes` of 128-byte nodes linked along a shuffled order (not Sattolo):
- *  the median of 5 runs of `loads` loads, timed by this thread's CPU clock like the fabric's walk. */
-double baseline_chase_ns(std::size_t bytes, std::size_t loads) {
-    struct alignas(128) node_t {
-        std::uint32_t next;
-    };
-    std::size_t const count = bytes / sizeof(node_t);
-    // On transparent huge pages like the fabric's buffers, so that both walks pay the same page walks (2 MiB
-    // aligned: `madvise` wants whole huge pages, and `aligned_alloc` a multiple of the alignment).
-    std::size_t const huge = std::size_t(2) << 20, rounded = (count * sizeof(node_t) + huge - 1) / huge * huge;
-    auto *nodes = static_cast<node_t *>(std::aligned_alloc(huge, rounded));
-    if (!nodes) return 0;
-    (void)::madvise(nodes, rounded, MADV_HUGEPAGE);
-    std::vector<std::uint32_t> order(count);
-    std::iota(order.begin(), order.end(), 0u);
-    std::shuffle(order.begin(), order.end(), std::mt19937_64(2024));
-    for (std::size_t i = 0; i != count; ++i) nodes[order[i]].next = order[(i + 1) % count];
-    std::uint32_t at = order[0];
-    for (std::size_t i = 0; i != count; ++i) at = nodes[at].next; // one lap: evicts what the set-up left
-    std::vector<double> runs;
-    for (int run = 0; run != 5; ++run) {
-        std::uint64_t const start = thread_cpu_ns();
-        for (std::size_t i = 0; i != loads; ++i) at = nodes[at].next;
-        runs.push_back(double(thread_cpu_ns() - start) / double(loads));
-    }
-    EXPECT_LT(at, count); // consumes the walk
-    std::free(nodes);
-    std::sort(runs.begin(), runs.end());
-    return runs[2];
-}
-
-/**  Bytes per second of one thread's `memcpy` of `bytes`: the best of 3 copies after one warm-up. */
-double baseline_memcpy_bytes_per_second(std::size_t bytes) {
-    std::vector<char> from(bytes, 1), to(bytes, 0);
-    double best = 0;
-    for (int run = 0; run != 4; ++run) {
-        std::uint64_t const start = wall_ns();
-        std::memcpy(to.data(), from.data(), bytes);
-        double const rate = double(bytes) / (double(wall_ns() - start) * 1e-9);
-        if (run && rate > best) best = rate;
-        from[run] = to[bytes - 1 - run]; // the copies depend on each other: none can be elided
-    }
-    return best;
-}
+// ---- What the kernel says, independent of the library ----
 
 /**  Each pool thread's CPU mask, as the kernel reports it. */
 template <typename pool_t>
@@ -411,8 +351,10 @@ void expect_structure_of_live_harvest(fabric_t const &fabric, fu::machine_topolo
                 continue;
             }
             ASSERT_TRUE(edge.reached()) << c << " -> " << m;
-            EXPECT_GT(edge.latency_ns, 0.5); // a dependent load takes at least a cycle or two
-            EXPECT_LT(edge.latency_ns, 100'000.0);
+            EXPECT_GT(edge.latency_ns, 0.5);       // a dependent load takes at least a cycle or two
+            EXPECT_LT(edge.latency_ns, 100'000.0); // 100 µs of CPU time per load: a unit error, not noise
+            EXPECT_TRUE(std::isfinite(edge.bandwidth_bytes_per_second));
+            EXPECT_GT(edge.bandwidth_bytes_per_second, 0);
             EXPECT_EQ(edge.readers, std::min(threads, topology.logical_cores_count_in(c)));
             EXPECT_EQ(edge.buffer_bytes, fabric.buffer_bytes());
             EXPECT_EQ(fabric.memory_latency_ns(c, m), edge.latency_ns);
@@ -461,24 +403,13 @@ TEST_P(fabric_live, harvest_measures_every_edge_restores_masks_and_agrees_with_s
     EXPECT_EQ(fabric.buffer_bytes(), options.buffer_bytes);
     expect_structure_of_live_harvest(fabric, topology, threads);
 
-    // Sanity against baselines measured here, on the same number of bytes, from this (unpinned) thread: the
-    // same kind of walk must take the same order of time, and streaming with R readers must read at least a
-    // fraction of one thread's memcpy and at most a few memcpys per reader (memcpy also writes).
+    // Figures are never compared with constants or with baselines timed here (the machines are shared):
+    // `forkunion_bench_fabric` prints them next to a hand-written pointer chase and `memcpy`.
     std::size_t const c = 0, m = topology.local_memory_of(0);
     if (!fabric.edge(c, m).reached()) GTEST_SKIP() << "the local memory of compute domain 0 has no memory";
-    double const chase_ns = baseline_chase_ns(fabric.buffer_bytes(), 200'000);
-    double const memcpy_rate = baseline_memcpy_bytes_per_second(fabric.buffer_bytes());
-    double const latency_ratio = fabric.memory_latency_ns(c, m) / chase_ns;
-    double const bandwidth_ratio = fabric.memory_bandwidth_bytes_per_second(c, m) / memcpy_rate;
-    std::printf("fabric %.1f ns vs baseline chase %.1f ns (x%.2f); fabric %.2f GB/s with %zu readers vs memcpy "
-                "%.2f GB/s (x%.2f), over %zu MiB\n",
-                fabric.memory_latency_ns(c, m), chase_ns, latency_ratio,
-                fabric.memory_bandwidth_bytes_per_second(c, m) / gb_k, fabric.edge(c, m).readers, memcpy_rate / gb_k,
-                bandwidth_ratio, fabric.buffer_bytes() >> 20);
-    EXPECT_GT(latency_ratio, 0.25);
-    EXPECT_LT(latency_ratio, 4.0);
-    EXPECT_GT(bandwidth_ratio, 0.125);
-    EXPECT_LT(bandwidth_ratio, 8.0 * double(fabric.edge(c, m).readers));
+    std::printf("fabric: local edge %.1f ns, %.2f GB/s with %zu readers, over %zu MiB\n",
+                fabric.memory_latency_ns(c, m), fabric.memory_bandwidth_bytes_per_second(c, m) / gb_k,
+                fabric.edge(c, m).readers, fabric.buffer_bytes() >> 20);
 }
 
 INSTANTIATE_TEST_SUITE_P(threads, fabric_live, ::testing::Values(std::size_t(1), std::size_t(0)),
@@ -526,7 +457,8 @@ TEST(fabric_harvest, the_default_buffer_is_a_multiple_of_the_largest_cache_clamp
     ASSERT_TRUE(pool.spawn(1));
     fu::fabric_t fabric;
     ASSERT_EQ(fabric.try_harvest(topology, pool, options), fu::status_code_t::success_k);
-    EXPECT_EQ(fabric.buffer_bytes(), std::clamp<std::uint64_t>(4 * largest, 64ull << 20, 96ull << 20) / 128 * 128);
+    EXPECT_EQ(fabric.buffer_bytes(), std::clamp<std::uint64_t>(4 * largest, 64ull << 20, 96ull << 20) /
+                                         fu::fabric_node_bytes_k * fu::fabric_node_bytes_k);
 }
 
 // ---- Refusals: whole or nothing ----

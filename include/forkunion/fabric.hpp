@@ -301,8 +301,8 @@ inline std::uintptr_t stream_read(chase_node_t const *nodes, std::size_t count) 
  *  @param  edges  `compute_domains × memory_domains` edges, row-major: edge (c, m) at `c * memory_domains + m`.
  *  @param  media  Out: `memory_domains` entries; zeros for a domain that no edge reached.
  */
-inline void summarize_memory_media(fabric_edge_t const *edges, std::size_t compute_domains,
-                                   std::size_t memory_domains, memory_medium_t *media) noexcept {
+inline void summarize_memory_media(fabric_edge_t const *edges, std::size_t compute_domains, std::size_t memory_domains,
+                                   memory_medium_t *media) noexcept {
     for (std::size_t m = 0; m != memory_domains; ++m) media[m] = memory_medium_t{};
     for (std::size_t c = 0; c != compute_domains; ++c)
         for (std::size_t m = 0; m != memory_domains; ++m) {
@@ -364,9 +364,8 @@ inline std::size_t derive_memory_levels(memory_medium_t const *media, std::size_
  *                        unreached local edge) makes the fastest reached edge of c the reference.
  *  @param  distances     Out: `compute_domains × memory_domains`, row-major like `edges`.
  */
-inline void derive_memory_distances(fabric_edge_t const *edges, std::size_t compute_domains,
-                                    std::size_t memory_domains, std::size_t const *local_memory,
-                                    std::uint8_t *distances) noexcept {
+inline void derive_memory_distances(fabric_edge_t const *edges, std::size_t compute_domains, std::size_t memory_domains,
+                                    std::size_t const *local_memory, std::uint8_t *distances) noexcept {
     for (std::size_t c = 0; c != compute_domains; ++c) {
         fabric_edge_t const *row = edges + c * memory_domains;
         double reference = 0;
@@ -383,10 +382,10 @@ inline void derive_memory_distances(fabric_edge_t const *edges, std::size_t comp
                 continue;
             }
             double const scaled = double(local_memory_distance_k) * row[m].latency_ns / reference + 0.5;
-            distance = static_cast<std::uint8_t>(scaled < double(local_memory_distance_k) ? local_memory_distance_k
-                                                 : scaled > double(max_memory_distance_k)
-                                                     ? max_memory_distance_k
-                                                     : static_cast<std::size_t>(scaled));
+            distance =
+                static_cast<std::uint8_t>(scaled < double(local_memory_distance_k) ? local_memory_distance_k
+                                          : scaled > double(max_memory_distance_k) ? max_memory_distance_k
+                                                                                   : static_cast<std::size_t>(scaled));
         }
     }
 }
@@ -411,10 +410,10 @@ public:
     using memory_t = typename platform_t::memory_t;
 
 private:
-    std::vector<fabric_edge_t> edges_;      ///< `compute_domains_ × memory_domains_`, row-major.
-    std::vector<std::uint8_t> distances_;   ///< The same shape; 0 = unreached.
-    std::vector<std::size_t> levels_;       ///< `memory_domains_`; `levels_count_` = no level.
-    std::vector<memory_medium_t> media_;    ///< `memory_domains_`: the best edge into each.
+    std::vector<fabric_edge_t> edges_;    ///< `compute_domains_ × memory_domains_`, row-major.
+    std::vector<std::uint8_t> distances_; ///< The same shape; 0 = unreached.
+    std::vector<std::size_t> levels_;     ///< `memory_domains_`; `levels_count_` = no level.
+    std::vector<memory_medium_t> media_;  ///< `memory_domains_`: the best edge into each.
     std::size_t compute_domains_ = 0;
     std::size_t memory_domains_ = 0;
     std::size_t levels_count_ = 0;
@@ -539,7 +538,8 @@ private:
                                 fabric_options_t const &options, scratch_t &scratch, fabric_edge_t &edge) noexcept {
         std::atomic<std::size_t> arrived{0};
         for (std::size_t pass = 0; pass <= options.repeats; ++pass) { // pass 0 warms the TLBs: not measured
-            arrived.store(0, std::memory_order_relaxed); // published to the threads by the dispatch below
+            // Relaxed: the dispatch below publishes the reset to the threads.
+            arrived.store(0, std::memory_order_relaxed);
             auto const is_reader = [&](std::size_t thread) noexcept { return !!scratch.threads[thread].pinned; };
             status_t const dispatched = on_some_threads_(pool, readers, is_reader, [&](std::size_t thread) noexcept {
                 thread_state_t &state = scratch.threads[thread];
@@ -662,9 +662,8 @@ private:
         buffer_bytes_ = planned_nodes_(topology, options) * fabric_node_bytes_k;
 
         // Save every thread's mask (a refusal, e.g. `unsupported`, leaves nothing to restore), measure, restore.
-        status_t status = on_every_thread_(pool, [&](std::size_t thread) noexcept {
-            (void)scratch.threads[thread].saved.try_save();
-        });
+        status_t status = on_every_thread_(
+            pool, [&](std::size_t thread) noexcept { (void)scratch.threads[thread].saved.try_save(); });
         if (!status) return status;
         for (std::size_t m = 0; m != memory_domains_ && status; ++m)
             status = measure_memory_domain_(topology, pool, m, options, scratch);
