@@ -379,7 +379,7 @@ void expect_structure_of_live_harvest(fabric_t const &fabric, fu::machine_topolo
 
 class fabric_live : public ::testing::TestWithParam<std::size_t> {};
 
-TEST_P(fabric_live, harvest_measures_every_edge_restores_masks_and_agrees_with_simple_baselines) {
+TEST_P(fabric_live, harvest_measures_every_edge_and_restores_every_mask) {
     fu::machine_topology_t topology;
     ASSERT_TRUE(topology.try_harvest());
     std::size_t const threads = GetParam() ? GetParam() : topology.allowed_cores_count();
