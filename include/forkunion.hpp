@@ -4,7 +4,7 @@
  *
  *  Layers, each including only the ones above it:
  *    types → wait → cores → cpu masks and parsers → affinity → topology → allocators (memory placement)
- *    → flat pool
+ *    → flat pool → colocated pool (one compute domain) → distributed pool (every compute domain)
  *  Include a single concern (for example `<forkunion/flat.hpp>`) to compile less.
  */
 #pragma once
@@ -21,3 +21,5 @@
 #include <forkunion/allocators_portable.hpp>
 #include <forkunion/allocators.hpp>
 #include <forkunion/flat.hpp>
+#include <forkunion/colocated.hpp>
+#include <forkunion/distributed.hpp>
