@@ -9,6 +9,9 @@
  */
 #pragma once
 #include <forkunion/types.hpp>
+#include <forkunion/features.hpp>     // hardware layer: build switches and capability bits,
+#include <forkunion/capabilities.hpp> // their run-time detection and names,
+#include <forkunion/atomics.hpp>      // atomic references with the verbs the standard lacks
 #include <forkunion/wait.hpp>
 #include <forkunion/wait_kernel.hpp>
 #include <forkunion/cores.hpp>

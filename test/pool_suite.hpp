@@ -497,11 +497,16 @@ TYPED_TEST_P(pool_suite, idle_modes_wake_for_the_next_dispatch) {
         EXPECT_TRUE(pool.sleep(1));
         EXPECT_EQ(dispatch_once(), 0u) << "after sleep(1 us)";
 
-        // A mood change is a claim like a dispatch: refused while one is in flight, and it never waits.
-        auto noop = [](index_t) noexcept {};
-        auto const held = pool.unsafe_for_threads(noop);
+        // A mood change is a claim like a dispatch: refused while one is in flight, and it never waits. The
+        // blocker keeps an exclusive dispatch in flight (an inclusive one waits for its join anyway).
+        std::atomic<bool> release {false};
+        auto blocker = [&](index_t) noexcept {
+            (void)eventually([&] { return release.load(std::memory_order_acquire); });
+        };
+        auto const held = pool.unsafe_for_threads(blocker);
         EXPECT_EQ(pool.sleep(0).code(), status_code_t::contended_k);
         EXPECT_EQ(pool.nap().code(), status_code_t::contended_k);
+        release.store(true, std::memory_order_release);
         pool.unsafe_join(held);
         EXPECT_EQ(dispatch_once(), 0u) << "after refused mood changes";
     });

@@ -78,7 +78,8 @@
  *  - spin (default): the micro-wait (`PAUSE`, `YIELD`, Zihintpause) in a loop, no system call. When the pool has
  *    more spinning threads than allowed cores, after `oversubscribed_spins_k` micro-waits each idle iteration also
  *    calls `std::this_thread::yield()`, so spinners cannot starve the threads that hold work.
- *  - `nap()`: idle workers wait on epoch's line with the lightest wait the CPU has; today the micro-wait.
+ *  - `nap()`: idle workers park on epoch's cache line with the best address wait the CPU has at run time
+ *    (`nap_on` in wait.hpp: UMWAIT, WFET, WFE or WRS.STO, each bounded), or the micro-wait where it has none.
  *  - `sleep(us)`: idle workers block in the kernel (`futex`) until the next dispatch wakes them; with `us > 0`
  *    they also re-check every `us` microseconds. Durations of 1 s and more work.
  *  `nap` and `sleep` last until the next dispatch, which wakes the workers and returns the pool to spinning.

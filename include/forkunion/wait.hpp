@@ -1,20 +1,31 @@
 /**
  *  @file   forkunion/wait.hpp
- *  @brief  Micro-waits for spin loops, the default one for this target, and `spin_mutex_t`.
+ *  @brief  Micro-waits for spin loops, the default one for this target, the nap backend, and `spin_mutex_t`.
  *
- *  A micro-wait is a tiny type with a `noexcept` call operator that costs tens of nanoseconds and never enters the
- *  kernel (except `standard_yield_t`, which exists as the portable fallback). Each lives in its architecture's
- *  header behind the same shape (STYLE #7):
+ *  Each wrapper is a tiny type with a `noexcept` call operator that never enters the kernel (except
+ *  `standard_yield_t`, the portable fallback). Each lives in its architecture's header behind the same shapes
+ *  (STYLE #7): a *micro-wait* `wait()` (or `wait(thread)`), and an *address wait* `wait(word, seen)` that
+ *  light-sleeps while `word == seen`, bounded, and may return spuriously. Each says what it requires in
+ *  `required_k` (check it with `capabilities_usable`; calling it on a CPU without the feature raises SIGILL).
  *
- *  | wrapper            | header               | instruction         |
- *  | ------------------ | -------------------- | ------------------- |
- *  | `standard_yield_t` | `wait_portable.hpp`  | `sched_yield` (OS)  |
- *  | `x86_pause_t`      | `wait_x86.hpp`       | `PAUSE`             |
- *  | `arm64_yield_t`    | `wait_arm64.hpp`     | `YIELD`             |
- *  | `risc5_pause_t`    | `wait_risc5.hpp`     | `PAUSE` (Zihintpause) |
+ *  | wrapper            | header              | instructions          | needs            | bound                  |
+ *  | ------------------ | ------------------- | --------------------- | ---------------- | ---------------------- |
+ *  | `standard_yield_t` | `wait_portable.hpp` | `sched_yield` (OS)    | nothing          | one scheduler pass     |
+ *  | `x86_pause_t`      | `wait_x86.hpp`      | `PAUSE`               | nothing          | a hint                 |
+ *  | `x86_tpause_t`     | `wait_x86.hpp`      | `TPAUSE`              | WAITPKG          | TSC deadline           |
+ *  | `x86_umwait_t`     | `wait_x86.hpp`      | `UMONITOR` + `UMWAIT` | WAITPKG          | TSC deadline           |
+ *  | `arm64_yield_t`    | `wait_arm64.hpp`    | `YIELD`               | nothing          | a hint                 |
+ *  | `arm64_wfe_t`      | `wait_arm64.hpp`    | `LDXR` + `WFE`        | event stream     | event stream (100 µs)  |
+ *  | `arm64_wfet_t`     | `wait_arm64.hpp`    | `LDXR` + `WFET`       | FEAT_WFxT        | `CNTVCT_EL0` deadline  |
+ *  | `risc5_pause_t`    | `wait_risc5.hpp`    | `PAUSE`               | nothing          | a hint                 |
+ *  | `risc5_wrs_t`      | `wait_risc5.hpp`    | `LR` + `WRS.STO`      | Zawrs            | implementation timeout |
  *
- *  A wrapper may also accept the waiting thread's index, `micro_yield(thread)`, to back off on its own schedule;
- *  `micro_yield_with(wait, thread)` calls whichever shape the wrapper has.
+ *  A micro-wait may also accept the waiting thread's index, `micro_yield(thread)`, to back off on its own
+ *  schedule; `micro_yield_with(wait, thread)` calls whichever shape the wrapper has.
+ *
+ *  `nap_on(word, seen, micro_yield)` is the idle step of a pool in `nap()` mode: one bounded address wait with the
+ *  best wrapper the CPU has *at run time* (`nap_backend_t`: UMWAIT, WFET, WFE or WRS.STO), or the micro-wait where
+ *  it has none. The run-time check is one relaxed load of the cached capability word.
  *
  *  `basic_spin_mutex<micro_yield_t>` is a test-and-test-and-set lock: `lock`, `try_lock`, `unlock`, usable with
  *  `std::lock_guard`. It never enters the kernel with the default wrapper, so it is only the right lock for short
@@ -24,6 +35,7 @@
 #include <atomic>      // `std::atomic_bool`
 #include <type_traits> // `std::is_invocable_v`
 
+#include <forkunion/capabilities.hpp>
 #include <forkunion/types.hpp>
 #include <forkunion/wait_arm64.hpp>
 #include <forkunion/wait_portable.hpp>
@@ -40,6 +52,25 @@ using default_micro_yield_t = arm64_yield_t;
 using default_micro_yield_t = risc5_pause_t;
 #else
 using default_micro_yield_t = standard_yield_t; // no user-mode spin hint known for this target (e.g. s390x)
+#endif
+
+/**  @brief  The nap backend of targets without an address wait (or of portable builds): it never naps. */
+struct portable_nap_t {
+    static char const *instruction() noexcept { return nullptr; }
+    template <typename value_t>
+    static bool try_nap(std::atomic<value_t> const &, value_t) noexcept {
+        return false;
+    }
+};
+
+#if FORKUNION_ARCH_X86 && FORKUNION_INLINE_ASM && !FORKUNION_PORTABLE
+using nap_backend_t = x86_nap_t;
+#elif FORKUNION_ARCH_ARM64 && FORKUNION_INLINE_ASM && !FORKUNION_PORTABLE
+using nap_backend_t = arm64_nap_t;
+#elif FORKUNION_ARCH_RISCV && FORKUNION_INLINE_ASM && !FORKUNION_PORTABLE
+using nap_backend_t = risc5_nap_t;
+#else
+using nap_backend_t = portable_nap_t;
 #endif
 
 /**  @brief  Calls `wait(thread)` if the wrapper takes a thread index, else `wait()`. */
@@ -93,13 +124,15 @@ using spin_mutex_t = basic_spin_mutex<>;
  *  @brief  One idle step of a napping waiter: light-sleeps while `word` still equals `seen`, for at most a
  *          bounded time, then returns so the caller re-checks its condition (and its mood).
  *
- *  The pools call it from `nap()` mode with the epoch word. This portable version is one micro-wait; the
- *  hardware layer parks on the word's cache line with the best address monitor the CPU has at run time.
+ *  Parks on the word's cache line with `nap_backend_t`, the best address wait the CPU has at run time, and falls
+ *  back to one `micro_yield()` where it has none. No system call (after the first capability detection, which
+ *  happens once per process), no allocation. Any thread; `word` may be written concurrently: a write after the
+ *  caller read `seen` either shows in the backend's re-check or ends its wait. Implies no memory ordering: the
+ *  caller re-reads `word` with the order it needs.
  */
 template <typename value_type_, typename micro_yield_t>
 inline void nap_on(std::atomic<value_type_> const &word, value_type_ seen, micro_yield_t &micro_yield) noexcept {
-    (void)word, (void)seen;
-    micro_yield();
+    if (!nap_backend_t::try_nap(word, seen)) micro_yield();
 }
 
 } // namespace forkunion
