@@ -22,10 +22,10 @@ int main() {
     near.terminate();
 
     // Every domain: threads split in proportion to each domain's cores, at least one each.
+    std::size_t const cores = fu::allowed_cores_count(), domains = topology.compute_domains_count();
+    std::size_t const threads = cores < domains ? domains : cores; // at least one thread per domain
     fu::distributed_pool_t pool;
-    std::size_t const threads = fu::allowed_cores_count();
-    if (!pool.spawn(topology, threads < topology.compute_domains_count() ? topology.compute_domains_count() : threads))
-        return EXIT_FAILURE;
+    if (!pool.spawn(topology, threads)) return EXIT_FAILURE;
     for (std::size_t d = 0; d != pool.compute_domains_count(); ++d)
         std::printf("domain %zu: threads %zu..%zu\n", d, static_cast<std::size_t>(pool.first_thread_in(d)),
                     static_cast<std::size_t>(pool.first_thread_in(d) + pool.threads_count_in(d) - 1));
