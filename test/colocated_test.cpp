@@ -78,7 +78,8 @@ TEST(colocated, pinned_workers_report_their_cores) {
     for (fu::pinning_t pinning : {fu::pinning_t::core_k, fu::pinning_t::domain_k})
         for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k})
             on_own_thread([&] {
-                SCOPED_TRACE(::testing::Message() << fu::pinning_name(pinning) << ", " << exclusivity_name(exclusivity));
+                SCOPED_TRACE(::testing::Message()
+                             << fu::pinning_name(pinning) << ", " << exclusivity_name(exclusivity));
                 std::size_t const threads = 2 * cores.size() + 1; // wraps around the cores in `core_k`
                 fu::colocated_pool_t pool;
                 fu::thread_placement_t placement;
@@ -141,7 +142,8 @@ TEST(colocated, refused_pins_are_counted_and_the_pool_still_runs_everything) {
             on_own_thread([&] {
                 SCOPED_TRACE(::testing::Message() << "domain " << domain << ", " << fu::pinning_name(pinning));
                 std::set<std::size_t> const original = kernel_affinity();
-                std::vector<std::size_t> const cores(topology.cores_in(domain).begin(), topology.cores_in(domain).end());
+                std::vector<std::size_t> const cores(topology.cores_in(domain).begin(),
+                                                     topology.cores_in(domain).end());
                 std::size_t const threads = cores.size() + 3; // more than this machine's cores, too
                 // What the kernel will refuse, worked out from the recorded cores and this process's mask.
                 std::size_t expected_unpinned = 0;
@@ -174,7 +176,7 @@ TEST(colocated, prongs_carry_the_pools_domain) {
     ASSERT_TRUE(pool.spawn_on(topology, 1, 3, fu::caller_exclusive_k));
     EXPECT_EQ(pool.compute_domain(), 1u);
     using prong_t = fu::colocated_pool_t::prong_t;
-    std::atomic<std::size_t> wrong {0}, calls {0};
+    std::atomic<std::size_t> wrong{0}, calls{0};
     auto check = [&](prong_t prong) noexcept {
         calls.fetch_add(1);
         if (prong.compute_domain != 1 || prong.thread >= 3) wrong.fetch_add(1);
@@ -190,9 +192,11 @@ TEST(colocated, prongs_carry_the_pools_domain) {
     pool.for_n(10, [&](std::size_t task) noexcept { ledger.record(task); }).join();
     EXPECT_EQ(ledger.mistakes(), 0u);
     task_ledger generic(10);
-    pool.for_slices(10, [&](auto first, auto count) noexcept {
-            for (std::size_t i = 0; i != count; ++i) generic.record(first + i);
-        }).join();
+    pool.for_slices(10,
+                    [&](auto first, auto count) noexcept {
+                        for (std::size_t i = 0; i != count; ++i) generic.record(first + i);
+                    })
+        .join();
     EXPECT_EQ(generic.mistakes(), 0u);
 }
 

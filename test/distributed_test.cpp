@@ -90,36 +90,43 @@ void check_every_dispatch(pool_t &pool) {
     auto domain_of = [&](std::size_t thread) { return pool.locate_thread(thread).compute_domain; };
     for (std::size_t n : {std::size_t(0), std::size_t(1), threads - 1, threads, 3 * threads + 1, std::size_t(1000)}) {
         SCOPED_TRACE(::testing::Message() << "n = " << n);
-        std::atomic<std::size_t> wrong_domain {0}, wrong_block {0}, wrong_thread {0};
+        std::atomic<std::size_t> wrong_domain{0}, wrong_block{0}, wrong_thread{0};
         auto check = [&](prong_t prong) noexcept {
             if (prong.thread >= threads) return void(wrong_thread.fetch_add(1));
             if (prong.compute_domain != domain_of(prong.thread)) wrong_domain.fetch_add(1);
         };
         {
             task_ledger ledger(n);
-            pool.for_n(n, [&](prong_t prong) noexcept {
-                    ledger.record(prong.task);
-                    check(prong);
-                    if (prong.task < n && owner_of(prong.task, n, threads) != prong.thread) wrong_block.fetch_add(1);
-                }).join();
+            pool.for_n(n,
+                       [&](prong_t prong) noexcept {
+                           ledger.record(prong.task);
+                           check(prong);
+                           if (prong.task < n && owner_of(prong.task, n, threads) != prong.thread)
+                               wrong_block.fetch_add(1);
+                       })
+                .join();
             EXPECT_EQ(ledger.mistakes(), 0u) << "for_n";
         }
         {
             task_ledger ledger(n);
-            pool.for_n_dynamic(n, [&](prong_t prong) noexcept {
-                    ledger.record(prong.task);
-                    check(prong);
-                }).join();
+            pool.for_n_dynamic(n,
+                               [&](prong_t prong) noexcept {
+                                   ledger.record(prong.task);
+                                   check(prong);
+                               })
+                .join();
             EXPECT_EQ(ledger.mistakes(), 0u) << "for_n_dynamic";
         }
         {
             task_ledger ledger(n);
-            pool.for_slices(n, [&](prong_t first, std::size_t count) noexcept {
-                    fu::slice<std::size_t> const block = fu::static_slice(n, threads, first.thread);
-                    if (block.first != first.task || block.count != count) wrong_block.fetch_add(1);
-                    for (std::size_t i = 0; i != count; ++i) ledger.record(first.task + i);
-                    check(first);
-                }).join();
+            pool.for_slices(n,
+                            [&](prong_t first, std::size_t count) noexcept {
+                                fu::slice<std::size_t> const block = fu::static_slice(n, threads, first.thread);
+                                if (block.first != first.task || block.count != count) wrong_block.fetch_add(1);
+                                for (std::size_t i = 0; i != count; ++i) ledger.record(first.task + i);
+                                check(first);
+                            })
+                .join();
             EXPECT_EQ(ledger.mistakes(), 0u) << "for_slices";
         }
         {
@@ -127,7 +134,8 @@ void check_every_dispatch(pool_t &pool) {
             pool.for_threads([&](prong_t prong) noexcept {
                     ledger.record(prong.thread);
                     check(prong);
-                }).join();
+                })
+                .join();
             EXPECT_EQ(ledger.mistakes(), 0u) << "for_threads";
         }
         EXPECT_EQ(wrong_domain.load(), 0u) << "a prong named another domain than its thread's";
@@ -163,12 +171,24 @@ TEST(distributed, split_threads_by_cores_follows_the_quotas) {
         std::vector<std::size_t> expected;
     };
     std::vector<case_t> const cases = {
-        {{16, 16}, 2, {1, 1}},           {{16, 16}, 5, {3, 2}},           {{16, 16}, 32, {16, 16}},
-        {{16, 16}, 33, {17, 16}},        {{2, 6}, 8, {2, 6}},             {{2, 6}, 4, {1, 3}},
-        {{2, 6}, 3, {1, 2}},             {{6, 2}, 3, {2, 1}},             {{1, 7}, 4, {1, 3}},
-        {{1, 7}, 16, {2, 14}},           {{10, 5, 1}, 3, {1, 1, 1}},      {{10, 5, 1}, 4, {2, 1, 1}},
-        {{10, 5, 1}, 6, {3, 2, 1}},      {{10, 5, 1}, 16, {10, 5, 1}},    {{1, 1, 1, 100}, 4, {1, 1, 1, 1}},
-        {{1, 1, 1, 100}, 10, {1, 1, 1, 7}}, {{8, 8, 8, 8}, 6, {2, 2, 1, 1}}, {{0, 4}, 4, {1, 3}},
+        {{16, 16}, 2, {1, 1}},
+        {{16, 16}, 5, {3, 2}},
+        {{16, 16}, 32, {16, 16}},
+        {{16, 16}, 33, {17, 16}},
+        {{2, 6}, 8, {2, 6}},
+        {{2, 6}, 4, {1, 3}},
+        {{2, 6}, 3, {1, 2}},
+        {{6, 2}, 3, {2, 1}},
+        {{1, 7}, 4, {1, 3}},
+        {{1, 7}, 16, {2, 14}},
+        {{10, 5, 1}, 3, {1, 1, 1}},
+        {{10, 5, 1}, 4, {2, 1, 1}},
+        {{10, 5, 1}, 6, {3, 2, 1}},
+        {{10, 5, 1}, 16, {10, 5, 1}},
+        {{1, 1, 1, 100}, 4, {1, 1, 1, 1}},
+        {{1, 1, 1, 100}, 10, {1, 1, 1, 7}},
+        {{8, 8, 8, 8}, 6, {2, 2, 1, 1}},
+        {{0, 4}, 4, {1, 3}},
     };
     for (case_t const &c : cases) {
         std::vector<std::size_t> split(c.cores.size(), 0);
@@ -219,7 +239,7 @@ TEST(distributed, big_and_little_domains_get_threads_by_their_cores) {
     std::size_t const big = machine.topology.compute_capacity_in(0) == 1024 ? 0 : 1, little = 1 - big;
     ASSERT_EQ(machine.topology.logical_cores_count_in(big), 2u);
     ASSERT_EQ(machine.topology.logical_cores_count_in(little), 6u);
-    for (auto [threads, on_big, on_little] : std::vector<std::array<std::size_t, 3>> {{8, 2, 6}, {4, 1, 3}, {2, 1, 1}}) {
+    for (auto [threads, on_big, on_little] : std::vector<std::array<std::size_t, 3>>{{8, 2, 6}, {4, 1, 3}, {2, 1, 1}}) {
         pool_t pool;
         spawn_or_fail(pool, machine.topology, threads);
         EXPECT_EQ(pool.threads_count_in(big), on_big) << threads << " threads";
@@ -229,7 +249,7 @@ TEST(distributed, big_and_little_domains_get_threads_by_their_cores) {
 }
 
 TEST(distributed, each_task_runs_once_with_its_threads_domain) {
-    for (auto [machine, threads] : std::vector<std::pair<char const *, std::size_t>> {
+    for (auto [machine, threads] : std::vector<std::pair<char const *, std::size_t>>{
              {two_sockets_k, 5}, {eight_nodes_k, 12}, {cpuless_node_k, 17}})
         for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k}) {
             SCOPED_TRACE(::testing::Message() << machine << ", " << exclusivity_name(exclusivity));
@@ -243,7 +263,7 @@ TEST(distributed, each_task_runs_once_with_its_threads_domain) {
 }
 
 TEST(distributed, locate_thread_in_round_trips) {
-    for (auto [machine, threads] : std::vector<std::pair<char const *, std::size_t>> {
+    for (auto [machine, threads] : std::vector<std::pair<char const *, std::size_t>>{
              {two_sockets_k, 5}, {eight_nodes_k, 12}, {cpuless_node_k, 20}}) {
         SCOPED_TRACE(machine);
         pool_t pool;
@@ -261,8 +281,8 @@ TEST(distributed, locate_thread_in_round_trips) {
             EXPECT_LT(location.local_thread, pool.threads_count_in(location.compute_domain));
             EXPECT_EQ(pool.first_thread_in(location.compute_domain) + location.local_thread, thread);
             for (std::size_t d = 0; d != domains; ++d)
-                EXPECT_EQ(pool.locate_thread_in(thread, d), d == location.compute_domain ? location.local_thread
-                                                                                         : pool_t::npos_k)
+                EXPECT_EQ(pool.locate_thread_in(thread, d),
+                          d == location.compute_domain ? location.local_thread : pool_t::npos_k)
                     << "thread " << thread << ", domain " << d;
         }
         EXPECT_EQ(pool.locate_thread_in(threads, 0), pool_t::npos_k) << "past the last thread";
@@ -291,23 +311,28 @@ struct stealing_t {
  */
 stealing_t steal_once(pool_t &pool, std::size_t n, std::size_t stall_domain, std::size_t spin_per_task = 0) {
     std::size_t const threads = pool.threads_count();
-    std::atomic<std::size_t> outside {0}, early {0};
+    std::atomic<std::size_t> outside{0}, early{0};
     std::vector<std::atomic<bool>> started(threads);
     task_ledger ledger(n);
-    pool.for_n_dynamic(n, [&](prong_t prong) noexcept {
-            ledger.record(prong.task);
-            std::size_t const home = pool.locate_thread(owner_of(prong.task, n, threads)).compute_domain;
-            if (home != prong.compute_domain) {
-                outside.fetch_add(1, std::memory_order_relaxed);
-                std::size_t const first = pool.first_thread_in(prong.compute_domain);
-                for (std::size_t t = first; t != first + pool.threads_count_in(prong.compute_domain); ++t)
-                    if (pool.unsafe_claim_cursor(t).load(std::memory_order_relaxed) < fu::static_slice(n, threads, t).count)
-                        early.fetch_add(1, std::memory_order_relaxed);
-            }
-            if (prong.compute_domain == stall_domain && !started[prong.thread].exchange(true))
-                (void)eventually([&] { return outside.load(std::memory_order_relaxed) != 0; });
-            for (std::size_t i = 0; i != spin_per_task; ++i) std::atomic_signal_fence(std::memory_order_seq_cst);
-        }).join();
+    pool.for_n_dynamic(n,
+                       [&](prong_t prong) noexcept {
+                           ledger.record(prong.task);
+                           std::size_t const home = pool.locate_thread(owner_of(prong.task, n, threads)).compute_domain;
+                           if (home != prong.compute_domain) {
+                               outside.fetch_add(1, std::memory_order_relaxed);
+                               std::size_t const first = pool.first_thread_in(prong.compute_domain);
+                               for (std::size_t t = first; t != first + pool.threads_count_in(prong.compute_domain);
+                                    ++t)
+                                   if (pool.unsafe_claim_cursor(t).load(std::memory_order_relaxed) <
+                                       fu::static_slice(n, threads, t).count)
+                                       early.fetch_add(1, std::memory_order_relaxed);
+                           }
+                           if (prong.compute_domain == stall_domain && !started[prong.thread].exchange(true))
+                               (void)eventually([&] { return outside.load(std::memory_order_relaxed) != 0; });
+                           for (std::size_t i = 0; i != spin_per_task; ++i)
+                               std::atomic_signal_fence(std::memory_order_seq_cst);
+                       })
+        .join();
     return {outside.load(), early.load(), ledger.mistakes()};
 }
 
@@ -319,7 +344,7 @@ TEST(distributed, dynamic_stealing_stays_in_its_domain_until_the_domain_runs_dry
         SCOPED_TRACE(exclusivity_name(exclusivity));
         pool_t pool;
         spawn_or_fail(pool, topology, 6, exclusivity); // 3 + 3
-        ASSERT_EQ(split_of(pool), (std::vector<std::size_t> {3, 3}));
+        ASSERT_EQ(split_of(pool), (std::vector<std::size_t>{3, 3}));
         std::size_t const n = 600;
 
         // Domain 1's threads hold their first task, so domain 0 runs dry first and must cross over to finish.
@@ -364,7 +389,7 @@ TEST(distributed, refused_pins_are_counted_and_every_task_still_runs) {
                 std::vector<std::size_t> const cores(topology.cores_in(d).begin(), topology.cores_in(d).end());
                 for (std::size_t local = 0; local != 3; ++local)
                     expected_unpinned[d] += !any_allowed(pinning == fu::pinning_t::core_k
-                                                             ? std::set<std::size_t> {cores[local % cores.size()]}
+                                                             ? std::set<std::size_t>{cores[local % cores.size()]}
                                                              : std::set<std::size_t>(cores.begin(), cores.end()));
             }
             std::size_t const refusals_before = fu::affinity_refusals_count();
@@ -402,7 +427,7 @@ TEST(distributed, spawn_refuses_bad_requests_and_leaves_nothing_behind) {
         pool.terminate();
         // Respawn on another machine shape: the previous layout is released, the new one used.
         ASSERT_TRUE(pool.spawn(recorded(eight_nodes_k), 9, fu::caller_exclusive_k));
-        EXPECT_EQ(split_of(pool), (std::vector<std::size_t> {2, 1, 1, 1, 1, 1, 1, 1}));
+        EXPECT_EQ(split_of(pool), (std::vector<std::size_t>{2, 1, 1, 1, 1, 1, 1, 1}));
         check_every_dispatch(pool);
     });
     EXPECT_TRUE(threads_settle_to(threads_before));
@@ -449,7 +474,7 @@ TEST(distributed, pinned_workers_report_their_domains_cores) {
                                                      topology.cores_in(location.compute_domain).end());
                 std::set<std::size_t> const expected =
                     pinning == fu::pinning_t::core_k
-                        ? std::set<std::size_t> {cores[location.local_thread % cores.size()]}
+                        ? std::set<std::size_t>{cores[location.local_thread % cores.size()]}
                         : std::set<std::size_t>(cores.begin(), cores.end());
                 EXPECT_EQ(seen[thread], expected) << "thread " << thread;
             }

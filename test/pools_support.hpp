@@ -57,7 +57,9 @@ void on_own_thread(body_t &&body) {
 }
 
 /**  The ids of a topology's core list, as a set. */
-inline std::set<std::size_t> set_of(core_ids_t cores) { return {cores.begin(), cores.end()}; }
+inline std::set<std::size_t> set_of(core_ids_t cores) {
+    return {cores.begin(), cores.end()};
+}
 
 /**  Whether the kernel lets the calling thread run on any CPU of `cores`. */
 inline bool any_allowed(std::set<std::size_t> const &cores) {

@@ -175,25 +175,17 @@ struct in_domain {
     fn_type_ fn;
     index_type_ domain;
 
-    void operator()(index_type_ task) noexcept
-        requires std::is_invocable_v<fn_type_ &, index_type_>
-    {
-        fn(task);
-    }
-    void operator()(prong_t prong) noexcept
-        requires(!std::is_invocable_v<fn_type_ &, index_type_>)
-    {
+    void operator()(index_type_ task) noexcept requires std::is_invocable_v<fn_type_ &, index_type_> { fn(task); }
+    void operator()(prong_t prong) noexcept requires(!std::is_invocable_v<fn_type_ &, index_type_>) {
         prong.compute_domain = domain;
         fn(prong);
     }
-    void operator()(index_type_ first, index_type_ count) noexcept
-        requires std::is_invocable_v<fn_type_ &, index_type_, index_type_>
-    {
+    void operator()(index_type_ first,
+                    index_type_ count) noexcept requires std::is_invocable_v<fn_type_ &, index_type_, index_type_> {
         fn(first, count);
     }
     void operator()(prong_t prong, index_type_ count) noexcept
-        requires(!std::is_invocable_v<fn_type_ &, index_type_, index_type_>)
-    {
+        requires(!std::is_invocable_v<fn_type_ &, index_type_, index_type_>) {
         prong.compute_domain = domain;
         fn(prong, count);
     }
@@ -256,8 +248,10 @@ public:
         std::size_t cores_count = placement.cores;
         if (cores_count == automatic_cores_k) {
             cpu_mask_t allowed, effective;
-            if (try_read_current_affinity(allowed)) cores_count = effective_cores(cores, placement.pinning, allowed, effective);
-            else cores_count = allowed_cores_count();
+            if (try_read_current_affinity(allowed))
+                cores_count = effective_cores(cores, placement.pinning, allowed, effective);
+            else
+                cores_count = allowed_cores_count();
         }
         home_.node = to_numa_node_id(topology.memory_node_id(topology.local_memory_of(domain)));
         status_t const spawned = pool_.spawn(threads, exclusivity, cores_count);
@@ -286,7 +280,8 @@ public:
             }
             if (placement.name && (exclusive || thread != 0)) {
                 char name[thread_name_capacity_k];
-                compose_thread_name(name, placement.name, placement.first_name_index + static_cast<std::size_t>(thread));
+                compose_thread_name(name, placement.name,
+                                    placement.first_name_index + static_cast<std::size_t>(thread));
                 (void)try_name_current_thread(name); // counted if refused; a name is a convenience
             }
         };
@@ -392,12 +387,12 @@ private:
         return {std::forward<fn_type_>(fn), domain_};
     }
 
-    memory_home_t home_;                      // node of the thread table; read by `pool_`'s allocator
-    flat_t pool_;                             // everything that runs
-    saved_affinity_t saved_;                  // the inclusive caller's mask before `spawn_on` pinned it
-    std::atomic<index_t> unpinned_ {0};       // refused pins of the latest spawn (written by the setup dispatch)
-    index_t domain_ = 0;                      // the compute domain of the latest spawn
-    pinning_t pinning_ = pinning_t::none_k;   // the pinning mode of the latest spawn
+    memory_home_t home_;                    // node of the thread table; read by `pool_`'s allocator
+    flat_t pool_;                           // everything that runs
+    saved_affinity_t saved_;                // the inclusive caller's mask before `spawn_on` pinned it
+    std::atomic<index_t> unpinned_{0};      // refused pins of the latest spawn (written by the setup dispatch)
+    index_t domain_ = 0;                    // the compute domain of the latest spawn
+    pinning_t pinning_ = pinning_t::none_k; // the pinning mode of the latest spawn
 };
 
 /**  @brief  The default colocated pool: `std::size_t` indices, the target's micro-wait, 128-byte padding. */

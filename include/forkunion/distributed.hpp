@@ -224,8 +224,8 @@ public:
      *  A refused pin or memory binding is not a failure: see `unpinned_threads_count()`, `memory_placed_in(d)`.
      */
     template <typename topology_type_>
-    status_t spawn(topology_type_ const &topology, index_t threads, caller_exclusivity_t exclusivity = caller_inclusive_k,
-                   thread_placement_t placement = {}) noexcept {
+    status_t spawn(topology_type_ const &topology, index_t threads,
+                   caller_exclusivity_t exclusivity = caller_inclusive_k, thread_placement_t placement = {}) noexcept {
         std::size_t const domains = static_cast<std::size_t>(topology.compute_domains_count());
         if (threads == 0 || domains == 0 || domains > static_cast<std::size_t>(threads))
             return status_code_t::invalid_argument_k;
@@ -236,7 +236,8 @@ public:
         std::size_t *cores = new (std::nothrow) std::size_t[domains];
         index_t *split = new (std::nothrow) index_t[domains];
         status_t status;
-        if (!table || !cores || !split) status = status_code_t::bad_alloc_k;
+        if (!table || !cores || !split)
+            status = status_code_t::bad_alloc_k;
         else {
             for (std::size_t d = 0; d != domains; ++d)
                 cores[d] = static_cast<std::size_t>(topology.logical_cores_count_in(d));
@@ -293,7 +294,8 @@ public:
         domains_count_ = static_cast<index_t>(domains);
         exclusivity_ = exclusivity;
         oversubscribed_ = false;
-        for (std::size_t d = 0; d != domains; ++d) oversubscribed_ = oversubscribed_ || table[d].slot->pool.oversubscribed();
+        for (std::size_t d = 0; d != domains; ++d)
+            oversubscribed_ = oversubscribed_ || table[d].slot->pool.oversubscribed();
         threads_count_.store(threads, std::memory_order_relaxed);
         // D4 → published: pairs with the acquire of the next claim (DP), which then sees the layout above.
         std::uint64_t const ticket = claim_.load(std::memory_order_relaxed);
@@ -361,8 +363,10 @@ public:
         index_t low = 0, high = domains_count_; // the domain is the last one whose first thread is <= `thread`
         while (high - low > 1) {
             index_t const middle = static_cast<index_t>(low + (high - low) / 2);
-            if (domains_[middle].first_thread <= thread) low = middle;
-            else high = middle;
+            if (domains_[middle].first_thread <= thread)
+                low = middle;
+            else
+                high = middle;
         }
         return {low, static_cast<index_t>(thread - (domains_count_ ? domains_[low].first_thread : index_t(0)))};
     }
@@ -424,7 +428,7 @@ public:
     template <typename fn_type_>
     [[nodiscard]] auto for_n(index_t n, fn_type_ &&fn) noexcept {
         return dispatch_guard_t<basic_distributed_pool, n_fork_t<std::decay_t<fn_type_>>>(*this, n,
-                                                                                        std::forward<fn_type_>(fn));
+                                                                                          std::forward<fn_type_>(fn));
     }
 
     /**
@@ -491,7 +495,7 @@ public:
         if (token_of_(ticket) != generation || state_of_(ticket) != published_k) return;
         for (index_t d = 0; d != domains_count_; ++d) {
             generation_t const inner = domains_[d].generation.load(std::memory_order_relaxed);
-            std::atomic_thread_fence(std::memory_order_acquire); // pairs with DP's release fence (seqlock)
+            std::atomic_thread_fence(std::memory_order_acquire);          // pairs with DP's release fence (seqlock)
             if (claim_.load(std::memory_order_relaxed) != ticket) return; // a newer claim: `generation` is done
             domains_[d].slot->pool.unsafe_join(inner);
         }
@@ -557,11 +561,11 @@ private:
     struct domain_t {
         domain_slot_t *slot = nullptr;
         std::size_t slot_bytes = 0;
-        std::size_t cores = 0;                   // spawn only: the cores its threads run on
+        std::size_t cores = 0; // spawn only: the cores its threads run on
         index_t first_thread = 0;
         index_t threads = 0;
-        std::atomic<generation_t> generation {0}; // g_d, written by the claim holder (D2)
-        bool placed = false;                      // the slot's mapping is bound to the domain's node
+        std::atomic<generation_t> generation{0}; // g_d, written by the claim holder (D2)
+        bool placed = false;                     // the slot's mapping is bound to the domain's node
     };
 
     static constexpr std::uint64_t claimed_k = 0, published_k = 1, closed_k = 2;
@@ -575,9 +579,9 @@ private:
     }
 
     /**  The dispatcher's word (DP, DT, DM): its own line, written once or twice per dispatch. */
-    alignas(alignment_k) std::atomic<std::uint64_t> claim_ {closed_k};
+    alignas(alignment_k) std::atomic<std::uint64_t> claim_{closed_k};
     /**  The layout: written by `spawn` and `terminate`, read by every thread of every dispatch. */
-    alignas(alignment_k) std::atomic<index_t> threads_count_ {0};
+    alignas(alignment_k) std::atomic<index_t> threads_count_{0};
     index_t domains_count_ = 0;
     domain_t *domains_ = nullptr;
     caller_exclusivity_t exclusivity_ = caller_inclusive_k;
@@ -662,7 +666,7 @@ private:
 
     template <typename fn_t>
     static void threads_trampoline_(void *context, index_t thread, index_t domain) noexcept {
-        call_with_prong(*static_cast<fn_t *>(context), prong_t {thread, thread, domain});
+        call_with_prong(*static_cast<fn_t *>(context), prong_t{thread, thread, domain});
     }
 
     template <typename fn_t>
@@ -672,7 +676,7 @@ private:
         template <typename arg_type_>
         threads_fork_t(basic_distributed_pool &, arg_type_ &&arg) noexcept : fn(std::forward<arg_type_>(arg)) {}
         static void trampoline(void *self, index_t thread, index_t domain) noexcept {
-            call_with_prong(static_cast<threads_fork_t *>(self)->fn, prong_t {thread, thread, domain});
+            call_with_prong(static_cast<threads_fork_t *>(self)->fn, prong_t{thread, thread, domain});
         }
     };
 
@@ -689,7 +693,7 @@ private:
             auto &fork = *static_cast<n_fork_t *>(self);
             slice<index_t> const block = static_slice(fork.n, fork.pool.threads_(), thread);
             for (index_t offset = 0; offset < block.count; ++offset)
-                call_with_prong(fork.fn, prong_t {static_cast<index_t>(block.first + offset), thread, domain});
+                call_with_prong(fork.fn, prong_t{static_cast<index_t>(block.first + offset), thread, domain});
         }
     };
 
@@ -705,7 +709,7 @@ private:
         static void trampoline(void *self, index_t thread, index_t domain) noexcept {
             auto &fork = *static_cast<slices_fork_t *>(self);
             slice<index_t> const block = static_slice(fork.n, fork.pool.threads_(), thread);
-            if (block.count) call_with_slice(fork.fn, prong_t {block.first, thread, domain}, block.count);
+            if (block.count) call_with_slice(fork.fn, prong_t{block.first, thread, domain}, block.count);
         }
     };
 
@@ -729,7 +733,7 @@ private:
             if (cursor.load(std::memory_order_relaxed) >= block.count) return;
             // Relaxed: the RMW's atomicity makes every offset unique; results are published by the inner T3.
             for (index_t offset; (offset = cursor.fetch_add(1, std::memory_order_relaxed)) < block.count;)
-                call_with_prong(fn, prong_t {static_cast<index_t>(block.first + offset), thread, domain});
+                call_with_prong(fn, prong_t{static_cast<index_t>(block.first + offset), thread, domain});
         }
 
         /**  Drains `count` threads of `victims`, from local `start` in the coprime order seeded by `seed`. */
