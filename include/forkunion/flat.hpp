@@ -691,7 +691,13 @@ private:
                                                            std::memory_order_relaxed))
             return threads_() == 0 ? status_code_t::not_spawned_k : status_code_t::contended_k;
         control_.sleep_us.store(sleep_us, std::memory_order_relaxed);
-        control_.mood.store(mood, std::memory_order_relaxed);
+        mood_t const previous = control_.mood.exchange(mood, std::memory_order_relaxed);
+        // Leaving `sleep` for another idle mode: wake the kernel sleepers now, or the next dispatch, seeing no
+        // `sleep` mood, would not (a lost wake-up with `sleep(0)`). Release pairs with `sleep_until_woken_`.
+        if (previous == mood_t::sleep_k && mood != mood_t::sleep_k) {
+            control_.wake.fetch_add(1, std::memory_order_release);
+            kernel_wake_all(control_.wake);
+        }
         // Pairs with the next claimer's T1 acquire: it sees this mood and wakes kernel sleepers if needed.
         sync_.threads_to_sync.store(0, std::memory_order_release);
         return status_code_t::success_k;
