@@ -28,6 +28,7 @@ namespace fu = forkunion;
 using forkunion::testing::comms_of_this_process;
 using forkunion::testing::ids_of;
 using forkunion::testing::kernel_affinity;
+using forkunion::testing::on_own_thread;
 
 namespace {
 
@@ -37,11 +38,6 @@ std::string comm_of_this_thread() {
     std::string name;
     std::getline(file, name);
     return name;
-}
-
-template <typename body_t>
-void on_own_thread(body_t &&body) {
-    std::thread(std::forward<body_t>(body)).join();
 }
 
 TEST(affinity, pins_the_calling_thread_to_each_allowed_core) {

@@ -50,12 +50,6 @@ inline constexpr char const *eight_nodes_k = "64amd64-4p2n4ca2co";
 /**  16 NUMA nodes of 8 CPUs, plus node 16 with memory and no CPU: 16 compute, 17 memory domains. */
 inline constexpr char const *cpuless_node_k = "128ia64-17n4s2c";
 
-/**  Runs `body` on a thread of its own and joins it. */
-template <typename body_t>
-void on_own_thread(body_t &&body) {
-    std::thread(std::forward<body_t>(body)).join();
-}
-
 /**  The ids of a topology's core list, as a set. */
 inline std::set<std::size_t> set_of(core_ids_t cores) {
     return {cores.begin(), cores.end()};

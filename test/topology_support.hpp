@@ -18,6 +18,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include <sched.h>  // `sched_getaffinity`
@@ -26,6 +28,12 @@
 #include <forkunion/cpu_mask.hpp>
 
 namespace forkunion::testing {
+
+/**  Runs `body` on a thread of its own and joins it: pins and names then change that thread only. */
+template <typename body_t>
+void on_own_thread(body_t &&body) {
+    std::thread(std::forward<body_t>(body)).join();
+}
 
 /**  The ids of a kernel list such as `"0-3,8,10-11"`; `""` is empty. Throws on anything else. */
 inline std::set<std::size_t> cpus_of(std::string const &list) {

@@ -174,7 +174,10 @@ bool split_threads_by_cores(std::size_t const *cores, std::size_t domains, std::
  */
 template <typename micro_yield_type_ = default_micro_yield_t, typename index_type_ = std::size_t,
           std::size_t alignment_ = default_alignment_k>
-class basic_distributed_pool {
+class basic_distributed_pool
+    : public dispatch_verbs_t<basic_distributed_pool<micro_yield_type_, index_type_, alignment_>, index_type_> {
+    friend class dispatch_verbs_t<basic_distributed_pool, index_type_>;
+
 public:
     using micro_yield_t = micro_yield_type_;
     using index_t = index_type_;
@@ -409,63 +412,9 @@ public:
         return change_mood_([microseconds](colocated_t &pool) noexcept { return pool.sleep(microseconds); });
     }
 
-    // ---- Dispatch ----
-
-    /**
-     *  @brief  `fn(thread)` (or `fn(prong)`, task = thread) once on every global thread.
-     *  Serial equivalent: `for (t = 0; t < threads_count(); ++t) fn(t);`
-     */
-    template <typename fn_type_>
-    [[nodiscard]] auto for_threads(fn_type_ &&fn) noexcept {
-        return dispatch_guard_t<basic_distributed_pool, threads_fork_t<std::decay_t<fn_type_>>>(
-            *this, std::forward<fn_type_>(fn));
-    }
-
-    /**
-     *  @brief  `fn(task)` (or `fn(prong)`) for every task in `[0, n)`, global thread t running the block
-     *          `static_slice(n, threads_count(), t)`. Serial equivalent: `for (i = 0; i < n; ++i) fn(i);`
-     */
-    template <typename fn_type_>
-    [[nodiscard]] auto for_n(index_t n, fn_type_ &&fn) noexcept {
-        return dispatch_guard_t<basic_distributed_pool, n_fork_t<std::decay_t<fn_type_>>>(*this, n,
-                                                                                          std::forward<fn_type_>(fn));
-    }
-
-    /**
-     *  @brief  `fn(task)` (or `fn(prong)`) for every task in `[0, n)`, for tasks of uneven cost: each thread drains
-     *          its own static block, then steals inside its domain, then across domains (see the file comment).
-     *          Serial equivalent: `for (i = 0; i < n; ++i) fn(i);`
-     */
-    template <typename fn_type_>
-    [[nodiscard]] auto for_n_dynamic(index_t n, fn_type_ &&fn) noexcept {
-        return dispatch_guard_t<basic_distributed_pool, n_dynamic_fork_t<std::decay_t<fn_type_>>>(
-            *this, n, std::forward<fn_type_>(fn));
-    }
-
-    /**
-     *  @brief  `fn(first, count)` (or `fn(prong, count)`, task = first) once per global thread whose static block
-     *          is non-empty; threads with empty blocks are not called. Serial equivalent:
-     *          `for (t = 0; t < threads; ++t) if (s = static_slice(n, threads, t); s.count) fn(s.first, s.count);`
-     */
-    template <typename fn_type_>
-    [[nodiscard]] auto for_slices(index_t n, fn_type_ &&fn) noexcept {
-        return dispatch_guard_t<basic_distributed_pool, slices_fork_t<std::decay_t<fn_type_>>>(
-            *this, n, std::forward<fn_type_>(fn));
-    }
-
-    /**
-     *  @brief  Broadcasts `fn(thread)` (or `fn(prong)`) to every global thread without blocking; returns the odd
-     *          generation, or 0 if refused. `fn` must be an lvalue that outlives the dispatch. Inclusive pools run
-     *          the caller's slice inside `unsafe_join`, which must be called.
-     */
-    template <typename fn_type_>
-    [[nodiscard]] generation_t unsafe_for_threads(fn_type_ &&fn) noexcept {
-        static_assert(std::is_lvalue_reference_v<fn_type_>,
-                      "unsafe_for_threads keeps the callable's address: pass an lvalue that outlives the dispatch");
-        using fn_t = std::remove_reference_t<fn_type_>;
-        void *context = const_cast<void *>(static_cast<void const volatile *>(std::addressof(fn)));
-        return unsafe_publish(&threads_trampoline_<fn_t>, context, false).generation;
-    }
+    // ---- Dispatch: `for_threads`, `for_n`, `for_n_dynamic`, `for_slices` and `unsafe_for_threads` come from
+    // `dispatch_verbs_t` (global thread indices; `for_n_dynamic` steals inside the thief's domain first, then
+    // across domains, see the file comment); the split broadcast's other half follows. ----
 
     /**
      *  @brief  True once dispatch `generation` has retired on every thread of every domain, or if it is not in

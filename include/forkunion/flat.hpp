@@ -121,15 +121,19 @@ namespace forkunion {
  */
 template <typename fn_type_, typename index_type_>
 inline void call_with_prong(fn_type_ &fn, local_prong<index_type_> prong) noexcept {
-    if constexpr (std::is_invocable_v<fn_type_ &, index_type_>) fn(prong.task);
-    else fn(prong);
+    if constexpr (std::is_invocable_v<fn_type_ &, index_type_>)
+        fn(prong.task);
+    else
+        fn(prong);
 }
 
 /**  @brief  Calls `fn(prong.task, count)` if `fn` takes two indices, else `fn(prong, count)`: `for_slices`. */
 template <typename fn_type_, typename index_type_>
 inline void call_with_slice(fn_type_ &fn, local_prong<index_type_> prong, index_type_ count) noexcept {
-    if constexpr (std::is_invocable_v<fn_type_ &, index_type_, index_type_>) fn(prong.task, count);
-    else fn(prong, count);
+    if constexpr (std::is_invocable_v<fn_type_ &, index_type_, index_type_>)
+        fn(prong.task, count);
+    else
+        fn(prong, count);
 }
 
 /**  @brief  How idle workers wait: the `mood` word of the protocol. */
@@ -198,6 +202,87 @@ private:
 };
 
 /**
+ *  @brief  The dispatch verbs every pool kind offers, written once over the pool's own fork types (CRTP).
+ *
+ *  A pool `P` derives from `dispatch_verbs_t<P, index_t>`, befriends it, and supplies the fork types
+ *  `threads_fork_t<fn>`, `n_fork_t<fn>`, `n_dynamic_fork_t<fn>` and `slices_fork_t<fn>` (each with a `trampoline`,
+ *  a `resets_cursors_k` and a constructor from the pool and the verb's arguments), the trampoline
+ *  `threads_trampoline_<fn>`, and `unsafe_publish`. What follows holds for every pool kind; each pool's header says
+ *  how it numbers and places its threads, and what a prong's `compute_domain` is. Callable from any thread; a
+ *  dispatch racing another one, or nested in one, is refused (`contended`) as the pool's header describes.
+ */
+template <typename pool_type_, typename index_type_>
+class dispatch_verbs_t {
+public:
+    using index_t = index_type_;
+
+    /**
+     *  @brief  Calls `fn(thread)` (or `fn(prong)`, whose task is the thread) once on every thread.
+     *  Serial equivalent: `for (index_t t = 0; t < threads_count(); ++t) fn(t);`
+     */
+    template <typename fn_type_>
+    [[nodiscard]] auto for_threads(fn_type_ &&fn) noexcept {
+        using fork_t = typename pool_type_::template threads_fork_t<std::decay_t<fn_type_>>;
+        return dispatch_guard_t<pool_type_, fork_t>(self_(), std::forward<fn_type_>(fn));
+    }
+
+    /**
+     *  @brief  Calls `fn(task)` (or `fn(prong)`) for every task in `[0, n)`, thread t running the contiguous
+     *          block `static_slice(n, threads_count(), t)`. Serial equivalent:
+     *          `for (index_t i = 0; i < n; ++i) fn(i);`  ~  `#pragma omp parallel for schedule(static)`
+     */
+    template <typename fn_type_>
+    [[nodiscard]] auto for_n(index_t n, fn_type_ &&fn) noexcept {
+        using fork_t = typename pool_type_::template n_fork_t<std::decay_t<fn_type_>>;
+        return dispatch_guard_t<pool_type_, fork_t>(self_(), n, std::forward<fn_type_>(fn));
+    }
+
+    /**
+     *  @brief  Calls `fn(task)` (or `fn(prong)`) for every task in `[0, n)`, for tasks of uneven cost: each thread
+     *          drains its own static block through a private, padded `fetch_add` cursor, then steals single tasks
+     *          from other threads' cursors in a coprime-stride order seeded by its index (a distributed pool
+     *          steals inside the thief's compute domain first). Serial equivalent:
+     *          `for (index_t i = 0; i < n; ++i) fn(i);`  ~  `#pragma omp parallel for schedule(dynamic, 1)`
+     */
+    template <typename fn_type_>
+    [[nodiscard]] auto for_n_dynamic(index_t n, fn_type_ &&fn) noexcept {
+        using fork_t = typename pool_type_::template n_dynamic_fork_t<std::decay_t<fn_type_>>;
+        return dispatch_guard_t<pool_type_, fork_t>(self_(), n, std::forward<fn_type_>(fn));
+    }
+
+    /**
+     *  @brief  Calls `fn(first, count)` (or `fn(prong, count)`, whose task is `first`) once per thread whose block
+     *          of the static split is non-empty; a thread with an empty block is not called. Serial equivalent:
+     *          `for (t = 0; t < threads; ++t) if (s = static_slice(n, threads, t); s.count) fn(s.first, s.count);`
+     */
+    template <typename fn_type_>
+    [[nodiscard]] auto for_slices(index_t n, fn_type_ &&fn) noexcept {
+        using fork_t = typename pool_type_::template slices_fork_t<std::decay_t<fn_type_>>;
+        return dispatch_guard_t<pool_type_, fork_t>(self_(), n, std::forward<fn_type_>(fn));
+    }
+
+    /**
+     *  @brief  Broadcasts `fn(thread)` (or `fn(prong)`) to every thread without blocking and returns the
+     *          dispatch's odd generation, or 0 if refused (contended or not spawned). `fn` must be an lvalue that
+     *          outlives the dispatch.
+     *
+     *  On exclusive pools the workers start now; poll `is_complete(generation)` and `unsafe_join(generation)`.
+     *  On inclusive pools thread 0's slice runs inside `unsafe_join`, which must be called.
+     */
+    template <typename fn_type_>
+    [[nodiscard]] index_t unsafe_for_threads(fn_type_ &&fn) noexcept {
+        static_assert(std::is_lvalue_reference_v<fn_type_>,
+                      "unsafe_for_threads keeps the callable's address: pass an lvalue that outlives the dispatch");
+        using fn_t = std::remove_reference_t<fn_type_>;
+        void *context = const_cast<void *>(static_cast<void const volatile *>(std::addressof(fn)));
+        return self_().unsafe_publish(&pool_type_::template threads_trampoline_<fn_t>, context, false).generation;
+    }
+
+private:
+    pool_type_ &self_() noexcept { return static_cast<pool_type_ &>(*this); }
+};
+
+/**
  *  @brief  The flat fork-join pool. See the file comment for the protocol, the threading contract and the
  *          idle modes.
  *
@@ -214,7 +299,10 @@ private:
  */
 template <typename allocator_type_ = std::allocator<std::thread>, typename micro_yield_type_ = default_micro_yield_t,
           typename index_type_ = std::size_t, std::size_t alignment_ = default_alignment_k>
-class basic_pool {
+class basic_pool
+    : public dispatch_verbs_t<basic_pool<allocator_type_, micro_yield_type_, index_type_, alignment_>, index_type_> {
+    friend class dispatch_verbs_t<basic_pool, index_type_>;
+
 public:
     using allocator_t = allocator_type_;
     using micro_yield_t = micro_yield_type_;
@@ -400,65 +488,8 @@ public:
     /**  @brief  The current idle mode (spin, nap or sleep). */
     [[nodiscard]] mood_t mood() const noexcept { return control_.mood.load(std::memory_order_relaxed); }
 
-    // ---- Dispatch ----
-
-    /**
-     *  @brief  Calls `fn(thread)` (or `fn(prong)`, whose task is the thread) once on every thread.
-     *  Serial equivalent: `for (index_t t = 0; t < threads_count(); ++t) fn(t);`
-     */
-    template <typename fn_type_>
-    [[nodiscard]] auto for_threads(fn_type_ &&fn) noexcept {
-        return dispatch_guard_t<basic_pool, threads_fork_t<std::decay_t<fn_type_>>>(*this, std::forward<fn_type_>(fn));
-    }
-
-    /**
-     *  @brief  Calls `fn(task)` (or `fn(prong)`) for every task in `[0, n)`, thread t running the contiguous
-     *          block `static_slice(n, threads_count(), t)`. Serial equivalent:
-     *          `for (index_t i = 0; i < n; ++i) fn(i);`  ~  `#pragma omp parallel for schedule(static)`
-     */
-    template <typename fn_type_>
-    [[nodiscard]] auto for_n(index_t n, fn_type_ &&fn) noexcept {
-        return dispatch_guard_t<basic_pool, n_fork_t<std::decay_t<fn_type_>>>(*this, n, std::forward<fn_type_>(fn));
-    }
-
-    /**
-     *  @brief  Calls `fn(task)` (or `fn(prong)`) for every task in `[0, n)`, for tasks of uneven cost: each thread
-     *          drains its own static block through a private, padded `fetch_add` cursor, then steals single tasks
-     *          from the other threads' cursors in a coprime-stride order seeded by its index. Serial equivalent:
-     *          `for (index_t i = 0; i < n; ++i) fn(i);`  ~  `#pragma omp parallel for schedule(dynamic, 1)`
-     */
-    template <typename fn_type_>
-    [[nodiscard]] auto for_n_dynamic(index_t n, fn_type_ &&fn) noexcept {
-        return dispatch_guard_t<basic_pool, n_dynamic_fork_t<std::decay_t<fn_type_>>>(*this, n,
-                                                                                      std::forward<fn_type_>(fn));
-    }
-
-    /**
-     *  @brief  Calls `fn(first, count)` (or `fn(prong, count)`, whose task is `first`) once per thread whose block
-     *          of the static split is non-empty; a thread with an empty block is not called. Serial equivalent:
-     *          `for (t = 0; t < threads; ++t) if (s = static_slice(n, threads, t); s.count) fn(s.first, s.count);`
-     */
-    template <typename fn_type_>
-    [[nodiscard]] auto for_slices(index_t n, fn_type_ &&fn) noexcept {
-        return dispatch_guard_t<basic_pool, slices_fork_t<std::decay_t<fn_type_>>>(*this, n,
-                                                                                   std::forward<fn_type_>(fn));
-    }
-
-    /**
-     *  @brief  Broadcasts `fn(thread)` to every thread without blocking and returns the dispatch's odd generation,
-     *          or 0 if refused (contended or not spawned). `fn` must be an lvalue that outlives the dispatch.
-     *
-     *  On exclusive pools the workers start now; poll `is_complete(generation)` and `unsafe_join(generation)`.
-     *  On inclusive pools thread 0's slice runs inside `unsafe_join`, which must be called.
-     */
-    template <typename fn_type_>
-    [[nodiscard]] generation_t unsafe_for_threads(fn_type_ &&fn) noexcept {
-        static_assert(std::is_lvalue_reference_v<fn_type_>,
-                      "unsafe_for_threads keeps the callable's address: pass an lvalue that outlives the dispatch");
-        using fn_t = std::remove_reference_t<fn_type_>;
-        void *context = const_cast<void *>(static_cast<void const volatile *>(std::addressof(fn)));
-        return unsafe_publish(&threads_trampoline_<fn_t>, context, false).generation;
-    }
+    // ---- Dispatch: `for_threads`, `for_n`, `for_n_dynamic`, `for_slices` and `unsafe_for_threads` come from
+    // `dispatch_verbs_t`; the split broadcast's other half follows. ----
 
     /**
      *  @brief  True once dispatch `generation` has retired on every thread, or if it is not in flight (0, stale,
@@ -594,12 +625,12 @@ private:
 
     template <typename fn_t>
     static void call_task_(fn_t &fn, index_t task, index_t thread) noexcept {
-        call_with_prong(fn, prong_t {task, thread, 0});
+        call_with_prong(fn, prong_t{task, thread, 0});
     }
 
     template <typename fn_t>
     static void call_slice_(fn_t &fn, index_t first, index_t count, index_t thread) noexcept {
-        call_with_slice(fn, prong_t {first, thread, 0}, count);
+        call_with_slice(fn, prong_t{first, thread, 0}, count);
     }
 
     template <typename fn_t>
