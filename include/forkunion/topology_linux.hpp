@@ -47,7 +47,7 @@
 #include <forkunion/types.hpp>
 
 #if FORKUNION_OS_LINUX
-#include <dirent.h>   // `opendir`, `readdir`
+#include <dirent.h>   // `opendir`, `readdir64`
 #include <errno.h>    // `EINTR`
 #include <fcntl.h>    // `open`
 #include <sys/stat.h> // `fstat`, `S_ISREG`
@@ -193,7 +193,14 @@ public:
         DIR *directory = ::opendir(path_);
         if (!directory) return false;
         std::size_t const here = length_;
+        // 32-bit glibc's `readdir` fails with EOVERFLOW at an entry whose inode number needs 64 bits (overlay and
+        // network filesystems, where recorded trees often live) unless the whole program is built with
+        // `_FILE_OFFSET_BITS=64`, which a header cannot choose; `readdir64` reads every entry everywhere.
+#if defined(__GLIBC__) && defined(__USE_LARGEFILE64)
+        while (dirent64 const *entry = ::readdir64(directory)) {
+#else
         while (dirent const *entry = ::readdir(directory)) {
+#endif
             char const *name = entry->d_name;
             std::size_t length = 0;
             while (name[length]) ++length;
