@@ -1,0 +1,60 @@
+# The C99 API (include/forkunion.h): tests written in C, the fork test, and the ABI checks.
+#   c_api.<group>          test/c_api_test.c against libforkunion_static.a, one ctest per group, each group run
+#                          under four capability masks (everything, no waits beyond pause, no pinning, no placement)
+#   c_api.shared           every group again against libforkunion_shared.so
+#   c_api.fork             a fork()ed child of a process with spawned pools (not under TSan: its runtime does not
+#                          support fork() from a multi-threaded process)
+#   c_api.abi.exports      `nm -D --defined-only` on the shared library lists only `fu_` symbols
+#   c_api.abi.link_static  a C program linked by the C compiler driver with only what forkunion.pc says
+#   c_api.abi.link_shared  the same against the shared library
+include(forkunion_sysfs_fixtures)
+
+# C99, pedantic, every warning an error: what a C user's strictest build sees of forkunion.h.
+function(forkunion_c_program name library)
+    add_executable(${name} ${ARGN})
+    target_link_libraries(${name} PRIVATE ${library} Threads::Threads)
+    set_target_properties(${name} PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+    target_compile_options(${name} PRIVATE $<$<COMPILE_LANG_AND_ID:C,GNU,Clang>:-pedantic -Wall -Wextra -Werror>)
+    target_compile_definitions(
+        ${name} PRIVATE "FORKUNION_TEST_SYSFS=\"${FORKUNION_SYSFS_FIXTURES_ROOT}/32intel64-2p8co2t+8ve\""
+                        FORKUNION_TEST_VERSION_MAJOR=${PROJECT_VERSION_MAJOR}
+                        FORKUNION_TEST_VERSION_MINOR=${PROJECT_VERSION_MINOR}
+                        FORKUNION_TEST_VERSION_PATCH=${PROJECT_VERSION_PATCH})
+endfunction()
+
+forkunion_c_program(forkunion_c_api_test forkunion::static c_api_test.c)
+forkunion_c_program(forkunion_c_api_test_shared forkunion::shared c_api_test.c)
+forkunion_c_program(forkunion_c_api_fork_test forkunion::static c_api_fork_test.c)
+
+foreach(_group status capabilities topology lifecycle dispatch split contention idle memory fabric)
+    add_test(NAME c_api.${_group} COMMAND forkunion_c_api_test ${_group})
+    set_tests_properties(c_api.${_group} PROPERTIES TIMEOUT 300)
+endforeach()
+add_test(NAME c_api.shared COMMAND forkunion_c_api_test_shared)
+set_tests_properties(c_api.shared PROPERTIES TIMEOUT 300)
+if(NOT FORKUNION_SANITIZER STREQUAL "thread")
+    add_test(NAME c_api.fork COMMAND forkunion_c_api_fork_test)
+    set_tests_properties(c_api.fork PROPERTIES TIMEOUT 300)
+endif()
+
+# ABI checks: host tools on host binaries only.
+find_program(FORKUNION_NM NAMES nm)
+if(FORKUNION_NM AND NOT CMAKE_CROSSCOMPILING)
+    add_test(NAME c_api.abi.exports
+             COMMAND "${CMAKE_COMMAND}" -D "NM=${FORKUNION_NM}" -D "LIBRARY=$<TARGET_FILE:forkunion_shared>"
+                     -P "${CMAKE_CURRENT_SOURCE_DIR}/c_api_exports.cmake")
+endif()
+if(NOT CMAKE_CROSSCOMPILING AND EXISTS "${PROJECT_BINARY_DIR}/forkunion.pc")
+    separate_arguments(_c_flags UNIX_COMMAND "${CMAKE_C_FLAGS}")
+    string(REPLACE ";" "|" _c_flags "${_c_flags}") # a list through `-D`
+    foreach(_kind static shared)
+        add_test(NAME c_api.abi.link_${_kind}
+                 COMMAND "${CMAKE_COMMAND}" -D "KIND=${_kind}" -D "CC=${CMAKE_C_COMPILER}" -D "C_FLAGS=${_c_flags}"
+                         -D "PC=${PROJECT_BINARY_DIR}/forkunion.pc" -D "INCLUDE=${PROJECT_SOURCE_DIR}/include"
+                         -D "LIBRARY=$<TARGET_FILE:forkunion_${_kind}>"
+                         -D "SOURCE=${PROJECT_SOURCE_DIR}/examples/c/hello_callback.c"
+                         -D "WORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/c_api_link_${_kind}"
+                         -P "${CMAKE_CURRENT_SOURCE_DIR}/c_api_link.cmake")
+        set_tests_properties(c_api.abi.link_${_kind} PROPERTIES TIMEOUT 120)
+    endforeach()
+endif()
