@@ -356,6 +356,14 @@ size_t fu_name_capabilities(fu_capabilities_t mask, char *buffer, size_t capacit
     return fu::name_capabilities(mask, buffer, buffer ? capacity : 0);
 }
 
+fu_status_t fu_parse_capabilities(char const *text, fu_capabilities_t *mask) {
+    if (!mask) return fu_invalid_argument_k;
+    fu::capabilities_t parsed = fu::capabilities_none_k;
+    fu::status_t const status = fu::try_parse_capabilities(text, parsed);
+    if (status) *mask = parsed;
+    return to_c(status);
+}
+
 // ---- Topology ----
 
 fu_topology_t fu_topology_new(void) {

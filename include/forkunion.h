@@ -149,6 +149,13 @@ FU_API fu_capabilities_t fu_runtime_capabilities(void);
  */
 FU_API size_t fu_name_capabilities(fu_capabilities_t mask, char *buffer, size_t capacity);
 
+/**
+ *  @brief  Parses what `fu_name_capabilities` writes (names and `bit<N>` separated by commas, blanks allowed;
+ *          `none` or an empty text is the empty mask) into `*mask`, for example from an environment variable.
+ *  @retval fu_invalid_argument_k  `text` or `mask` is NULL, or a token is no name; `*mask` is left unchanged.
+ */
+FU_API fu_status_t fu_parse_capabilities(char const *text, fu_capabilities_t *mask);
+
 /* ---- Topology --------------------------------------------------------------------------------------------- */
 
 /**  @brief  An immutable description of the machine's compute and memory domains (`machine_topology_t`). */

@@ -58,3 +58,24 @@ if(NOT CMAKE_CROSSCOMPILING AND EXISTS "${PROJECT_BINARY_DIR}/forkunion.pc")
         set_tests_properties(c_api.abi.link_${_kind} PROPERTIES TIMEOUT 120)
     endforeach()
 endif()
+
+# Hot path: no system call (strace, as for the C++ pool) and no heap call (interposed malloc) in 10^5 dispatches.
+# Not under sanitizers, which interpose malloc and make their own system calls.
+if(NOT FORKUNION_SANITIZER AND NOT CMAKE_CROSSCOMPILING)
+    forkunion_c_program(forkunion_c_api_hotpath forkunion::static c_api_hotpath.c)
+    foreach(_shape inclusive exclusive)
+        add_test(NAME c_api.hotpath.allocations.${_shape} COMMAND forkunion_c_api_hotpath ${_shape})
+        if(FORKUNION_STRACE)
+            add_test(NAME c_api.hotpath.syscalls.${_shape}
+                     COMMAND "${CMAKE_COMMAND}" -D "STRACE=${FORKUNION_STRACE}"
+                             -D "PROGRAM=$<TARGET_FILE:forkunion_c_api_hotpath>" -D "ARGS=${_shape}"
+                             -D "TRACE=${CMAKE_CURRENT_BINARY_DIR}/c_api_hotpath_${_shape}.strace"
+                             -P "${CMAKE_CURRENT_SOURCE_DIR}/strace_check.cmake")
+        endif()
+    endforeach()
+endif()
+
+# The README's C snippets are compiled code: each is verbatim text of an example that CI builds and runs.
+add_test(NAME c_api.readme COMMAND "${CMAKE_COMMAND}" -D "README=${PROJECT_SOURCE_DIR}/README.md"
+                                   -D "EXAMPLES=${PROJECT_SOURCE_DIR}/examples/c"
+                                   -P "${CMAKE_CURRENT_SOURCE_DIR}/c_api_readme.cmake")

@@ -173,6 +173,24 @@ static void test_capabilities(fu_capabilities_t allowed) {
     CHECK(fu_name_capabilities(fu_capabilities_all_k, text, sizeof(text)) < sizeof(text));
     CHECK(strstr(text, "x86_waitpkg,") == text && strstr(text, "huge_pages") != NULL);
 
+    /* Parsing reads back what naming writes; a bad token changes nothing. */
+    {
+        fu_capabilities_t parsed = fu_capability_x86_raoint_k;
+        CHECK(fu_name_capabilities(allowed, text, sizeof(text)) < sizeof(text));
+        CHECK_STATUS(fu_parse_capabilities(text, &parsed), fu_success_k);
+        CHECK(parsed == allowed);
+        CHECK_STATUS(fu_parse_capabilities(" os_threads , topology", &parsed), fu_success_k);
+        CHECK(parsed == (fu_capability_os_threads_k | fu_capability_topology_k));
+        CHECK_STATUS(fu_parse_capabilities("", &parsed), fu_success_k);
+        CHECK(parsed == fu_capabilities_none_k);
+        parsed = fu_capability_os_threads_k;
+        CHECK_STATUS(fu_parse_capabilities("os_threads,warp_drive", &parsed), fu_invalid_argument_k);
+        CHECK_STATUS(fu_parse_capabilities("os_threads,", &parsed), fu_invalid_argument_k);
+        CHECK_STATUS(fu_parse_capabilities(NULL, &parsed), fu_invalid_argument_k);
+        CHECK_STATUS(fu_parse_capabilities("none", NULL), fu_invalid_argument_k);
+        CHECK(parsed == fu_capability_os_threads_k);
+    }
+
     /* A pool's effective set: what it was allowed, narrowed to this build and this machine. */
     {
         fu_pool_t pool = fu_pool_new("caps", allowed);
