@@ -119,6 +119,8 @@ public:
     /**  Thread pinning and naming the pool was allowed at creation. */
     struct options_t {
         bool pinning = true;
+        bool placement = true;
+        bool topology = true;
         char const *name = nullptr;
     };
 
@@ -143,6 +145,11 @@ public:
     std::size_t compute_domains_count() const noexcept { return pool_.threads_count() ? 1 : 0; }
     std::size_t memory_usage() const noexcept { return pool_.memory_usage(); }
     std::size_t domain_of(std::size_t) const noexcept { return domain_base_; }
+    std::size_t threads_count_in(std::size_t domain) const noexcept {
+        return domain == domain_base_ ? pool_.threads_count() : 0;
+    }
+    std::size_t unpinned_threads_count() const noexcept { return pool_.threads_count(); } // a flat pool never pins
+    bool memory_placed() const noexcept { return false; }                                 // nor places its table
 
     template <typename fn_t>
     fu::status_t for_threads(fn_t const &fn) noexcept {
@@ -290,6 +297,8 @@ fu_status_t spawn(fu_topology_t topology, fu_pool_t pool, std::size_t const *dom
 
     pool_backend_t::options_t options;
     options.pinning = (effective & fu::capability_thread_pinning_k) != 0;
+    options.placement = (effective & fu::capability_memory_placement_k) != 0;
+    options.topology = (effective & fu::capability_topology_k) != 0;
     options.name = pool->name[0] ? pool->name : nullptr;
     watch_forks();
     pool->forks_at_spawn.store(forks_k.load(std::memory_order_relaxed), std::memory_order_relaxed);
@@ -516,6 +525,18 @@ size_t fu_pool_compute_domains_count(fu_pool_t pool) {
     return pool && !pool->orphaned() ? pool->backend.compute_domains_count() : 0;
 }
 
+size_t fu_pool_threads_count_in(fu_pool_t pool, size_t compute_domain) {
+    return pool && !pool->orphaned() ? pool->backend.threads_count_in(compute_domain) : 0;
+}
+
+size_t fu_pool_unpinned_threads_count(fu_pool_t pool) {
+    return pool && !pool->orphaned() ? pool->backend.unpinned_threads_count() : 0;
+}
+
+int fu_pool_memory_placed(fu_pool_t pool) {
+    return pool && !pool->orphaned() && pool->backend.memory_placed() ? 1 : 0;
+}
+
 size_t fu_pool_memory_usage(fu_pool_t pool) {
     return pool ? sizeof(fu_pool) - sizeof(pool_backend_t) + pool->backend.memory_usage() : 0;
 }
@@ -656,6 +677,9 @@ void fu_fabric_delete(fu_fabric_t fabric) {
 fu_status_t fu_fabric_harvest(fu_fabric_t fabric, fu_topology_t topology, fu_pool_t pool, size_t buffer_bytes) {
     if (!fabric || !topology || !pool) return fu_invalid_argument_k;
     if (pool->orphaned()) return fu_not_spawned_k;
+    // A harvest pins the pool's threads to each domain in turn and binds a buffer to each memory domain.
+    fu::capabilities_t const needs = fu::capability_thread_pinning_k | fu::capability_memory_placement_k;
+    if ((pool->effective() & needs) != needs) return fu_unsupported_k;
     return to_c(fabric->fabric.try_harvest(topology->topology, pool->backend, buffer_bytes));
 }
 

@@ -283,6 +283,15 @@ FU_API fu_caller_exclusivity_t fu_pool_caller_exclusivity(fu_pool_t pool);
 FU_API fu_capabilities_t fu_pool_capabilities(fu_pool_t pool);
 /**  @brief  Compute domains the pool's threads span (1 when spawned, 0 if unspawned or NULL). */
 FU_API size_t fu_pool_compute_domains_count(fu_pool_t pool);
+/**  @brief  Threads of the pool on compute domain `compute_domain` (a topology index); 0 for other domains. */
+FU_API size_t fu_pool_threads_count_in(fu_pool_t pool, size_t compute_domain);
+/**
+ *  @brief  Threads running with the mask they inherited: every thread of a pool not allowed to pin, and those
+ *          whose pin the OS refused (cores this process may not use). Refusals are counted, never fatal.
+ */
+FU_API size_t fu_pool_unpinned_threads_count(fu_pool_t pool);
+/**  @brief  1 if the pool's per-thread tables sit on their domains' local memory, 0 otherwise (or if unspawned). */
+FU_API int fu_pool_memory_placed(fu_pool_t pool);
 /**  @brief  Bytes the pool owns: its handle, its C++ pool and its per-thread table. */
 FU_API size_t fu_pool_memory_usage(fu_pool_t pool);
 

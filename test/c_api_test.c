@@ -329,6 +329,8 @@ static void test_lifecycle(fu_capabilities_t allowed) {
     CHECK_STATUS(fu_pool_unsafe_join(NULL, 1), fu_invalid_argument_k);
     CHECK(fu_pool_threads_count(NULL) == 0 && fu_pool_compute_domains_count(NULL) == 0);
     CHECK(fu_pool_memory_usage(NULL) == 0 && fu_pool_caller_exclusivity(NULL) == fu_caller_inclusive_k);
+    CHECK(fu_pool_threads_count_in(NULL, 0) == 0 && fu_pool_unpinned_threads_count(NULL) == 0);
+    CHECK(fu_pool_memory_placed(NULL) == 0);
     fu_pool_delete(NULL);
 
     /* Before spawn: every dispatch, nap and sleep is refused with `not_spawned`; bad spawns change nothing. */
@@ -343,6 +345,8 @@ static void test_lifecycle(fu_capabilities_t allowed) {
         fu_invalid_argument_k);
     CHECK_STATUS(fu_pool_spawn_on(live_topology, pool, (size_t)-1, 2, fu_caller_inclusive_k), fu_invalid_argument_k);
     CHECK(fu_pool_threads_count(pool) == 0 && fu_pool_compute_domains_count(pool) == 0);
+    CHECK(fu_pool_threads_count_in(pool, 0) == 0 && fu_pool_unpinned_threads_count(pool) == 0);
+    CHECK(fu_pool_memory_placed(pool) == 0);
 
     /* Spawn, a repeated spawn, terminate, a repeated terminate, and a respawn of another shape, twice over. */
     for (round = 0; round != 2; ++round) {
@@ -353,6 +357,11 @@ static void test_lifecycle(fu_capabilities_t allowed) {
         CHECK_STATUS(fu_pool_spawn(live_topology, pool, threads, exclusivity), fu_success_k);
         CHECK(fu_pool_threads_count(pool) == threads && fu_pool_caller_exclusivity(pool) == exclusivity);
         CHECK(fu_pool_compute_domains_count(pool) == 1);
+        CHECK(fu_pool_threads_count_in(pool, 0) == threads && fu_pool_threads_count_in(pool, 1) == 0);
+        CHECK(fu_pool_unpinned_threads_count(pool) <= threads);
+        if (!(fu_pool_capabilities(pool) & fu_capability_thread_pinning_k))
+            CHECK(fu_pool_unpinned_threads_count(pool) == threads);
+        if (!(fu_pool_capabilities(pool) & fu_capability_memory_placement_k)) CHECK(fu_pool_memory_placed(pool) == 0);
         usage = fu_pool_memory_usage(pool);
         CHECK(usage > threads * 64);
         CHECK_STATUS(fu_pool_spawn(live_topology, pool, threads + 1, exclusivity), fu_already_spawned_k);
