@@ -79,3 +79,14 @@ endif()
 add_test(NAME c_api.readme COMMAND "${CMAKE_COMMAND}" -D "README=${PROJECT_SOURCE_DIR}/README.md"
                                    -D "EXAMPLES=${PROJECT_SOURCE_DIR}/examples/c"
                                    -P "${CMAKE_CURRENT_SOURCE_DIR}/c_api_readme.cmake")
+
+# The install: libraries, header, package config and .pc, used from a C-only CMake project and from the C driver
+# with pkg-config. Builds the libraries once more from scratch, so not in sanitizer or cross builds.
+if(NOT CMAKE_CROSSCOMPILING AND NOT FORKUNION_SANITIZER)
+    find_program(FORKUNION_PKG_CONFIG NAMES pkg-config pkgconf)
+    add_test(NAME c_api.install
+             COMMAND "${CMAKE_COMMAND}" -D "SOURCE_DIR=${PROJECT_SOURCE_DIR}" -D "WORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/c_api_install"
+                     -D "CC=${CMAKE_C_COMPILER}" -D "CXX=${CMAKE_CXX_COMPILER}" -D "GENERATOR=${CMAKE_GENERATOR}"
+                     -D "PKG_CONFIG=${FORKUNION_PKG_CONFIG}" -P "${CMAKE_CURRENT_SOURCE_DIR}/c_api_install.cmake")
+    set_tests_properties(c_api.install PROPERTIES TIMEOUT 600)
+endif()
