@@ -771,7 +771,8 @@ static void test_memory(fu_capabilities_t allowed) {
     CHECK_STATUS(fu_allocate_on(live, 0, 64, 0, allowed, NULL), fu_invalid_argument_k);
     CHECK_STATUS(fu_allocate_on(live, 0, 64, 3 << 20, allowed, &allocation), fu_invalid_argument_k);
     CHECK_STATUS(fu_allocate_on(live, 0, SIZE_MAX, 0, allowed, &allocation), fu_bad_alloc_k);
-    CHECK_STATUS(fu_allocate_on(live, 0, SIZE_MAX / 4, 0, allowed, &allocation), fu_bad_alloc_k);
+    if (sizeof(size_t) >= 8) /* 2^62 bytes: beyond any address space; on 32-bit hosts 1 GiB may well map */
+        CHECK_STATUS(fu_allocate_on(live, 0, SIZE_MAX / 4, 0, allowed, &allocation), fu_bad_alloc_k);
     CHECK(allocation.address == NULL && allocation.bytes == 0);
     CHECK_STATUS(fu_allocate_symmetric(NULL, 64, 0, allowed, &allocation), fu_invalid_argument_k);
     CHECK_STATUS(fu_allocate_symmetric(live, 64, 0, allowed, NULL), fu_invalid_argument_k);
