@@ -240,6 +240,8 @@ typedef void (*fu_for_slices_t)(void *context, size_t first, size_t count, size_
  *          threads; at most 15 bytes are kept. `allowed` narrows what the pool may use:
  *          - without any of `fu_capabilities_waits_k`, `fu_pool_nap` parks workers on the pause hint only;
  *          - without `fu_capability_thread_pinning_k`, threads keep the mask they inherit (no pinning);
+ *          - without `fu_capability_memory_placement_k`, its thread tables are not bound to their domains' memory;
+ *          - without `fu_capability_topology_k`, `fu_pool_spawn` sees one domain of every allowed core;
  *          - without `fu_capability_os_threads_k`, only a 1-thread caller-inclusive pool can spawn.
  *          `fu_pool_capabilities` reports the effective set. NULL only if memory ran out.
  */
@@ -424,7 +426,8 @@ FU_API void fu_fabric_delete(fu_fabric_t fabric);
  *          1 GiB). Seconds of work; call it from the thread that controls the pool. A failed harvest leaves the
  *          fabric as it was.
  *  @retval fu_invalid_argument_k  NULL handle.  @retval fu_not_spawned_k, fu_contended_k  the pool refused.
- *  @retval fu_unsupported_k       this build has no fabric measurement.
+ *  @retval fu_unsupported_k       the pool may not pin threads or place memory (its allowed capabilities), or
+ *                                 this build cannot measure.
  *  @retval fu_placement_refused_k no edge could be measured.  @retval fu_bad_alloc_k
  */
 FU_API fu_status_t fu_fabric_harvest(fu_fabric_t fabric, fu_topology_t topology, fu_pool_t pool, size_t buffer_bytes);
