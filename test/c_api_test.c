@@ -351,6 +351,8 @@ static void test_lifecycle(fu_capabilities_t allowed) {
         fu_pool_spawn_on(live_topology, pool, fu_compute_domains_count(live_topology), 2, fu_caller_inclusive_k),
         fu_invalid_argument_k);
     CHECK_STATUS(fu_pool_spawn_on(live_topology, pool, (size_t)-1, 2, fu_caller_inclusive_k), fu_invalid_argument_k);
+    /* A thread table too large to allocate: refused before any thread starts. */
+    CHECK_STATUS(fu_pool_spawn(live_topology, pool, SIZE_MAX / 2, fu_caller_inclusive_k), fu_bad_alloc_k);
     CHECK(fu_pool_threads_count(pool) == 0 && fu_pool_compute_domains_count(pool) == 0);
     CHECK(fu_pool_threads_count_in(pool, 0) == 0 && fu_pool_unpinned_threads_count(pool) == 0);
     CHECK(fu_pool_memory_placed(pool) == 0);
