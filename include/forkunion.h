@@ -58,12 +58,12 @@
 
 #if defined(FORKUNION_C_BUILD)
 #if defined(_WIN32)
-#define FU_API __declspec(dllexport)
+#define FORKUNION_API __declspec(dllexport)
 #else
-#define FU_API __attribute__((visibility("default")))
+#define FORKUNION_API __attribute__((visibility("default")))
 #endif
 #else
-#define FU_API
+#define FORKUNION_API
 #endif
 
 #ifdef __cplusplus
@@ -91,14 +91,14 @@ typedef enum fu_status_t {
 } fu_status_t;
 
 /**  @brief  The canonical name of a status (`"contended"`), `"unknown"` for any other value; never NULL. */
-FU_API char const *fu_status_to_string(fu_status_t status);
+FORKUNION_API char const *fu_status_to_string(fu_status_t status);
 
 /* ---- Versions and capabilities ---------------------------------------------------------------------------- */
 
 /**  @brief  The library's version: `FORKUNION_VERSION_MAJOR/MINOR/PATCH` of the build. */
-FU_API int fu_version_major(void);
-FU_API int fu_version_minor(void);
-FU_API int fu_version_patch(void);
+FORKUNION_API int fu_version_major(void);
+FORKUNION_API int fu_version_minor(void);
+FORKUNION_API int fu_version_patch(void);
 
 /**  @brief  A set of capability bits: the C++ `capability_t` bits, one to one. */
 typedef uint64_t fu_capabilities_t;
@@ -132,7 +132,7 @@ typedef uint64_t fu_capabilities_t;
  *  @brief  What this build may use: the `FORKUNION_WITH_*` instruction families compiled in, `os_threads`, and on
  *          Linux the OS facilities (`topology`, `thread_pinning`, `memory_placement`, `huge_pages`).
  */
-FU_API fu_capabilities_t fu_comptime_capabilities(void);
+FORKUNION_API fu_capabilities_t fu_comptime_capabilities(void);
 
 /**
  *  @brief  What this machine offers: the instruction families its CPU reports, `os_threads`, and the OS facilities
@@ -140,21 +140,21 @@ FU_API fu_capabilities_t fu_comptime_capabilities(void);
  *          detects (a few system calls); later ones read a cached word. A feature is used only where both masks,
  *          and a pool's allowed set, have it.
  */
-FU_API fu_capabilities_t fu_runtime_capabilities(void);
+FORKUNION_API fu_capabilities_t fu_runtime_capabilities(void);
 
 /**
  *  @brief  Renders `mask` as comma-separated names in bit order (`x86_cldemote,os_threads`, `none` if empty), like
  *          `snprintf`: writes at most `capacity - 1` characters and a terminating zero (nothing when `buffer` is
  *          NULL or `capacity` is 0) and returns the length of the whole text, so a second call can size a buffer.
  */
-FU_API size_t fu_name_capabilities(fu_capabilities_t mask, char *buffer, size_t capacity);
+FORKUNION_API size_t fu_name_capabilities(fu_capabilities_t mask, char *buffer, size_t capacity);
 
 /**
  *  @brief  Parses what `fu_name_capabilities` writes (names and `bit<N>` separated by commas, blanks allowed;
  *          `none` or an empty text is the empty mask) into `*mask`, for example from an environment variable.
  *  @retval fu_invalid_argument_k  `text` or `mask` is NULL, or a token is no name; `*mask` is left unchanged.
  */
-FU_API fu_status_t fu_parse_capabilities(char const *text, fu_capabilities_t *mask);
+FORKUNION_API fu_status_t fu_parse_capabilities(char const *text, fu_capabilities_t *mask);
 
 /* ---- Topology --------------------------------------------------------------------------------------------- */
 
@@ -166,59 +166,59 @@ typedef struct fu_topology *fu_topology_t;
  *          be harvested it answers for one compute and one memory domain over the allowed cores
  *          (`fu_topology_harvested` says which). NULL only if memory ran out. Blocking; reads files.
  */
-FU_API fu_topology_t fu_topology_new(void);
+FORKUNION_API fu_topology_t fu_topology_new(void);
 
 /**
  *  @brief  Harvests a recorded Linux sysfs tree in which `root` stands for `/`, whatever this process's affinity.
  *          NULL if `root` is NULL, if no online CPU can be found there, or if memory ran out.
  */
-FU_API fu_topology_t fu_topology_new_from_sysfs(char const *root);
+FORKUNION_API fu_topology_t fu_topology_new_from_sysfs(char const *root);
 
 /**  @brief  Frees a topology; NULL is a no-op. Pools spawned on it do not need it afterwards. */
-FU_API void fu_topology_delete(fu_topology_t topology);
+FORKUNION_API void fu_topology_delete(fu_topology_t topology);
 
 /**  @brief  1 if a harvest described the machine, 0 for the single-domain stand-in (and for NULL). */
-FU_API int fu_topology_harvested(fu_topology_t topology);
+FORKUNION_API int fu_topology_harvested(fu_topology_t topology);
 
 /*  The compute axis. `domain` counts from 0; out of range answers 0. */
-FU_API size_t fu_compute_domains_count(fu_topology_t topology);
-FU_API size_t fu_compute_levels_count(fu_topology_t topology);
+FORKUNION_API size_t fu_compute_domains_count(fu_topology_t topology);
+FORKUNION_API size_t fu_compute_levels_count(fu_topology_t topology);
 /**  @brief  Dense rank of the domain's capacity class: higher = faster. */
-FU_API size_t fu_compute_level_in(fu_topology_t topology, size_t domain);
+FORKUNION_API size_t fu_compute_level_in(fu_topology_t topology, size_t domain);
 /**  @brief  Allowed online cores in all compute domains. */
-FU_API size_t fu_logical_cores_count(fu_topology_t topology);
-FU_API size_t fu_logical_cores_count_in(fu_topology_t topology, size_t domain);
+FORKUNION_API size_t fu_logical_cores_count(fu_topology_t topology);
+FORKUNION_API size_t fu_logical_cores_count_in(fu_topology_t topology, size_t domain);
 /**  @brief  The kernel's `cpu_capacity` of the domain's cores (1024 = fastest core); 0 where unpublished (x86). */
-FU_API size_t fu_compute_capacity_in(fu_topology_t topology, size_t domain);
+FORKUNION_API size_t fu_compute_capacity_in(fu_topology_t topology, size_t domain);
 /**  @brief  Bytes of the largest cache no core outside the domain shares; 0 if unknown. */
-FU_API uint64_t fu_compute_cache_bytes_in(fu_topology_t topology, size_t domain);
+FORKUNION_API uint64_t fu_compute_cache_bytes_in(fu_topology_t topology, size_t domain);
 /**  @brief  The memory domain compute domain `domain` should allocate from. */
-FU_API size_t fu_local_memory_of(fu_topology_t topology, size_t domain);
+FORKUNION_API size_t fu_local_memory_of(fu_topology_t topology, size_t domain);
 /**
  *  @brief  Copies the OS CPU ids of compute domain `domain`, ascending, into `cores` (at most `capacity` of them)
  *          and returns how many the domain has (0 out of range), so a NULL `cores` asks for the count.
  */
-FU_API size_t fu_cores_in(fu_topology_t topology, size_t domain, unsigned *cores, size_t capacity);
+FORKUNION_API size_t fu_cores_in(fu_topology_t topology, size_t domain, unsigned *cores, size_t capacity);
 /**  @brief  The cores this process may use (equals `fu_logical_cores_count`) and all online cores. */
-FU_API size_t fu_allowed_cores_count(fu_topology_t topology);
-FU_API size_t fu_online_cores_count(fu_topology_t topology);
+FORKUNION_API size_t fu_allowed_cores_count(fu_topology_t topology);
+FORKUNION_API size_t fu_online_cores_count(fu_topology_t topology);
 
 /*  The memory axis. `memory_domain` counts from 0; out of range answers 0. */
-FU_API size_t fu_memory_domains_count(fu_topology_t topology);
+FORKUNION_API size_t fu_memory_domains_count(fu_topology_t topology);
 /**  @brief  The OS NUMA node id of a memory domain. */
-FU_API size_t fu_memory_node_id(fu_topology_t topology, size_t memory_domain);
-FU_API uint64_t fu_volume_ram(fu_topology_t topology);
-FU_API uint64_t fu_volume_ram_in(fu_topology_t topology, size_t memory_domain);
+FORKUNION_API size_t fu_memory_node_id(fu_topology_t topology, size_t memory_domain);
+FORKUNION_API uint64_t fu_volume_ram(fu_topology_t topology);
+FORKUNION_API uint64_t fu_volume_ram_in(fu_topology_t topology, size_t memory_domain);
 /**  @brief  Free huge pages (all sizes), of the machine or of one memory domain. */
-FU_API size_t fu_huge_pages_count(fu_topology_t topology);
-FU_API size_t fu_huge_pages_count_in(fu_topology_t topology, size_t memory_domain);
-FU_API uint64_t fu_volume_huge_pages(fu_topology_t topology);
-FU_API uint64_t fu_volume_huge_pages_in(fu_topology_t topology, size_t memory_domain);
+FORKUNION_API size_t fu_huge_pages_count(fu_topology_t topology);
+FORKUNION_API size_t fu_huge_pages_count_in(fu_topology_t topology, size_t memory_domain);
+FORKUNION_API uint64_t fu_volume_huge_pages(fu_topology_t topology);
+FORKUNION_API uint64_t fu_volume_huge_pages_in(fu_topology_t topology, size_t memory_domain);
 /**  @brief  How many huge-page sizes a memory domain publishes, and the `index`-th one in bytes, ascending. */
-FU_API size_t fu_huge_page_sizes_count_in(fu_topology_t topology, size_t memory_domain);
-FU_API uint64_t fu_huge_page_size_in(fu_topology_t topology, size_t memory_domain, size_t index);
+FORKUNION_API size_t fu_huge_page_sizes_count_in(fu_topology_t topology, size_t memory_domain);
+FORKUNION_API uint64_t fu_huge_page_size_in(fu_topology_t topology, size_t memory_domain, size_t index);
 /**  @brief  The firmware's declared (ACPI SLIT) distance between two memory domains: 10 = local, 0 = unknown. */
-FU_API size_t fu_declared_distance(fu_topology_t topology, size_t from_memory_domain, size_t to_memory_domain);
+FORKUNION_API size_t fu_declared_distance(fu_topology_t topology, size_t from_memory_domain, size_t to_memory_domain);
 
 /* ---- Pools ------------------------------------------------------------------------------------------------ */
 
@@ -245,10 +245,10 @@ typedef void (*fu_for_slices_t)(void *context, size_t first, size_t count, size_
  *          - without `fu_capability_os_threads_k`, only a 1-thread caller-inclusive pool can spawn.
  *          `fu_pool_capabilities` reports the effective set. NULL only if memory ran out.
  */
-FU_API fu_pool_t fu_pool_new(char const *name, fu_capabilities_t allowed);
+FORKUNION_API fu_pool_t fu_pool_new(char const *name, fu_capabilities_t allowed);
 
 /**  @brief  Terminates (see `fu_pool_terminate`) and frees the pool; NULL is a no-op. Controlling thread only. */
-FU_API void fu_pool_delete(fu_pool_t pool);
+FORKUNION_API void fu_pool_delete(fu_pool_t pool);
 
 /**
  *  @brief  Starts `threads` contributors on the machine `topology` describes. Inclusive: the caller is thread 0
@@ -258,16 +258,16 @@ FU_API void fu_pool_delete(fu_pool_t pool);
  *  @retval fu_unsupported_k       more than one thread, or an exclusive pool, without `os_threads` allowed.
  *  @retval fu_bad_alloc_k, fu_thread_refused_k  nothing was started, nothing leaked.
  */
-FU_API fu_status_t fu_pool_spawn(fu_topology_t topology, fu_pool_t pool, size_t threads,
-                                 fu_caller_exclusivity_t exclusivity);
+FORKUNION_API fu_status_t fu_pool_spawn(fu_topology_t topology, fu_pool_t pool, size_t threads,
+                                        fu_caller_exclusivity_t exclusivity);
 
 /**
  *  @brief  Like `fu_pool_spawn`, with every thread on compute domain `compute_domain` (callbacks receive it as
  *          their `compute_domain`), pinned to its cores where pinning is allowed and possible.
  *  @retval fu_invalid_argument_k  also for a domain out of the topology's range.
  */
-FU_API fu_status_t fu_pool_spawn_on(fu_topology_t topology, fu_pool_t pool, size_t compute_domain, size_t threads,
-                                    fu_caller_exclusivity_t exclusivity);
+FORKUNION_API fu_status_t fu_pool_spawn_on(fu_topology_t topology, fu_pool_t pool, size_t compute_domain,
+                                           size_t threads, fu_caller_exclusivity_t exclusivity);
 
 /**
  *  @brief  Completes the dispatch in flight (running the caller's owed slice of an unjoined inclusive split
@@ -275,34 +275,34 @@ FU_API fu_status_t fu_pool_spawn_on(fu_topology_t topology, fu_pool_t pool, size
  *          pool it does nothing (it would wait for itself). Controlling thread only.
  *  @retval fu_invalid_argument_k  NULL pool.  @retval fu_not_spawned_k  it had no threads (nothing to do).
  */
-FU_API fu_status_t fu_pool_terminate(fu_pool_t pool);
+FORKUNION_API fu_status_t fu_pool_terminate(fu_pool_t pool);
 
 /**  @brief  Contributors of every dispatch (workers, plus the caller on inclusive pools); 0 if unspawned or NULL. */
-FU_API size_t fu_pool_threads_count(fu_pool_t pool);
+FORKUNION_API size_t fu_pool_threads_count(fu_pool_t pool);
 /**  @brief  The exclusivity of the latest spawn (inclusive for NULL or unspawned pools). */
-FU_API fu_caller_exclusivity_t fu_pool_caller_exclusivity(fu_pool_t pool);
+FORKUNION_API fu_caller_exclusivity_t fu_pool_caller_exclusivity(fu_pool_t pool);
 /**  @brief  The capabilities this pool may use: its allowed set, narrowed to this build and this machine. */
-FU_API fu_capabilities_t fu_pool_capabilities(fu_pool_t pool);
+FORKUNION_API fu_capabilities_t fu_pool_capabilities(fu_pool_t pool);
 /**  @brief  Compute domains the pool's threads span (1 when spawned, 0 if unspawned or NULL). */
-FU_API size_t fu_pool_compute_domains_count(fu_pool_t pool);
+FORKUNION_API size_t fu_pool_compute_domains_count(fu_pool_t pool);
 /**  @brief  Threads of the pool on compute domain `compute_domain` (a topology index); 0 for other domains. */
-FU_API size_t fu_pool_threads_count_in(fu_pool_t pool, size_t compute_domain);
+FORKUNION_API size_t fu_pool_threads_count_in(fu_pool_t pool, size_t compute_domain);
 /**
  *  @brief  Threads running with the mask they inherited: every thread of a pool not allowed to pin, and those
  *          whose pin the OS refused (cores this process may not use). Refusals are counted, never fatal.
  */
-FU_API size_t fu_pool_unpinned_threads_count(fu_pool_t pool);
+FORKUNION_API size_t fu_pool_unpinned_threads_count(fu_pool_t pool);
 /**  @brief  1 if the pool's per-thread tables sit on their domains' local memory, 0 otherwise (or if unspawned). */
-FU_API int fu_pool_memory_placed(fu_pool_t pool);
+FORKUNION_API int fu_pool_memory_placed(fu_pool_t pool);
 /**  @brief  Bytes the pool owns: its handle, its C++ pool and its per-thread table. */
-FU_API size_t fu_pool_memory_usage(fu_pool_t pool);
+FORKUNION_API size_t fu_pool_memory_usage(fu_pool_t pool);
 
 /**
  *  @brief  Calls `callback(context, thread, compute_domain)` once on every thread and returns when all returned.
  *          Serial equivalent: `for (t = 0; t < threads; ++t) callback(context, t, domain_of(t));`
  *  @retval fu_invalid_argument_k  NULL pool or callback.  @retval fu_not_spawned_k, fu_contended_k  nothing ran.
  */
-FU_API fu_status_t fu_pool_for_threads(fu_pool_t pool, fu_for_threads_t callback, void *context);
+FORKUNION_API fu_status_t fu_pool_for_threads(fu_pool_t pool, fu_for_threads_t callback, void *context);
 
 /**
  *  @brief  Calls `callback(context, task, thread, compute_domain)` for every task in `[0, n)`, statically split:
@@ -310,20 +310,20 @@ FU_API fu_status_t fu_pool_for_threads(fu_pool_t pool, fu_for_threads_t callback
  *          `q = n / T`, `r = n % T`. Serial equivalent: `for (i = 0; i < n; ++i) callback(context, i, ...);`
  *  @retval as `fu_pool_for_threads`.
  */
-FU_API fu_status_t fu_pool_for_n(fu_pool_t pool, size_t n, fu_for_n_t callback, void *context);
+FORKUNION_API fu_status_t fu_pool_for_n(fu_pool_t pool, size_t n, fu_for_n_t callback, void *context);
 
 /**
  *  @brief  The same loop for tasks of uneven cost: each thread drains its own block, then steals single tasks
  *          from the others. Serial equivalent: `for (i = 0; i < n; ++i) callback(context, i, ...);`
  */
-FU_API fu_status_t fu_pool_for_n_dynamic(fu_pool_t pool, size_t n, fu_for_n_t callback, void *context);
+FORKUNION_API fu_status_t fu_pool_for_n_dynamic(fu_pool_t pool, size_t n, fu_for_n_t callback, void *context);
 
 /**
  *  @brief  Calls `callback(context, first, count, thread, compute_domain)` once per thread whose block of
  *          `fu_pool_for_n`'s split is non-empty (a thread with nothing to do is not called). Serial equivalent:
  *          `for (t = 0; t < T; ++t) if (count_t) callback(context, first_t, count_t, t, ...);`
  */
-FU_API fu_status_t fu_pool_for_slices(fu_pool_t pool, size_t n, fu_for_slices_t callback, void *context);
+FORKUNION_API fu_status_t fu_pool_for_slices(fu_pool_t pool, size_t n, fu_for_slices_t callback, void *context);
 
 /**
  *  @brief  Broadcasts `callback` to every thread without waiting and writes the dispatch's odd generation token
@@ -333,8 +333,8 @@ FU_API fu_status_t fu_pool_for_slices(fu_pool_t pool, size_t n, fu_for_slices_t 
  *  @retval fu_invalid_argument_k  NULL pool, callback or `generation`.
  *  @retval fu_not_spawned_k, fu_contended_k  refused (another dispatch, split or blocking, is in flight).
  */
-FU_API fu_status_t fu_pool_unsafe_for_threads(fu_pool_t pool, fu_for_threads_t callback, void *context,
-                                              size_t *generation);
+FORKUNION_API fu_status_t fu_pool_unsafe_for_threads(fu_pool_t pool, fu_for_threads_t callback, void *context,
+                                                     size_t *generation);
 
 /**
  *  @brief  Whether split dispatch `generation` has completed on every thread. Never blocks; any thread. A
@@ -342,7 +342,7 @@ FU_API fu_status_t fu_pool_unsafe_for_threads(fu_pool_t pool, fu_for_threads_t c
  *  @return 1 if complete (also for any older, already completed token), 0 if still running, or
  *          `fu_invalid_argument_k` for a NULL pool or a token that no dispatch can have (0 or even).
  */
-FU_API int fu_pool_is_complete(fu_pool_t pool, size_t generation);
+FORKUNION_API int fu_pool_is_complete(fu_pool_t pool, size_t generation);
 
 /**
  *  @brief  Runs thread 0's slice (inclusive pools) and blocks until split dispatch `generation` completes.
@@ -352,7 +352,7 @@ FU_API int fu_pool_is_complete(fu_pool_t pool, size_t generation);
  *  @retval fu_contended_k         an inclusive pool's split dispatch joined from another thread than the one that
  *                                 dispatched it: only that thread can run slice 0. Nothing changed.
  */
-FU_API fu_status_t fu_pool_unsafe_join(fu_pool_t pool, size_t generation);
+FORKUNION_API fu_status_t fu_pool_unsafe_join(fu_pool_t pool, size_t generation);
 
 /**
  *  @brief  Until the next dispatch, idle workers light-sleep on the CPU's address monitor (UMWAIT, WFET, WFE,
@@ -360,7 +360,7 @@ FU_API fu_status_t fu_pool_unsafe_join(fu_pool_t pool, size_t generation);
  *          thread; refused like a dispatch.
  *  @retval fu_invalid_argument_k, fu_not_spawned_k, fu_contended_k
  */
-FU_API fu_status_t fu_pool_nap(fu_pool_t pool);
+FORKUNION_API fu_status_t fu_pool_nap(fu_pool_t pool);
 
 /**
  *  @brief  Until the next dispatch (which wakes them), idle workers block in the kernel; with `microseconds > 0`
@@ -368,7 +368,7 @@ FU_API fu_status_t fu_pool_nap(fu_pool_t pool);
  *          dispatch.
  *  @retval fu_invalid_argument_k, fu_not_spawned_k, fu_contended_k
  */
-FU_API fu_status_t fu_pool_sleep(fu_pool_t pool, size_t microseconds);
+FORKUNION_API fu_status_t fu_pool_sleep(fu_pool_t pool, size_t microseconds);
 
 /* ---- Memory ----------------------------------------------------------------------------------------------- */
 
@@ -392,23 +392,24 @@ typedef struct fu_allocation_t {
  *  @retval fu_bad_alloc_k         too large to map (or to round).
  *  @retval fu_placement_refused_k the OS refused to bind the memory there (nothing stays mapped).
  */
-FU_API fu_status_t fu_allocate_on(fu_topology_t topology, size_t memory_domain, size_t bytes, size_t huge_page_bytes,
-                                  fu_capabilities_t allowed, fu_allocation_t *allocation);
+FORKUNION_API fu_status_t fu_allocate_on(fu_topology_t topology, size_t memory_domain, size_t bytes,
+                                         size_t huge_page_bytes, fu_capabilities_t allowed,
+                                         fu_allocation_t *allocation);
 
 /**
  *  @brief  Maps one virtual range of one slice per memory domain, slice d (at `address + d * slice_bytes`) of at
  *          least `slice_bytes` bytes bound to memory domain d. All slices are placed, or none. Otherwise as
  *          `fu_allocate_on`.
  */
-FU_API fu_status_t fu_allocate_symmetric(fu_topology_t topology, size_t slice_bytes, size_t huge_page_bytes,
-                                         fu_capabilities_t allowed, fu_allocation_t *allocation);
+FORKUNION_API fu_status_t fu_allocate_symmetric(fu_topology_t topology, size_t slice_bytes, size_t huge_page_bytes,
+                                                fu_capabilities_t allowed, fu_allocation_t *allocation);
 
 /**
  *  @brief  Unmaps what `fu_allocate_on` or `fu_allocate_symmetric` returned and zeroes `*allocation`; an allocation
  *          with a NULL address is a no-op. Any thread; nothing may access the memory afterwards.
  *  @retval fu_invalid_argument_k  `allocation` is NULL.
  */
-FU_API fu_status_t fu_deallocate(fu_allocation_t *allocation);
+FORKUNION_API fu_status_t fu_deallocate(fu_allocation_t *allocation);
 
 /* ---- Fabric ----------------------------------------------------------------------------------------------- */
 
@@ -416,9 +417,9 @@ FU_API fu_status_t fu_deallocate(fu_allocation_t *allocation);
 typedef struct fu_fabric *fu_fabric_t;
 
 /**  @brief  An empty fabric: every query reads 0 until a harvest. NULL only if memory ran out. */
-FU_API fu_fabric_t fu_fabric_new(void);
+FORKUNION_API fu_fabric_t fu_fabric_new(void);
 /**  @brief  Frees a fabric; NULL is a no-op. */
-FU_API void fu_fabric_delete(fu_fabric_t fabric);
+FORKUNION_API void fu_fabric_delete(fu_fabric_t fabric);
 
 /**
  *  @brief  Measures every edge through `pool`'s workers, pinned to each compute domain of `topology` in turn,
@@ -430,20 +431,21 @@ FU_API void fu_fabric_delete(fu_fabric_t fabric);
  *                                 this build cannot measure.
  *  @retval fu_placement_refused_k no edge could be measured.  @retval fu_bad_alloc_k
  */
-FU_API fu_status_t fu_fabric_harvest(fu_fabric_t fabric, fu_topology_t topology, fu_pool_t pool, size_t buffer_bytes);
+FORKUNION_API fu_status_t fu_fabric_harvest(fu_fabric_t fabric, fu_topology_t topology, fu_pool_t pool,
+                                            size_t buffer_bytes);
 
 /**  @brief  1 after a successful harvest, 0 before (and for NULL). */
-FU_API int fu_fabric_harvested(fu_fabric_t fabric);
+FORKUNION_API int fu_fabric_harvested(fu_fabric_t fabric);
 /**  @brief  Dense memory levels of the media measured (0 = fastest); 0 before a harvest. */
-FU_API size_t fu_fabric_memory_levels_count(fu_fabric_t fabric);
+FORKUNION_API size_t fu_fabric_memory_levels_count(fu_fabric_t fabric);
 /**  @brief  The level of memory domain `memory_domain`; `fu_fabric_memory_levels_count` for an unreached one. */
-FU_API size_t fu_fabric_memory_level_in(fu_fabric_t fabric, size_t memory_domain);
+FORKUNION_API size_t fu_fabric_memory_level_in(fu_fabric_t fabric, size_t memory_domain);
 /**  @brief  Measured distance of an edge on the SLIT scale (10 = local); 0 if unreached or before a harvest. */
-FU_API size_t fu_fabric_memory_distance(fu_fabric_t fabric, size_t compute_domain, size_t memory_domain);
+FORKUNION_API size_t fu_fabric_memory_distance(fu_fabric_t fabric, size_t compute_domain, size_t memory_domain);
 /**  @brief  Dependent-load latency of an edge in nanoseconds; 0 if unreached or before a harvest. */
-FU_API double fu_fabric_memory_latency_ns(fu_fabric_t fabric, size_t compute_domain, size_t memory_domain);
+FORKUNION_API double fu_fabric_memory_latency_ns(fu_fabric_t fabric, size_t compute_domain, size_t memory_domain);
 /**  @brief  Saturated read bandwidth of an edge in bytes per second; 0 if unreached or before a harvest. */
-FU_API double fu_fabric_memory_bandwidth(fu_fabric_t fabric, size_t compute_domain, size_t memory_domain);
+FORKUNION_API double fu_fabric_memory_bandwidth(fu_fabric_t fabric, size_t compute_domain, size_t memory_domain);
 
 #ifdef __cplusplus
 } /* extern "C" */
