@@ -45,10 +45,11 @@
  *  @section fork Processes that fork
  *  A `fork()`ed child has only the thread that forked: the workers of its parent's pools do not exist there.
  *  In the child, every pool that was spawned before the fork refuses each dispatch, `fu_pool_nap` and
- *  `fu_pool_sleep` with `fu_not_spawned_k`, at once (it never waits for the missing workers). `fu_pool_terminate`
- *  and `fu_pool_delete` then forget those workers without joining them (their thread table, a copy of the
- *  parent's, is leaked in the child), after which `fu_pool_spawn` starts fresh threads in the child. Detecting the
- *  fork costs one relaxed load per dispatch of a word that only a `pthread_atfork` child handler writes.
+ *  `fu_pool_sleep` with `fu_not_spawned_k`, at once (it never waits for the missing workers), and reports 0
+ *  threads. `fu_pool_spawn`, `fu_pool_terminate` and `fu_pool_delete` forget those workers without joining them
+ *  (their thread table, a copy of the parent's, is leaked in the child), so `fu_pool_spawn` starts fresh threads in
+ *  the child. Detecting the fork costs one relaxed load per dispatch of a word that only a `pthread_atfork` child
+ *  handler writes. The parent's pools are untouched.
  */
 #ifndef FORKUNION_H
 #define FORKUNION_H
