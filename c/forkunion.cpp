@@ -4,11 +4,11 @@
  *          `libforkunion_static.a` and `libforkunion_shared.so`.
  *
  *  @section design Design
- *  - Every entry point is `extern "C"` and `noexcept`: the C++ calls beneath are `noexcept`, and the handles are
- *    allocated with `new (std::nothrow)`, so no exception can reach the boundary. Only `fu_` symbols are exported
- *    (hidden visibility plus a linker version script, see `c/CMakeLists.txt`).
+ *  - Every entry point is `extern "C"` and calls only `noexcept` C++ (an exception inside would end in
+ *    `std::terminate`, never cross), and the handles come from `new (std::nothrow)`: nothing throws at the boundary.
+ * Only `fu_` symbols are exported (hidden visibility plus a linker version script, see `c/CMakeLists.txt`).
  *  - `fu_pool_t` owns one `pool_backend_t`: the single place that says which C++ pool runs a C pool. Callbacks
- *    always receive `compute_domain`; the backend adds the domain a pool was spawned on to the prong's own.
+ *    always receive `compute_domain`, the domain of the thread that runs them.
  *  - Dispatch: a C callback and its context ride in a lambda that the C++ dispatch guard keeps on the caller's
  *    stack, so a dispatch costs what the C++ one costs plus one indirect call per task: no allocation, no system
  *    call. The split dispatch (`fu_pool_unsafe_for_threads`) needs the callback to outlive the call: it is kept in
