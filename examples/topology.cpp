@@ -2,7 +2,10 @@
 //
 //   forkunion_topology                 the live machine (as this process may use it)
 //   forkunion_topology <root>          a recorded sysfs tree in which <root> stands for /
-//   forkunion_topology --fabric [...]  also the measured fabric (latency, bandwidth) once it exists
+//   forkunion_topology --fabric [...]  also the measured fabric: latency, bandwidth and distance of every edge,
+//                                      and the memory levels (seconds: buffers of 4x the last-level cache)
+//   forkunion_topology --fabric --quick  the same over 64 MiB buffers and 1 ms windows
+#include <chrono>    // `std::chrono::steady_clock`
 #include <cinttypes> // `PRIu64`
 #include <cstdio>    // `std::printf`
 #include <cstdlib>   // `EXIT_FAILURE`
@@ -87,16 +90,68 @@ void print_memory(fu::machine_topology_t const &topology) {
     }
 }
 
+/**  Harvests the fabric of `topology` through a pool of one thread per core of its largest compute domain, and
+ *  prints every edge and the memory levels. A recorded topology is measured on this machine: the cores and nodes
+ *  it lacks are refused, and their edges print as unreachable. */
+bool print_fabric(fu::machine_topology_t const &topology, bool quick) {
+    std::size_t threads = 1;
+    for (std::size_t d = 0; d != topology.compute_domains_count(); ++d)
+        if (topology.logical_cores_count_in(d) > threads) threads = topology.logical_cores_count_in(d);
+    fu::flat_pool_t pool;
+    if (fu::status_t const spawned = pool.spawn(threads); !spawned)
+        return std::printf("fabric: a pool of %zu threads could not spawn: %s\n", threads, spawned.name()), false;
+    fu::fabric_t fabric;
+    auto const start = std::chrono::steady_clock::now();
+    fu::status_t const status =
+        fabric.try_harvest(topology, pool, quick ? fu::fabric_options_t::quick() : fu::fabric_options_t{});
+    double const seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!status) return std::printf("fabric: not measured: %s\n", status.name()), false;
+
+    char buffer[32];
+    std::printf("fabric (measured through pinned threads, %s buffers, %.1f s): %zu of %zu edges reached",
+                human(fabric.buffer_bytes(), buffer), seconds, fabric.reached_edges_count(), fabric.edges_count());
+    if (fabric.unreachable_edges_count())
+        std::printf(" (%zu pins and %zu buffers refused)", fabric.pinning_refusals_count(),
+                    fabric.binding_refusals_count());
+    std::printf("\n  %7s %6s %5s %11s %11s %7s %8s\n", "compute", "memory", "node", "latency", "bandwidth", "readers",
+                "distance");
+    for (std::size_t d = 0; d != topology.compute_domains_count(); ++d)
+        for (std::size_t m = 0; m != topology.memory_domains_count(); ++m) {
+            if (!fabric.edge(d, m).reached()) {
+                std::printf("  %7zu %6zu %5zu %11s %11s %7s %8s\n", d, m, topology.memory_node_id(m), "-", "-", "-",
+                            "-");
+                continue;
+            }
+            std::printf("  %7zu %6zu %5zu %8.1f ns %6.2f GB/s %7zu %8zu\n", d, m, topology.memory_node_id(m),
+                        fabric.memory_latency_ns(d, m), fabric.memory_bandwidth_bytes_per_second(d, m) / 1e9,
+                        fabric.edge(d, m).readers, fabric.memory_distance(d, m));
+        }
+    std::printf("memory levels: %zu (0 = fastest medium: best bandwidth from any compute domain, then best latency)\n",
+                fabric.memory_levels_count());
+    std::printf("  %6s %5s %5s %14s %12s\n", "domain", "node", "level", "best bandwidth", "best latency");
+    for (std::size_t m = 0; m != topology.memory_domains_count(); ++m) {
+        fu::memory_medium_t const medium = fabric.memory_medium_of(m);
+        if (fabric.memory_level_in(m) < fabric.memory_levels_count())
+            std::printf("  %6zu %5zu %5zu %9.2f GB/s %9.1f ns\n", m, topology.memory_node_id(m),
+                        fabric.memory_level_in(m), medium.bandwidth_bytes_per_second / 1e9, medium.latency_ns);
+        else
+            std::printf("  %6zu %5zu %5s %14s %12s\n", m, topology.memory_node_id(m), "-", "unreachable", "-");
+    }
+    return true;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
-    bool fabric = false;
+    bool fabric = false, quick = false;
     char const *root = nullptr;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--fabric") == 0)
             fabric = true;
+        else if (std::strcmp(argv[i], "--quick") == 0)
+            quick = true;
         else if (argv[i][0] == '-') {
-            std::printf("usage: %s [--fabric] [sysfs-root]\n", argv[0]);
+            std::printf("usage: %s [--fabric [--quick]] [sysfs-root]\n", argv[0]);
             return std::strcmp(argv[i], "--help") == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
         } else
             root = argv[i];
@@ -123,8 +178,10 @@ int main(int argc, char **argv) {
     std::printf("\n");
     print_memory(topology);
 
-    // FABRIC: the fabric engineer harvests `fu::fabric_t` through a pool pinned on `topology` here and prints
-    // per-edge latency and bandwidth, `memory_distance`, and the memory levels.
-    if (fabric) std::printf("\nfabric: not measured: this build has no fabric_t yet\n");
+    if (fabric) {
+        std::printf("\n");
+        // A recorded machine may be out of this one's reach entirely; the live one must be measurable.
+        if (!print_fabric(topology, quick) && !root) return EXIT_FAILURE;
+    }
     return EXIT_SUCCESS;
 }

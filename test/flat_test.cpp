@@ -9,15 +9,20 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <new>
+#include <string>
 #include <system_error>
 #include <thread>
 
 #include <sys/resource.h> // `setrlimit`
 #include <sys/wait.h>     // `waitpid`
 #include <signal.h>       // `kill`
-#include <unistd.h>       // `fork`, `setuid`
+#include <unistd.h>       // `fork`, `setuid`, `gettid`
+#include <dirent.h>       // `opendir`
 
 #include <forkunion/flat.hpp>
 
@@ -36,8 +41,8 @@ struct flat_config {
     }
 };
 
-using flat_configs = ::testing::Types<flat_config<std::uint8_t>, flat_config<std::uint16_t>,
-                                      flat_config<std::uint32_t>, flat_config<std::size_t>>;
+using flat_configs = ::testing::Types<flat_config<std::uint8_t>, flat_config<std::uint16_t>, flat_config<std::uint32_t>,
+                                      flat_config<std::size_t>>;
 
 } // namespace
 
@@ -57,18 +62,22 @@ void check_static_split_is_exact() {
             pool_t pool;
             ASSERT_TRUE(pool.spawn(static_cast<index_t>(threads), exclusivity));
             for (std::size_t n : task_counts<index_t>(threads)) {
-                SCOPED_TRACE(::testing::Message() << exclusivity_name(exclusivity) << ", T = " << threads
-                                                  << ", n = " << n);
+                SCOPED_TRACE(::testing::Message()
+                             << exclusivity_name(exclusivity) << ", T = " << threads << ", n = " << n);
                 std::vector<std::atomic<std::size_t>> owner(n);
-                pool.for_n(static_cast<index_t>(n), [&](prong_t prong) noexcept {
-                        owner[prong.task].store(prong.thread, std::memory_order_relaxed);
-                    }).join();
-                std::vector<fu::slice<index_t>> slices(threads, fu::slice<index_t> {0, 0});
+                pool.for_n(static_cast<index_t>(n),
+                           [&](prong_t prong) noexcept {
+                               owner[prong.task].store(prong.thread, std::memory_order_relaxed);
+                           })
+                    .join();
+                std::vector<fu::slice<index_t>> slices(threads, fu::slice<index_t>{0, 0});
                 std::vector<std::atomic<std::size_t>> calls(threads);
-                pool.for_slices(static_cast<index_t>(n), [&](prong_t first, index_t count) noexcept {
-                        slices[first.thread] = {first.task, count};
-                        calls[first.thread].fetch_add(1, std::memory_order_relaxed);
-                    }).join();
+                pool.for_slices(static_cast<index_t>(n),
+                                [&](prong_t first, index_t count) noexcept {
+                                    slices[first.thread] = {first.task, count};
+                                    calls[first.thread].fetch_add(1, std::memory_order_relaxed);
+                                })
+                    .join();
                 std::size_t const q = n / threads, r = n % threads;
                 for (std::size_t thread = 0; thread != threads; ++thread) {
                     std::size_t const first = q * thread + std::min(thread, r);
@@ -99,8 +108,8 @@ TEST(flat, static_split_follows_the_formula_exactly) {
 namespace {
 
 struct injection_t {
-    std::atomic<bool> fail_allocate {false};
-    std::atomic<long> constructs_until_failure {-1}; // -1: never fail
+    std::atomic<bool> fail_allocate{false};
+    std::atomic<long> constructs_until_failure{-1}; // -1: never fail
 };
 injection_t injection;
 
@@ -113,9 +122,11 @@ struct injecting_allocator {
 
     value_type *allocate(std::size_t n) {
         if (injection.fail_allocate.load()) throw std::bad_alloc();
-        return std::allocator<value_type> {}.allocate(n);
+        return std::allocator<value_type>{}.allocate(n);
     }
-    void deallocate(value_type *pointer, std::size_t n) noexcept { std::allocator<value_type> {}.deallocate(pointer, n); }
+    void deallocate(value_type *pointer, std::size_t n) noexcept {
+        std::allocator<value_type>{}.deallocate(pointer, n);
+    }
 
     /**  The pool starts each worker while constructing its slot, so a throwing `construct` is a refused thread. */
     template <typename object_type_, typename... args_types_>
@@ -143,7 +154,7 @@ TEST(flat, failed_allocation_refuses_spawn_and_leaks_nothing) {
     EXPECT_EQ(pool.threads_count(), 0u);
     EXPECT_TRUE(threads_settle_to(threads_before));
     ASSERT_TRUE(pool.spawn(4)) << "a refused spawn leaves the pool spawnable";
-    std::atomic<std::size_t> ran {0};
+    std::atomic<std::size_t> ran{0};
     pool.for_n(100, [&](std::size_t) noexcept { ran.fetch_add(1); }).join();
     EXPECT_EQ(ran.load(), 100u);
 }
@@ -161,7 +172,7 @@ TEST(flat, refused_thread_stops_and_joins_the_started_ones) {
             EXPECT_EQ(pool.threads_count(), 0u);
             EXPECT_TRUE(threads_settle_to(threads_before)) << "threads started before the refusal were joined";
             ASSERT_TRUE(pool.spawn(3, exclusivity));
-            std::atomic<std::size_t> ran {0};
+            std::atomic<std::size_t> ran{0};
             pool.for_threads([&](std::size_t) noexcept { ran.fetch_add(1); }).join();
             EXPECT_EQ(ran.load(), 3u);
         }
@@ -177,7 +188,7 @@ TEST(flat, thread_limit_refuses_spawn_in_a_child_process) {
     ASSERT_GE(child, 0);
     if (child == 0) {
         std::size_t const threads_before = settled_live_threads(); // before the limit: runtime helpers exist
-        rlimit const limit {4, 4};
+        rlimit const limit{4, 4};
         if (::setrlimit(RLIMIT_NPROC, &limit) != 0) ::_exit(10);
         if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(11);
         fu::flat_pool_t pool;
@@ -185,7 +196,7 @@ TEST(flat, thread_limit_refuses_spawn_in_a_child_process) {
         if (status.code() != fu::status_code_t::thread_refused_k) ::_exit(12);
         if (!threads_settle_to(threads_before)) ::_exit(13);
         if (!pool.spawn(1)) ::_exit(14); // a caller-inclusive pool of one starts no thread
-        std::atomic<std::size_t> ran {0};
+        std::atomic<std::size_t> ran{0};
         pool.for_n(10, [&](std::size_t) noexcept { ran.fetch_add(1); }).join();
         ::_exit(ran.load() == 10 ? 0 : 15);
     }
@@ -217,10 +228,68 @@ TEST(flat, sleeping_workers_burn_no_cpu) {
             double const wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_before).count();
             double const cpu = process_cpu_seconds() - cpu_before;
             EXPECT_LT(cpu, 0.1 * wall) << "workers burned " << cpu << " s of CPU in " << wall << " s asleep";
-            std::atomic<std::size_t> ran {0};
+            std::atomic<std::size_t> ran{0};
             pool.for_n(threads * 3, [&](std::size_t) noexcept { ran.fetch_add(1); }).join();
             EXPECT_EQ(ran.load(), threads * 3);
             EXPECT_EQ(pool.mood(), fu::mood_t::spin_k) << "a dispatch returns the pool to spinning";
+        }
+    }
+}
+
+namespace {
+/**  Threads of this process, other than the caller, that the kernel holds blocked (state S or D in their stat). */
+std::size_t blocked_threads_but_self() {
+    std::size_t blocked = 0;
+    std::string const self = std::to_string(::gettid());
+    if (DIR *dir = ::opendir("/proc/self/task")) {
+        while (dirent *entry = ::readdir(dir)) {
+            if (entry->d_name[0] == '.' || self == entry->d_name) continue;
+            std::string const path = std::string("/proc/self/task/") + entry->d_name + "/stat";
+            char line[512] = {};
+            if (std::FILE *file = std::fopen(path.c_str(), "r")) {
+                std::size_t const length = std::fread(line, 1, sizeof(line) - 1, file);
+                std::fclose(file);
+                line[length] = 0;
+            }
+            // "tid (comm) S ...": the state follows the last ')', since `comm` may hold one.
+            char const *state = std::strrchr(line, ')');
+            if (state && (state[2] == 'S' || state[2] == 'D')) ++blocked;
+        }
+        ::closedir(dir);
+    }
+    return blocked;
+}
+} // namespace
+
+TEST(flat, leaving_sleep_wakes_the_kernel_sleepers) {
+    // Regression: `nap()` after `sleep(0)` stored its mood without waking the workers already blocked in the
+    // kernel, and the next dispatch saw `nap`, not `sleep`, so it woke nobody and hung. The window is only open
+    // once the workers really block, which is what the poll below waits for.
+    std::size_t const cores = fu::allowed_cores_count();
+    for (std::size_t threads : {std::size_t(2), 3 * cores}) {
+        for (bool to_nap : {true, false}) {
+            SCOPED_TRACE(::testing::Message()
+                         << threads << " threads, sleep(0) then " << (to_nap ? "nap()" : "sleep(1 s)"));
+            fu::flat_pool_t pool;
+            ASSERT_TRUE(pool.spawn(threads, fu::caller_exclusive_k));
+            pool.for_threads([](std::size_t) noexcept {}).join();
+            ASSERT_TRUE(pool.sleep(0));
+            ASSERT_TRUE(eventually([&] { return blocked_threads_but_self() + 1 == live_threads(); }))
+                << "the workers never blocked in the kernel";
+            ASSERT_TRUE(to_nap ? pool.nap() : pool.sleep(1'000'000));
+            if (!to_nap) { // the sleepers are back in the kernel, now with a period
+                ASSERT_TRUE(eventually([&] { return blocked_threads_but_self() + 1 == live_threads(); }));
+            }
+            std::atomic<std::size_t> ran{0};
+            auto guard = pool.for_n(threads * 3, [&](std::size_t) noexcept { ran.fetch_add(1); });
+            if (!eventually([&] { return guard.is_complete(); })) {
+                // The pool cannot be destroyed with its workers lost in the kernel: report and leave.
+                ADD_FAILURE() << "the dispatch after the mood change never completed: a lost kernel wake-up";
+                std::fflush(nullptr);
+                std::_Exit(EXIT_FAILURE);
+            }
+            guard.join();
+            EXPECT_EQ(ran.load(), threads * 3);
         }
     }
 }
@@ -233,14 +302,14 @@ TEST(flat, terminate_from_a_callback_is_ignored) {
         ASSERT_TRUE(pool.spawn(3, exclusivity));
         pool.for_threads([&](std::size_t) noexcept { pool.terminate(); }).join();
         EXPECT_EQ(pool.threads_count(), 3u);
-        std::atomic<std::size_t> ran {0};
+        std::atomic<std::size_t> ran{0};
         pool.for_n(9, [&](std::size_t) noexcept { ran.fetch_add(1); }).join();
         EXPECT_EQ(ran.load(), 9u);
     }
 }
 
 TEST(flat, terminate_completes_an_unjoined_dispatch) {
-    std::atomic<std::size_t> ran {0};
+    std::atomic<std::size_t> ran{0};
     auto count = [&](std::size_t) noexcept { ran.fetch_add(1); };
     for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k}) {
         ran = 0;

@@ -72,5 +72,7 @@ forkunion_add_model(mutate_pending EXPECT "pan:1: assertion violated (owner[q]==
                     DEFINES -DMUTATE_PENDING -DSTALE_REJOIN -DEMOD=4)
 forkunion_add_model(mutate_sleep_race EXPECT "pan:1: invalid end state"
                     DEFINES -DMUTATE_SLEEP_RACE -DSLEEP_MODE -DT=3 -DK=2 -DK1=2)
+forkunion_add_model(mutate_nap_lost_wake EXPECT "pan:1: invalid end state"
+                    DEFINES -DMUTATE_NAP_LOST_WAKE -DSLEEP_MODE -DT=2 -DK=2 -DK1=0)
 forkunion_add_model(mutate_terminate_open EXPECT "pan:1: invalid end state"
                     DEFINES -DMUTATE_TERMINATE_OPEN -DTERMINATE -DTERMINATE_RACE)

@@ -11,6 +11,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <memory>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -35,7 +36,7 @@ TEST(wait, micro_waits_return) {
         void operator()(std::size_t thread) const noexcept { *calls += thread; }
     };
     std::size_t calls = 0;
-    counting_wait with_thread {&calls};
+    counting_wait with_thread{&calls};
     fu::micro_yield_with(with_thread, std::size_t(3));
     EXPECT_EQ(calls, 3u) << "wrappers that take the thread index receive it";
 }
@@ -62,7 +63,7 @@ TEST(wait, spin_mutex_try_lock) {
     fu::spin_mutex_t mutex;
     EXPECT_TRUE(mutex.try_lock());
     EXPECT_FALSE(mutex.try_lock());
-    std::atomic<bool> taken_elsewhere {true};
+    std::atomic<bool> taken_elsewhere{true};
     std::thread other([&] { taken_elsewhere = mutex.try_lock(); });
     other.join();
     EXPECT_FALSE(taken_elsewhere.load());
@@ -72,17 +73,17 @@ TEST(wait, spin_mutex_try_lock) {
 }
 
 TEST(wait, kernel_wait_returns_on_a_changed_word_and_on_timeout) {
-    std::atomic<std::uint32_t> word {7};
+    std::atomic<std::uint32_t> word{7};
     auto const start = std::chrono::steady_clock::now();
-    fu::kernel_wait(word, 8, 0); // the word is not 8: returns at once, even without a timeout
+    fu::kernel_wait(word, 8, 0);      // the word is not 8: returns at once, even without a timeout
     fu::kernel_wait(word, 7, 20'000); // times out after ~20 ms
     double const waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_GE(waited, 0.015) << "a 20 ms timed wait returned after " << waited << " s";
 }
 
 TEST(wait, kernel_wake_releases_waiters) {
-    std::atomic<std::uint32_t> word {0};
-    std::atomic<std::size_t> woken {0};
+    std::atomic<std::uint32_t> word{0};
+    std::atomic<std::size_t> woken{0};
     std::vector<std::thread> sleepers;
     for (int i = 0; i != 3; ++i)
         sleepers.emplace_back([&] {
@@ -330,4 +331,26 @@ TEST(wait, nap_and_sleep_compose_with_the_mood_word) {
         EXPECT_EQ(pool.threads_count(), 0u);
         EXPECT_TRUE(pool.spawn(2, exclusivity));
     }
+}
+
+namespace {
+/**  A micro-wait that takes the waiting thread's index, the shape `micro_yield(thread)` documents. */
+struct thread_aware_yield_t {
+    static inline std::atomic<std::size_t> calls{0};
+    void operator()(std::size_t) const noexcept { calls.fetch_add(1, std::memory_order_relaxed); }
+};
+} // namespace
+
+TEST(wait, napping_pools_accept_a_thread_aware_micro_wait) {
+    // `nap()` falls back to the pool's micro-wait where the CPU has no address monitor; a wrapper that takes the
+    // thread index must work there as it does while spinning.
+    fu::basic_pool<std::allocator<std::thread>, thread_aware_yield_t> pool;
+    ASSERT_TRUE(pool.spawn(2));
+    per_thread_counts counts(pool.threads_count());
+    for (std::size_t cycle = 0; cycle != 1000; ++cycle) {
+        ASSERT_TRUE(mood_changed([&] { return pool.nap(); }));
+        pool.for_threads([&](std::size_t thread) noexcept { counts(thread); }).join();
+    }
+    for (std::size_t thread = 0; thread != pool.threads_count(); ++thread)
+        EXPECT_EQ(counts.counts[thread].load(), 1000u) << "thread " << thread;
 }

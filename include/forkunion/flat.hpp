@@ -65,8 +65,10 @@
  *      T3  retire     s.fetch_sub(1) (acq_rel); whoever takes s from 1 to 0 stores e → e+1 (release).
  *      T4  terminate  claim like T1 but waiting; mood = die; e → e+1 (release) wakes everyone; join; e → e+1;
  *                     s stays claimed (I6).
- *      M   mood       `nap`/`sleep` claim like T1 (refused `contended` when they lose), store the mood and
+ *      M   mood       `nap`/`sleep` claim like T1 (refused `contended` when they lose), exchange the mood and
  *                     release s = 0, so the next claimer's T1 acquire sees the mood and wakes kernel sleepers.
+ *                     Leaving `sleep` wakes the kernel sleepers itself: the next publication's exchange would see
+ *                     the new mood, not `sleep`, and wake nobody.
  *
  *  A generation g is complete ⇔ e is even, or e is odd and outer ≠ g. Workers are exact at any width (I4), and
  *  T2n never hands out a generation equal to outer. A joiner holding a token older than 2^(bits-1) dispatches
@@ -92,11 +94,19 @@
 #include <atomic>      // `std::atomic`
 #include <cstddef>     // `std::size_t`
 #include <cstdint>     // `std::uint32_t`
-#include <memory>      // `std::allocator`, `std::allocator_traits`, `std::addressof`
 #include <new>         // `std::bad_alloc`
 #include <thread>      // `std::thread`
 #include <type_traits> // `std::is_invocable_v`
 #include <utility>     // `std::forward`
+// Compile cost: `<memory>` also declares `shared_ptr`, the ranges algorithms and the parallel ones, about a
+// tenth of a hello world's compile time. libstdc++ declares the three names the pool needs in smaller headers.
+#if defined(__GLIBCXX__) && __has_include(<bits/alloc_traits.h>) && __has_include(<bits/allocator.h>)
+#include <bits/alloc_traits.h> // `std::allocator_traits`
+#include <bits/allocator.h>    // `std::allocator`
+#include <bits/move.h>         // `std::addressof`
+#else
+#include <memory> // `std::allocator`, `std::allocator_traits`, `std::addressof`
+#endif
 
 #include <forkunion/cores.hpp>
 #include <forkunion/types.hpp>
@@ -260,11 +270,12 @@ public:
         status_t status;
         try {
             for (; constructed < threads; ++constructed) {
-                if (!exclusive && constructed == 0) slot_traits_t::construct(slot_allocator, slots);
+                if (!exclusive && constructed == 0)
+                    slot_traits_t::construct(slot_allocator, slots);
                 else
-                    slot_traits_t::construct(slot_allocator, slots + constructed, [this, constructed, epoch]() noexcept {
-                        worker_loop_(constructed, epoch);
-                    });
+                    slot_traits_t::construct(
+                        slot_allocator, slots + constructed,
+                        [this, constructed, epoch]() noexcept { worker_loop_(constructed, epoch); });
             }
         } catch (std::bad_alloc const &) {
             status = status_code_t::bad_alloc_k;
@@ -363,8 +374,7 @@ public:
      */
     template <typename fn_type_>
     [[nodiscard]] auto for_threads(fn_type_ &&fn) noexcept {
-        return dispatch_guard_t<basic_pool, threads_fork_t<std::decay_t<fn_type_>>>(*this,
-                                                                                   std::forward<fn_type_>(fn));
+        return dispatch_guard_t<basic_pool, threads_fork_t<std::decay_t<fn_type_>>>(*this, std::forward<fn_type_>(fn));
     }
 
     /**
@@ -495,11 +505,10 @@ public:
         return control_.slots[thread].next;
     }
 
-
 private:
     /**  One per thread: the claim cursor (hot during `for_n_dynamic`) and the thread handle (cold). */
     struct alignas(alignment_k) slot_t {
-        std::atomic<index_t> next {0};
+        std::atomic<index_t> next{0};
         std::thread thread;
 
         slot_t() noexcept = default;
@@ -511,26 +520,26 @@ private:
 
     /**  Written by the claim holder right before `epoch`, read by every worker right after it. */
     struct alignas(alignment_k) dispatch_line_t {
-        std::atomic<index_t> epoch {0};
-        std::atomic<index_t> outer {0}; // generation of the outermost dispatch in flight (T2n keeps it)
+        std::atomic<index_t> epoch{0};
+        std::atomic<index_t> outer{0}; // generation of the outermost dispatch in flight (T2n keeps it)
         trampoline_t trampoline = nullptr;
         void *context = nullptr;
     };
 
     /**  The claim word, plus the inclusive caller's bookkeeping, written by the claim holder. */
     struct alignas(alignment_k) sync_line_t {
-        std::atomic<index_t> threads_to_sync {1}; // claimed while unspawned (I6)
-        std::atomic<generation_t> pending {0};    // inclusive pools: generation whose slice 0 has not run, else 0
+        std::atomic<index_t> threads_to_sync{1};  // claimed while unspawned (I6)
+        std::atomic<generation_t> pending{0};     // inclusive pools: generation whose slice 0 has not run, else 0
         std::atomic<std::thread::id> dispatcher;  // inclusive pools: the thread that published the latest dispatch
-        std::atomic<bool> caller_in_slice {false}; // inclusive pools: the dispatcher is inside slice 0
+        std::atomic<bool> caller_in_slice{false}; // inclusive pools: the dispatcher is inside slice 0
     };
 
     /**  `mood` and the configuration: written by `spawn`, `terminate`, `nap`, `sleep` and a waking dispatch. */
     struct alignas(alignment_k) control_line_t {
-        std::atomic<mood_t> mood {mood_t::spin_k};
-        std::atomic<std::uint32_t> wake {0};    // futex word of `sleep` mode
-        std::atomic<std::uint64_t> sleep_us {0}; // re-check period of `sleep` mode, 0 = none
-        std::atomic<index_t> threads {0};        // atomic so a racing dispatcher reads it without a data race
+        std::atomic<mood_t> mood{mood_t::spin_k};
+        std::atomic<std::uint32_t> wake{0};     // futex word of `sleep` mode
+        std::atomic<std::uint64_t> sleep_us{0}; // re-check period of `sleep` mode, 0 = none
+        std::atomic<index_t> threads{0};        // atomic so a racing dispatcher reads it without a data race
         caller_exclusivity_t exclusivity = caller_inclusive_k;
         bool oversubscribed = false;
         slot_t *slots = nullptr;
@@ -551,14 +560,18 @@ private:
 
     template <typename fn_t>
     static void call_task_(fn_t &fn, index_t task, index_t thread) noexcept {
-        if constexpr (std::is_invocable_v<fn_t &, index_t>) fn(task);
-        else fn(prong_t {task, thread, 0});
+        if constexpr (std::is_invocable_v<fn_t &, index_t>)
+            fn(task);
+        else
+            fn(prong_t{task, thread, 0});
     }
 
     template <typename fn_t>
     static void call_slice_(fn_t &fn, index_t first, index_t count, index_t thread) noexcept {
-        if constexpr (std::is_invocable_v<fn_t &, index_t, index_t>) fn(first, count);
-        else fn(prong_t {first, thread, 0}, count);
+        if constexpr (std::is_invocable_v<fn_t &, index_t, index_t>)
+            fn(first, count);
+        else
+            fn(prong_t{first, thread, 0}, count);
     }
 
     template <typename fn_t>
@@ -644,7 +657,6 @@ private:
         }
     };
 
-
     // ---- Protocol ----
 
     /**  The thread count; relaxed, because only T0/T4 write it and T1's acquire orders everything after. */
@@ -659,7 +671,9 @@ private:
                                                            std::memory_order_relaxed))
             return threads_() == 0 ? status_code_t::not_spawned_k : status_code_t::contended_k;
         control_.sleep_us.store(sleep_us, std::memory_order_relaxed);
-        control_.mood.store(mood, std::memory_order_relaxed);
+        mood_t const previous = control_.mood.exchange(mood, std::memory_order_relaxed);
+        // Sleepers re-read the mood when woken: they then wait the new way (or with the new `sleep` period).
+        if (previous == mood_t::sleep_k) wake_sleepers_();
         // Pairs with the next claimer's T1 acquire: it sees this mood and wakes kernel sleepers if needed.
         sync_.threads_to_sync.store(0, std::memory_order_release);
         return status_code_t::success_k;
@@ -707,8 +721,8 @@ private:
         // inside one and T2n applies. Every other thread loses to another dispatch: refuse, never wait.
         index_t const threads = threads_();
         if (threads == 0) return {0, status_code_t::not_spawned_k}; // a racing `terminate` holds the claim (I6)
-        bool const nested = control_.exclusivity == caller_exclusive_k &&
-                            std::this_thread::get_id() == control_.thread_zero;
+        bool const nested =
+            control_.exclusivity == caller_exclusive_k && std::this_thread::get_id() == control_.thread_zero;
         if (!nested) return {0, status_code_t::contended_k};
 
         wait_for_thread_zero_alone_();
@@ -758,9 +772,13 @@ private:
     /**  Leaves nap or sleep for spin, waking kernel sleepers. Only from a dispatch or `terminate`. */
     [[gnu::noinline]] void wake_() noexcept {
         mood_t const previous = control_.mood.exchange(mood_t::spin_k, std::memory_order_relaxed);
-        if (previous != mood_t::sleep_k) return;
+        if (previous == mood_t::sleep_k) wake_sleepers_();
+    }
+
+    /**  Wakes every worker blocked in `sleep_until_woken_`; they re-read epoch and mood. */
+    void wake_sleepers_() noexcept {
         // Release pairs with the acquire in `sleep_until_woken_`: a sleeper that reads the new ticket also sees
-        // the new epoch, and one that read the old ticket fails the futex's value check or is woken here.
+        // the new epoch and mood, and one that read the old ticket fails the futex's value check or is woken here.
         control_.wake.fetch_add(1, std::memory_order_release);
         kernel_wake_all(control_.wake);
     }
@@ -769,8 +787,7 @@ private:
     void sleep_until_woken_(index_t last) noexcept {
         std::uint32_t const ticket = control_.wake.load(std::memory_order_acquire);
         index_t const epoch = dispatch_.epoch.load(std::memory_order_acquire);
-        if ((epoch != last && (epoch & 1u)) || control_.mood.load(std::memory_order_relaxed) != mood_t::sleep_k)
-            return;
+        if ((epoch != last && (epoch & 1u)) || control_.mood.load(std::memory_order_relaxed) != mood_t::sleep_k) return;
         kernel_wait(control_.wake, ticket, control_.sleep_us.load(std::memory_order_relaxed));
     }
 
@@ -783,9 +800,15 @@ private:
             index_t const epoch = dispatch_.epoch.load(std::memory_order_acquire);
             if (epoch != last && (epoch & 1u)) return epoch;
             switch (control_.mood.load(std::memory_order_relaxed)) {
-            case mood_t::sleep_k: sleep_until_woken_(last), spins = 0; break;
-            case mood_t::nap_k: nap_on(dispatch_.epoch, epoch, micro_yield), yield_if_oversubscribed_(spins); break;
-            default: backoff_(micro_yield, thread, spins); break;
+            case mood_t::sleep_k:
+                sleep_until_woken_(last), spins = 0;
+                break;
+            case mood_t::nap_k:
+                nap_on(dispatch_.epoch, epoch, micro_yield, thread), yield_if_oversubscribed_(spins);
+                break;
+            default:
+                backoff_(micro_yield, thread, spins);
+                break;
             }
         }
     }
@@ -807,8 +830,7 @@ private:
         control_.mood.store(mood_t::die_k, std::memory_order_relaxed);
         // Pairs with the acquire in `wait_for_publication_`, which then reads `die`.
         dispatch_.epoch.store(static_cast<index_t>(epoch + 1u), std::memory_order_release);
-        control_.wake.fetch_add(1, std::memory_order_release);
-        kernel_wake_all(control_.wake);
+        wake_sleepers_();
         for (index_t thread = 0; thread != started; ++thread)
             if (slots[thread].thread.joinable()) slots[thread].thread.join();
         dispatch_.epoch.store(static_cast<index_t>(epoch + 2u), std::memory_order_relaxed);
@@ -817,7 +839,8 @@ private:
 
     void destroy_slots_(slot_allocator_t &slot_allocator, slot_t *slots, index_t constructed,
                         index_t allocated) noexcept {
-        for (index_t thread = 0; thread != constructed; ++thread) slot_traits_t::destroy(slot_allocator, slots + thread);
+        for (index_t thread = 0; thread != constructed; ++thread)
+            slot_traits_t::destroy(slot_allocator, slots + thread);
         slot_traits_t::deallocate(slot_allocator, slots, allocated);
     }
 
@@ -830,7 +853,6 @@ private:
         return control_.exclusivity == caller_inclusive_k && sync_.caller_in_slice.load(std::memory_order_relaxed) &&
                sync_.dispatcher.load(std::memory_order_relaxed) == self;
     }
-
 };
 
 /**  @brief  The default pool: `std::size_t` indices, the target's micro-wait, 128-byte padding. */

@@ -76,8 +76,10 @@ using nap_backend_t = portable_nap_t;
 /**  @brief  Calls `wait(thread)` if the wrapper takes a thread index, else `wait()`. */
 template <typename micro_yield_t, typename index_t>
 inline void micro_yield_with(micro_yield_t &wait, index_t thread) noexcept {
-    if constexpr (std::is_invocable_v<micro_yield_t &, index_t>) wait(thread);
-    else wait();
+    if constexpr (std::is_invocable_v<micro_yield_t &, index_t>)
+        wait(thread);
+    else
+        wait();
 }
 
 /**
@@ -115,7 +117,7 @@ public:
     void unlock() noexcept { locked_.store(false, std::memory_order_release); }
 
 private:
-    std::atomic<bool> locked_ {false};
+    std::atomic<bool> locked_{false};
 };
 
 using spin_mutex_t = basic_spin_mutex<>;
@@ -125,14 +127,15 @@ using spin_mutex_t = basic_spin_mutex<>;
  *          bounded time, then returns so the caller re-checks its condition (and its mood).
  *
  *  Parks on the word's cache line with `nap_backend_t`, the best address wait the CPU has at run time, and falls
- *  back to one `micro_yield()` where it has none. No system call (after the first capability detection, which
- *  happens once per process), no allocation. Any thread; `word` may be written concurrently: a write after the
- *  caller read `seen` either shows in the backend's re-check or ends its wait. Implies no memory ordering: the
- *  caller re-reads `word` with the order it needs.
+ *  back to one `micro_yield_with(micro_yield, thread)` where it has none (so either wrapper shape works). No system
+ * call (after the first capability detection, which happens once per process), no allocation. Any thread; `word` may be
+ * written concurrently: a write after the caller read `seen` either shows in the backend's re-check or ends its wait.
+ * Implies no memory ordering: the caller re-reads `word` with the order it needs.
  */
-template <typename value_type_, typename micro_yield_t>
-inline void nap_on(std::atomic<value_type_> const &word, value_type_ seen, micro_yield_t &micro_yield) noexcept {
-    if (!nap_backend_t::try_nap(word, seen)) micro_yield();
+template <typename value_type_, typename micro_yield_t, typename index_t = std::size_t>
+inline void nap_on(std::atomic<value_type_> const &word, value_type_ seen, micro_yield_t &micro_yield,
+                   index_t thread = 0) noexcept {
+    if (!nap_backend_t::try_nap(word, seen)) micro_yield_with(micro_yield, thread);
 }
 
 } // namespace forkunion

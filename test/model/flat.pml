@@ -21,6 +21,8 @@
  *    sleep (-DSLEEP_MODE): the controlling dispatcher may call sleep(0) before each of its dispatches; idle
  *         workers read e and mood, then the ticket, e and mood again, and FUTEX_WAIT(ticket) (check and enqueue
  *         atomic); a publication that reads mood != spin exchanges it to spin, bumps the ticket, FUTEX_WAKEs all.
+ *         The controller may also call nap() (transition M with mood = nap: workers spin with another wait);
+ *         M exchanges the mood and, leaving sleep, bumps the ticket and FUTEX_WAKEs all itself.
  *  Epochs and generations wrap modulo EMOD (default 8: a 3-bit index_t, so aliasing is reached) from an initial
  *  epoch of 0, 2 or EMOD - 2. The ticket wraps modulo TMOD (default 4; a sleeper's ticket can be 2 behind, so
  *  TMOD 2 loses wake-ups and the real 2^32 is ample).
@@ -54,6 +56,9 @@
  *        `unsafe_join` runs another dispatcher's slice 0;
  *    -DMUTATE_SLEEP_RACE -DSLEEP_MODE: sleep(0) without a claim while another thread's dispatch is in flight:
  *        that dispatch read mood == spin, the workers go to sleep after it published: hang;
+ *    -DMUTATE_NAP_LOST_WAKE -DSLEEP_MODE: nap() after sleep(0) stores its mood without waking the kernel
+ *        sleepers, and the next publication's exchange sees nap, not sleep, so it wakes nobody: hang (the bug
+ *        CI hit in hot_path.dispatches_make_no_heap_allocations);
  *    -DMUTATE_TERMINATE_OPEN -DTERMINATE -DTERMINATE_RACE: T4 reopens the claim, so a dispatch that read
  *        `threads` before terminate claims the unspawned pool after it: hang.
  *  Without the mutations the same shapes must pass: T2n skips the generation equal to outer, slice 0 is taken by
@@ -87,6 +92,7 @@
 #define SPIN_K 0
 #define SLEEP_K 1
 #define DIE_K 2
+#define NAP_K 3 /* to the protocol, nap is spinning with another micro-wait */
 
 #ifdef EXCLUSIVE
 #define WORKER0 1 /* thread 0 is a worker */
@@ -323,9 +329,27 @@ end_exit:
     skip
 }
 
+/* Transition M: sleep() or nap() claims the pool like T1 and is refused (no change) when it loses; it exchanges
+ * the mood and, leaving sleep, bumps the ticket and FUTEX_WAKEs every sleeper, who then wait the new way. */
+inline change_mood_(target) {
+    if
+    :: atomic { s == 0 -> s = T };
+        atomic { prev_ = mood; mood = target };
+#ifndef MUTATE_NAP_LOST_WAKE
+        if
+        :: prev_ == SLEEP_K -> wake = (wake + 1) % TMOD; asleep = 0
+        :: else
+        fi;
+#endif
+        atomic { s = 0; prev_ = 0 }
+    :: else -> skip
+    fi
+}
+
 proctype dispatcher(byte me) {
     byte k, g, p, q, ev, ov, first_g, first_p;
     bool won;
+    byte prev_;
     do
     :: (me == 0 && k < K) || (me == 1 && k < K1) ->
         k++;
@@ -333,11 +357,10 @@ proctype dispatcher(byte me) {
         if
         :: me == 0 -> /* only the controlling thread calls sleep(0) */
 #ifndef MUTATE_SLEEP_RACE
-            if /* transition M: sleep() claims the pool like T1, refused (no change) when it loses */
-            :: atomic { s == 0 -> s = T };
-                mood = SLEEP_K;
-                s = 0
-            :: else -> skip
+            change_mood_(SLEEP_K);
+            if /* and maybe nap() right after, while the workers may already block in the kernel */
+            :: change_mood_(NAP_K)
+            :: skip
             fi
 #else
             mood = SLEEP_K /* the old contract: nothing stops a racing dispatch from being in flight */
