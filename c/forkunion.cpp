@@ -24,6 +24,7 @@
 #include <new>     // `std::nothrow`
 
 #include <forkunion.hpp>
+#include <forkunion/fabric.hpp>
 
 #include "forkunion_os.hpp"
 
@@ -183,6 +184,12 @@ public:
     bool is_complete(std::size_t generation) const noexcept { return pool_.is_complete(generation); }
     void unsafe_join(std::size_t generation) noexcept { pool_.unsafe_join(generation); }
     fu::status_t nap() noexcept { return pool_.nap(); }
+
+    /**  Calls `f` with the C++ pool that runs (for the fabric). */
+    template <typename fn_t>
+    decltype(auto) visit(fn_t &&f) noexcept {
+        return f(pool_);
+    }
     fu::status_t sleep(std::size_t microseconds) noexcept { return pool_.sleep(microseconds); }
 
 private:
@@ -198,18 +205,29 @@ private:
     }
 };
 
-/**  @brief  The fabric behind a `fu_fabric_t`: measurement is not in this build yet, so every harvest is refused. */
+/**
+ *  @brief  The fabric behind a `fu_fabric_t`: `fabric_t`, harvested through the C++ pool that runs the C pool.
+ *  A buffer size of 0 keeps the default (4x the largest cache, 64 MiB to 1 GiB).
+ */
 class fabric_backend_t {
 public:
-    fu::status_t try_harvest(fu::machine_topology_t const &, pool_backend_t &, std::size_t) noexcept {
-        return fu::status_code_t::unsupported_k;
+    fu::status_t try_harvest(fu::machine_topology_t const &topology, pool_backend_t &pool,
+                             std::size_t buffer_bytes) noexcept {
+        fu::fabric_options_t options;
+        options.buffer_bytes = buffer_bytes;
+        return pool.visit([&](auto &cpp_pool) noexcept { return fabric_.try_harvest(topology, cpp_pool, options); });
     }
-    bool harvested() const noexcept { return false; }
-    std::size_t memory_levels_count() const noexcept { return 0; }
-    std::size_t memory_level_in(std::size_t) const noexcept { return 0; }
-    std::size_t memory_distance(std::size_t, std::size_t) const noexcept { return 0; }
-    double memory_latency_ns(std::size_t, std::size_t) const noexcept { return 0; }
-    double memory_bandwidth(std::size_t, std::size_t) const noexcept { return 0; }
+    bool harvested() const noexcept { return fabric_.harvested(); }
+    std::size_t memory_levels_count() const noexcept { return fabric_.memory_levels_count(); }
+    std::size_t memory_level_in(std::size_t m) const noexcept { return fabric_.memory_level_in(m); }
+    std::size_t memory_distance(std::size_t c, std::size_t m) const noexcept { return fabric_.memory_distance(c, m); }
+    double memory_latency_ns(std::size_t c, std::size_t m) const noexcept { return fabric_.memory_latency_ns(c, m); }
+    double memory_bandwidth(std::size_t c, std::size_t m) const noexcept {
+        return fabric_.memory_bandwidth_bytes_per_second(c, m);
+    }
+
+private:
+    fu::fabric_t fabric_;
 };
 
 /**  The split dispatch's callable: the C callback, its context and the backend that knows the thread's domain. */
