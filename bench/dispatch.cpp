@@ -8,6 +8,8 @@
  *    `#pragma omp parallel`), `for_n` (static blocks) and `for_n_dynamic` (one-task grain) over n = T tasks;
  *  - bodies: `empty` (the task index goes to `DoNotOptimize`) and `line` (each task increments its own 128-byte
  *    line, one cache line of real work per thread);
+ *  - `forkunion_distributed/...`: the same rows on `distributed_pool_t` (the `*_replicated` backends' pool), run
+ *    with ForkUnion's own rows whenever those run, so the two pools are compared in one process;
  *  - `floor/ping_pong/two_lines`: two pinned threads bouncing a counter over two cache lines, one writer each;
  *  - `forkunion/for_n/empty/after_{spin,nap,sleep0}`: one dispatch after a 200 µs idle gap in each idle mode, timed
  *    alone (manual time), so the difference between rows is the wake-up cost of `nap()` and `sleep(0)`.
@@ -288,12 +290,18 @@ int main(int argc, char **argv) {
 
     // One runtime per family: the static backend stands for it. OpenMP's family goes last (file comment).
     std::vector<fub::backend_t> families;
-    for (auto const &backend : backends) {
-        if (backend.schedule != fub::schedule_t::static_k ||
-            backend.runtime == fub::runtime_id_t::forkunion_replicated_k)
-            continue;
-        if (settings.backend_is_set && fub::find_backend(backends, settings.backend).runtime != backend.runtime)
-            continue;
+    // ForkUnion's family is both its pools: `forkunion` rows are the flat pool, `forkunion_distributed` rows the
+    // distributed pool of the `*_replicated` backends, measured in the same process so they compare side by side.
+    auto is_forkunion = [](fub::runtime_id_t runtime) {
+        return runtime == fub::runtime_id_t::forkunion_shared_k || runtime == fub::runtime_id_t::forkunion_replicated_k;
+    };
+    for (auto backend : backends) {
+        if (backend.schedule != fub::schedule_t::static_k) continue;
+        if (settings.backend_is_set) {
+            fub::runtime_id_t const wanted = fub::find_backend(backends, settings.backend).runtime;
+            if (wanted != backend.runtime && !(is_forkunion(wanted) && is_forkunion(backend.runtime))) continue;
+        }
+        if (backend.runtime == fub::runtime_id_t::forkunion_replicated_k) backend.family = "forkunion_distributed";
         families.push_back(backend);
     }
     std::stable_partition(families.begin(), families.end(),
@@ -304,7 +312,7 @@ int main(int argc, char **argv) {
     if (min_time > 0) floor->MinTime(min_time);
     for (auto const &family : families) {
         // Native broadcasts only: ForkUnion's `for_threads` and OpenMP's bare `parallel`.
-        if (family.runtime == fub::runtime_id_t::forkunion_shared_k || family.runtime == fub::runtime_id_t::openmp_k) {
+        if (is_forkunion(family.runtime) || family.runtime == fub::runtime_id_t::openmp_k) {
             register_row<loop_t::for_threads_k, body_t::empty_k>(family, threads, min_time);
             register_row<loop_t::for_threads_k, body_t::line_k>(family, threads, min_time);
         }

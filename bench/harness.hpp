@@ -453,6 +453,19 @@ public:
         observed_[thread].value = static_cast<std::size_t>(bound_cpu() + 1);
     }
 
+    /**
+     *  Adopts where a runtime that places its own threads (the distributed pool) put the caller, thread `thread`:
+     *  sets `current_slot`, and records the CPU the OS reports as both planned and observed. A thread bound to no
+     *  single CPU keeps its planned CPU and reads as unpinned.
+     */
+    void adopt_current_thread(std::size_t thread) noexcept {
+        if (thread >= observed_.size()) return;
+        current_slot = thread;
+        int const cpu = bound_cpu();
+        if (cpu >= 0) cpu_of_thread_[thread] = cpu; // each thread writes only its own entry; read after the join
+        observed_[thread].value = static_cast<std::size_t>(cpu + 1);
+    }
+
     /**  "0->cpu0 1->cpu1" (thread->CPU the OS reported), and whether every thread got its planned CPU. */
     std::string describe(bool &complete) const {
         std::string text;

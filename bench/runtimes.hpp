@@ -186,8 +186,8 @@ void with_schedule(schedule_t schedule, visitor_type_ &&visitor) {
  *  @brief  One copy of an array per replica of a runtime (one per memory domain for `*_replicated`, else one).
  *
  *  Replica 0 is the source itself: it lives where its writer touched it, the caller's domain, which is thread
- *  0's. Replica r >= 1 is copied by the first thread of domain r, so first touch places its pages there. With
- *  the distributed pool, these copies come from the domain allocator instead (see `runtime_forkunion.hpp`).
+ *  0's. Replica r >= 1 is copied by the first thread of domain r, so first touch places its pages there (the
+ *  distributed pool of `forkunion_*_replicated` pins each thread to a core of its domain before this runs).
  */
 template <typename value_type_>
 class replicas_t {

@@ -4,7 +4,8 @@
  *
  *  Layers, each including only the ones above it:
  *    types → wait → cores → cpu masks and parsers → affinity → topology → allocators (memory placement)
- *    → flat pool → fabric (measured latency, bandwidth, distances and memory levels, through a pool)
+ *    → flat pool → colocated pool (one compute domain) → distributed pool (every compute domain)
+ *    → fabric (measured latency, bandwidth, distances and memory levels, through a pool)
  *  Include a single concern (for example `<forkunion/flat.hpp>`) to compile less.
  */
 #pragma once
@@ -24,5 +25,7 @@
 #include <forkunion/allocators_portable.hpp>
 #include <forkunion/allocators.hpp>
 #include <forkunion/flat.hpp>
+#include <forkunion/colocated.hpp>
+#include <forkunion/distributed.hpp>
 #include <forkunion/fabric_linux.hpp>
 #include <forkunion/fabric.hpp>

@@ -25,6 +25,7 @@
 #include "topology_support.hpp"
 
 namespace fu = forkunion;
+using forkunion::testing::comms_of_this_process;
 using forkunion::testing::ids_of;
 using forkunion::testing::kernel_affinity;
 
@@ -36,17 +37,6 @@ std::string comm_of_this_thread() {
     std::string name;
     std::getline(file, name);
     return name;
-}
-
-/**  Every thread name of this process, from procfs. */
-std::multiset<std::string> comms_of_this_process() {
-    std::multiset<std::string> names;
-    for (auto const &task : std::filesystem::directory_iterator("/proc/self/task")) {
-        std::ifstream file(task.path() / "comm");
-        std::string name;
-        if (std::getline(file, name)) names.insert(name);
-    }
-    return names;
 }
 
 template <typename body_t>

@@ -1,15 +1,19 @@
 /**
  *  @file   hotpath_alloc_test.cpp
  *  @brief  Proof that dispatching allocates nothing: the global allocation functions are replaced with counting
- *          ones, and 10^5 dispatches after `spawn` must leave the count unchanged.
+ *          ones, and 10^5 dispatches after `spawn` must leave the count unchanged, on the flat pool and on the
+ *          distributed pool (whose per-domain state is mapped at spawn).
  */
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <new>
 
+#include <forkunion/distributed.hpp>
 #include <forkunion/flat.hpp>
+#include <forkunion/topology.hpp>
 
 // The replacements below pair `malloc`/`posix_memalign` with `free` by design; GCC cannot see that.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -17,14 +21,16 @@
 #endif
 
 namespace {
-std::atomic<std::size_t> allocations {0};
+std::atomic<std::size_t> allocations{0};
 
 void *counted_allocate(std::size_t size, std::size_t alignment = alignof(std::max_align_t)) {
     allocations.fetch_add(1, std::memory_order_relaxed);
     if (size == 0) size = 1;
     void *pointer = nullptr;
-    if (alignment <= alignof(std::max_align_t)) pointer = std::malloc(size);
-    else if (::posix_memalign(&pointer, alignment, size) != 0) pointer = nullptr;
+    if (alignment <= alignof(std::max_align_t))
+        pointer = std::malloc(size);
+    else if (::posix_memalign(&pointer, alignment, size) != 0)
+        pointer = nullptr;
     return pointer;
 }
 } // namespace
@@ -33,22 +39,46 @@ void *operator new(std::size_t size) {
     if (void *pointer = counted_allocate(size)) return pointer;
     throw std::bad_alloc();
 }
-void *operator new[](std::size_t size) { return ::operator new(size); }
+void *operator new[](std::size_t size) {
+    return ::operator new(size);
+}
 void *operator new(std::size_t size, std::align_val_t alignment) {
     if (void *pointer = counted_allocate(size, static_cast<std::size_t>(alignment))) return pointer;
     throw std::bad_alloc();
 }
-void *operator new[](std::size_t size, std::align_val_t alignment) { return ::operator new(size, alignment); }
-void *operator new(std::size_t size, std::nothrow_t const &) noexcept { return counted_allocate(size); }
-void *operator new[](std::size_t size, std::nothrow_t const &) noexcept { return counted_allocate(size); }
-void operator delete(void *pointer) noexcept { std::free(pointer); }
-void operator delete[](void *pointer) noexcept { std::free(pointer); }
-void operator delete(void *pointer, std::size_t) noexcept { std::free(pointer); }
-void operator delete[](void *pointer, std::size_t) noexcept { std::free(pointer); }
-void operator delete(void *pointer, std::align_val_t) noexcept { std::free(pointer); }
-void operator delete[](void *pointer, std::align_val_t) noexcept { std::free(pointer); }
-void operator delete(void *pointer, std::size_t, std::align_val_t) noexcept { std::free(pointer); }
-void operator delete[](void *pointer, std::size_t, std::align_val_t) noexcept { std::free(pointer); }
+void *operator new[](std::size_t size, std::align_val_t alignment) {
+    return ::operator new(size, alignment);
+}
+void *operator new(std::size_t size, std::nothrow_t const &) noexcept {
+    return counted_allocate(size);
+}
+void *operator new[](std::size_t size, std::nothrow_t const &) noexcept {
+    return counted_allocate(size);
+}
+void operator delete(void *pointer) noexcept {
+    std::free(pointer);
+}
+void operator delete[](void *pointer) noexcept {
+    std::free(pointer);
+}
+void operator delete(void *pointer, std::size_t) noexcept {
+    std::free(pointer);
+}
+void operator delete[](void *pointer, std::size_t) noexcept {
+    std::free(pointer);
+}
+void operator delete(void *pointer, std::align_val_t) noexcept {
+    std::free(pointer);
+}
+void operator delete[](void *pointer, std::align_val_t) noexcept {
+    std::free(pointer);
+}
+void operator delete(void *pointer, std::size_t, std::align_val_t) noexcept {
+    std::free(pointer);
+}
+void operator delete[](void *pointer, std::size_t, std::align_val_t) noexcept {
+    std::free(pointer);
+}
 
 namespace fu = forkunion;
 
@@ -68,6 +98,30 @@ TEST(hot_path, spawn_allocates_once) {
     EXPECT_GE(allocations.load() - before, 1u);
 }
 
+/**  Dispatches every loop kind on a spawned `pool` many times, checking that none allocates. */
+template <typename pool_t>
+void expect_no_allocations(pool_t &pool, std::size_t threads, std::size_t cores, std::size_t divisor = 1) {
+    using index_t = typename pool_t::index_t;
+    std::atomic<std::size_t> sink{0};
+    auto add = [&](index_t task) noexcept { sink.fetch_add(task, std::memory_order_relaxed); };
+    auto slices = [&](index_t first, index_t count) noexcept { sink.fetch_add(first + count); };
+    pool.for_n(64, add).join(); // warm up
+    // Oversubscribed pools yield, so fewer rounds keep the test fast; the claim is the same.
+    std::size_t const dispatches = (threads > cores ? 10'000 : 100'000) / divisor;
+    std::size_t const before = allocations.load();
+    for (std::size_t i = 0; i != dispatches / 4; ++i) {
+        pool.for_n(64, add).join();
+        pool.for_n_dynamic(64, add).join();
+        pool.for_slices(64, slices).join();
+        pool.for_threads(add).join();
+    }
+    EXPECT_EQ(allocations.load() - before, 0u) << "heap allocations during " << dispatches << " dispatches";
+    EXPECT_TRUE(pool.sleep(0));
+    EXPECT_TRUE(pool.nap());
+    pool.for_n(64, add).join();
+    EXPECT_EQ(allocations.load() - before, 0u) << "idle-mode changes allocate nothing either";
+}
+
 TEST(hot_path, dispatches_make_no_heap_allocations) {
     std::size_t const cores = fu::allowed_cores_count();
     for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k}) {
@@ -75,24 +129,21 @@ TEST(hot_path, dispatches_make_no_heap_allocations) {
             SCOPED_TRACE(::testing::Message() << threads << " threads, exclusive: " << int(exclusivity));
             fu::flat_pool_t pool;
             ASSERT_TRUE(pool.spawn(threads, exclusivity));
-            std::atomic<std::size_t> sink {0};
-            auto add = [&](std::size_t task) noexcept { sink.fetch_add(task, std::memory_order_relaxed); };
-            auto slices = [&](std::size_t first, std::size_t count) noexcept { sink.fetch_add(first + count); };
-            pool.for_n(64, add).join(); // warm up
-            // Oversubscribed pools yield, so fewer rounds keep the test fast; the claim is the same.
-            std::size_t const dispatches = threads > cores ? 10'000 : 100'000;
-            std::size_t const before = allocations.load();
-            for (std::size_t i = 0; i != dispatches / 4; ++i) {
-                pool.for_n(64, add).join();
-                pool.for_n_dynamic(64, add).join();
-                pool.for_slices(64, slices).join();
-                pool.for_threads(add).join();
-            }
-            EXPECT_EQ(allocations.load() - before, 0u) << "heap allocations during " << dispatches << " dispatches";
-            EXPECT_TRUE(pool.sleep(0));
-            EXPECT_TRUE(pool.nap());
-            pool.for_n(64, add).join();
-            EXPECT_EQ(allocations.load() - before, 0u) << "idle-mode changes allocate nothing either";
+            expect_no_allocations(pool, threads, cores);
+        }
+    }
+}
+
+TEST(hot_path, distributed_dispatches_make_no_heap_allocations) {
+    fu::machine_topology_t topology;
+    (void)topology.try_harvest();
+    std::size_t const cores = fu::allowed_cores_count(), domains = topology.compute_domains_count();
+    for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k}) {
+        for (std::size_t threads : {std::max<std::size_t>(2, domains), std::max(3 * cores, domains)}) {
+            SCOPED_TRACE(::testing::Message() << threads << " threads, exclusive: " << int(exclusivity));
+            fu::distributed_pool_t pool;
+            ASSERT_TRUE(pool.spawn(topology, threads, exclusivity));
+            expect_no_allocations(pool, threads, cores, 10); // the flat pool's proof runs 10x as many
         }
     }
 }

@@ -13,10 +13,20 @@
  *
  *  Every property runs for both exclusivities and for every count of `thread_counts<index_t>()` (1, 2, the
  *  cores, one more, 3x the cores), spawning and terminating a fresh pool each time.
+ *
+ *  Switches, for properties that legitimately differ between pool kinds (a configuration that omits one gets the
+ *  flat pool's behaviour, so the flat pool's configurations say nothing and are checked exactly as before):
+ *  - `static std::size_t minimum_threads()` (default 1): the fewest threads the pool spawns with. A distributed
+ *    pool over D domains needs one thread per domain (D is known at run time); shapes below it are skipped, and
+ *    the requests the suite makes itself use at least this many threads.
+ *  - `static constexpr bool thread_zero_forks` (default true): thread 0 of an exclusive pool may dispatch from its
+ *    own slice (flat and colocated pools). When false (the distributed pool), the suite checks instead that such
+ *    a fork is refused with `contended`, runs nothing, and leaves the enclosing dispatch and the pool intact.
  */
 #pragma once
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <limits>
@@ -34,15 +44,38 @@ inline char const *exclusivity_name(caller_exclusivity_t exclusivity) {
     return exclusivity == caller_exclusive_k ? "exclusive" : "inclusive";
 }
 
+/**  The configuration's `minimum_threads()`, or 1. */
+template <typename config_t>
+std::size_t minimum_threads() {
+    if constexpr (requires { config_t::minimum_threads(); }) return config_t::minimum_threads();
+    else return 1;
+}
+
+/**  The configuration's `thread_zero_forks`, or true. */
+template <typename config_t>
+constexpr bool thread_zero_forks() {
+    if constexpr (requires { config_t::thread_zero_forks; }) return config_t::thread_zero_forks;
+    else return true;
+}
+
+/**  `thread_counts<index_t>()` without the counts below the configuration's `minimum_threads`. */
+template <typename config_t>
+std::vector<std::size_t> config_thread_counts() {
+    std::vector<std::size_t> counts = thread_counts<typename config_t::pool_t::index_t>();
+    counts.erase(std::remove_if(counts.begin(), counts.end(),
+                                [](std::size_t c) { return c < minimum_threads<config_t>(); }),
+                 counts.end());
+    return counts;
+}
+
 /**  Spawns a pool for each (exclusivity, thread count) of the grid, calls `body(pool, threads, exclusivity)`,
  *   and terminates it, checking that no thread outlives the pool. */
 template <typename config_t, typename body_t>
 void for_each_shape(body_t &&body) {
     using pool_t = typename config_t::pool_t;
-    using index_t = typename pool_t::index_t;
     std::size_t const threads_before = settled_live_threads();
     for (caller_exclusivity_t exclusivity : {caller_inclusive_k, caller_exclusive_k}) {
-        for (std::size_t threads : thread_counts<index_t>()) {
+        for (std::size_t threads : config_thread_counts<config_t>()) {
             SCOPED_TRACE(::testing::Message() << exclusivity_name(exclusivity) << " pool of " << threads << " threads");
             pool_t pool;
             status_t const spawned = config_t::spawn(pool, threads, exclusivity);
@@ -223,17 +256,18 @@ TYPED_TEST_P(pool_suite, nested_dispatch_is_refused) {
     using pool_t = typename TypeParam::pool_t;
     using index_t = typename pool_t::index_t;
     for_each_shape<TypeParam>([](pool_t &pool, std::size_t threads, caller_exclusivity_t exclusivity) {
-        bool const exclusive = exclusivity == caller_exclusive_k;
+        // Thread 0 of an exclusive pool may fork where the pool allows it: tested below.
+        bool const zero_forks = exclusivity == caller_exclusive_k && thread_zero_forks<TypeParam>();
         std::atomic<std::size_t> refused {0}, accepted {0}, tokens {0}, ran {0};
         auto noop = [](index_t) noexcept {};
         pool.for_threads([&](index_t thread) noexcept {
-                if (exclusive && thread == 0) return; // thread 0 of an exclusive pool may fork: tested below
+                if (zero_forks && thread == 0) return;
                 auto inner = pool.for_n(3, [&](index_t) noexcept { ran.fetch_add(1, std::memory_order_relaxed); });
                 if (inner.status() == status_code_t::contended_k) refused.fetch_add(1, std::memory_order_relaxed);
                 else accepted.fetch_add(1, std::memory_order_relaxed);
                 if (pool.unsafe_for_threads(noop) != 0) tokens.fetch_add(1, std::memory_order_relaxed);
             }).join();
-        EXPECT_EQ(refused.load(), exclusive ? threads - 1 : threads);
+        EXPECT_EQ(refused.load(), zero_forks ? threads - 1 : threads);
         EXPECT_EQ(accepted.load(), 0u);
         EXPECT_EQ(tokens.load(), 0u) << "a refused unsafe_for_threads returns token 0";
         EXPECT_EQ(ran.load(), 0u) << "a refused dispatch runs nothing";
@@ -290,6 +324,44 @@ TYPED_TEST_P(pool_suite, exclusive_thread_zero_forks_at_any_depth) {
     using prong_t = typename pool_t::prong_t;
     for_each_shape<TypeParam>([](pool_t &pool, std::size_t threads, caller_exclusivity_t exclusivity) {
         if (exclusivity != caller_exclusive_k) return;
+        if constexpr (!thread_zero_forks<TypeParam>()) {
+            // The pool refuses thread-0 forks: each attempt is `contended`, runs nothing, and the enclosing
+            // dispatch, still in flight meanwhile, completes on every thread.
+            task_ledger ledger(threads);
+            std::atomic<std::size_t> refused {0}, ran {0}, tokens {0}, outer_complete {0};
+            std::atomic<bool> attempted {false};
+            auto noop = [](index_t) noexcept {};
+            auto generation_box = std::make_unique<std::atomic<std::size_t>>(0);
+            auto job = [&](index_t thread) noexcept {
+                ledger.record(thread);
+                if (thread != 0) return;
+                (void)eventually([&] { return generation_box->load(std::memory_order_acquire) != 0; });
+                for (bool const dynamic : {false, true}) {
+                    auto body = [&](index_t) noexcept { ran.fetch_add(1, std::memory_order_relaxed); };
+                    status_t const status = dynamic ? pool.for_n_dynamic(7, body).status() : pool.for_n(7, body).status();
+                    if (status == status_code_t::contended_k) refused.fetch_add(1, std::memory_order_relaxed);
+                }
+                if (pool.unsafe_for_threads(noop) != 0) tokens.fetch_add(1, std::memory_order_relaxed);
+                if (pool.is_complete(static_cast<index_t>(generation_box->load(std::memory_order_acquire))))
+                    outer_complete.fetch_add(1, std::memory_order_relaxed);
+                attempted.store(true, std::memory_order_release);
+            };
+            auto const generation = pool.unsafe_for_threads(job);
+            ASSERT_NE(generation, 0u);
+            generation_box->store(generation, std::memory_order_release);
+            EXPECT_TRUE(eventually([&] { return pool.is_complete(generation); }));
+            pool.unsafe_join(generation);
+            EXPECT_TRUE(attempted.load(std::memory_order_acquire));
+            EXPECT_EQ(refused.load(), 2u) << "a thread-0 fork is refused with contended";
+            EXPECT_EQ(ran.load(), 0u) << "a refused fork runs nothing";
+            EXPECT_EQ(tokens.load(), 0u) << "a refused unsafe_for_threads returns token 0";
+            EXPECT_EQ(outer_complete.load(), 0u) << "the enclosing dispatch is in flight while thread 0 runs";
+            EXPECT_EQ(ledger.mistakes(), 0u) << "the enclosing dispatch ran on every thread";
+            task_ledger after(threads + 1);
+            pool.for_n(static_cast<index_t>(after.size()), [&](index_t task) noexcept { after.record(task); }).join();
+            EXPECT_EQ(after.mistakes(), 0u) << "the pool stays usable";
+            return;
+        }
         for (bool const dynamic : {false, true})
             for (int depth = 1; depth <= 3; ++depth) {
                 SCOPED_TRACE(::testing::Message() << (dynamic ? "for_n_dynamic" : "for_n") << ", depth " << depth);
@@ -352,6 +424,7 @@ TYPED_TEST_P(pool_suite, spawn_and_dispatch_refuse_bad_requests) {
     using pool_t = typename TypeParam::pool_t;
     using index_t = typename pool_t::index_t;
     std::size_t const threads_before = settled_live_threads();
+    std::size_t const two = std::max<std::size_t>(2, minimum_threads<TypeParam>());
     for (caller_exclusivity_t exclusivity : {caller_inclusive_k, caller_exclusive_k}) {
         pool_t pool;
         std::atomic<std::size_t> ran {0};
@@ -367,9 +440,9 @@ TYPED_TEST_P(pool_suite, spawn_and_dispatch_refuse_bad_requests) {
         EXPECT_EQ(pool.unsafe_for_threads(count), 0u);
         EXPECT_EQ(pool.sleep(0).code(), status_code_t::not_spawned_k);
         EXPECT_EQ(pool.nap().code(), status_code_t::not_spawned_k);
-        ASSERT_TRUE(TypeParam::spawn(pool, 2, exclusivity));
-        EXPECT_EQ(TypeParam::spawn(pool, 2, exclusivity).code(), status_code_t::already_spawned_k);
-        EXPECT_EQ(pool.threads_count(), 2u) << "a refused spawn leaves the pool as it was";
+        ASSERT_TRUE(TypeParam::spawn(pool, two, exclusivity));
+        EXPECT_EQ(TypeParam::spawn(pool, two, exclusivity).code(), status_code_t::already_spawned_k);
+        EXPECT_EQ(pool.threads_count(), two) << "a refused spawn leaves the pool as it was";
         pool.for_n(5, count).join();
         EXPECT_EQ(ran.load(), 5u);
         pool.terminate();
@@ -388,7 +461,7 @@ TYPED_TEST_P(pool_suite, respawn_churn_alternates_exclusivity) {
     using pool_t = typename TypeParam::pool_t;
     using index_t = typename pool_t::index_t;
     std::size_t const threads_before = settled_live_threads();
-    auto const counts = thread_counts<index_t>();
+    auto const counts = config_thread_counts<TypeParam>();
     pool_t pool;
     for (std::size_t round = 0; round != 16; ++round) {
         caller_exclusivity_t const exclusivity = round % 2 ? caller_exclusive_k : caller_inclusive_k;

@@ -60,6 +60,17 @@ inline std::set<std::size_t> kernel_affinity() {
     return ids;
 }
 
+/**  Every thread name of this process, from `/proc/self/task/<tid>/comm` (not through the code under test). */
+inline std::multiset<std::string> comms_of_this_process() {
+    std::multiset<std::string> names;
+    for (auto const &task : std::filesystem::directory_iterator("/proc/self/task")) {
+        std::ifstream file(task.path() / "comm");
+        std::string name;
+        if (std::getline(file, name)) names.insert(name);
+    }
+    return names;
+}
+
 /**  A temporary folder standing for `/`, with files written under it. */
 class synthetic_tree_t {
     std::filesystem::path root_;

@@ -115,6 +115,23 @@
 
 namespace forkunion {
 
+/**
+ *  @brief  Calls `fn(prong.task)` if `fn` takes an index, else `fn(prong)`: the two callback shapes every pool
+ *          accepts (a generic `[](auto task)` gets the index). Shared by every pool kind.
+ */
+template <typename fn_type_, typename index_type_>
+inline void call_with_prong(fn_type_ &fn, local_prong<index_type_> prong) noexcept {
+    if constexpr (std::is_invocable_v<fn_type_ &, index_type_>) fn(prong.task);
+    else fn(prong);
+}
+
+/**  @brief  Calls `fn(prong.task, count)` if `fn` takes two indices, else `fn(prong, count)`: `for_slices`. */
+template <typename fn_type_, typename index_type_>
+inline void call_with_slice(fn_type_ &fn, local_prong<index_type_> prong, index_type_ count) noexcept {
+    if constexpr (std::is_invocable_v<fn_type_ &, index_type_, index_type_>) fn(prong.task, count);
+    else fn(prong, count);
+}
+
 /**  @brief  How idle workers wait: the `mood` word of the protocol. */
 enum class mood_t : std::uint8_t {
     spin_k = 0,  ///< Micro-wait in a loop; the default and the fastest to wake.
@@ -244,6 +261,16 @@ public:
      *  On failure the pool is left unspawned, with nothing allocated and no thread running.
      */
     status_t spawn(index_t threads, caller_exclusivity_t exclusivity = caller_inclusive_k) noexcept {
+        return spawn(threads, exclusivity, allowed_cores_count());
+    }
+
+    /**
+     *  @brief  `spawn`, for pools that place their threads themselves (`colocated_pool_t`): `cores` is how many
+     *          cores the pool's threads will run on, instead of the caller's allowed cores that workers inherit.
+     *          The pool is oversubscribed (idle threads back off to `yield`) when its spinners, the threads plus
+     *          the caller of an exclusive pool, outnumber `cores`. Same statuses as `spawn`.
+     */
+    status_t spawn(index_t threads, caller_exclusivity_t exclusivity, std::size_t cores) noexcept {
         if (threads == 0) return status_code_t::invalid_argument_k;
         if (threads_() != 0) return status_code_t::already_spawned_k;
 
@@ -262,7 +289,7 @@ public:
         control_.mood.store(mood_t::spin_k, std::memory_order_relaxed);
         control_.exclusivity = exclusivity;
         // The caller of an exclusive pool spins in `join` too, so it counts as a spinner.
-        control_.oversubscribed = static_cast<std::size_t>(threads) + (exclusive ? 1u : 0u) > allowed_cores_count();
+        control_.oversubscribed = static_cast<std::size_t>(threads) + (exclusive ? 1u : 0u) > cores;
 
         // Everything workers read before their first publication is written above: `std::thread`'s constructor
         // synchronizes-with the start of the thread.
@@ -341,6 +368,13 @@ public:
     [[nodiscard]] std::size_t memory_usage() const noexcept {
         return sizeof(basic_pool) + static_cast<std::size_t>(threads_()) * sizeof(slot_t);
     }
+    /**
+     *  @brief  Whether the calling thread runs a callback of this pool: one of its workers, or the caller of an
+     *          inclusive pool inside its own slice. The check `terminate` makes; for pools built on this one.
+     *          The controlling thread (the one that may `spawn` and `terminate`) or a worker may call it.
+     */
+    [[nodiscard]] bool called_from_callback() const noexcept { return called_from_callback_(); }
+
     /**  @brief  Whether idle threads back off to `yield` because there are more of them than allowed cores. */
     [[nodiscard]] bool oversubscribed() const noexcept { return threads_() && control_.oversubscribed; }
 
@@ -560,18 +594,12 @@ private:
 
     template <typename fn_t>
     static void call_task_(fn_t &fn, index_t task, index_t thread) noexcept {
-        if constexpr (std::is_invocable_v<fn_t &, index_t>)
-            fn(task);
-        else
-            fn(prong_t{task, thread, 0});
+        call_with_prong(fn, prong_t {task, thread, 0});
     }
 
     template <typename fn_t>
     static void call_slice_(fn_t &fn, index_t first, index_t count, index_t thread) noexcept {
-        if constexpr (std::is_invocable_v<fn_t &, index_t, index_t>)
-            fn(first, count);
-        else
-            fn(prong_t{first, thread, 0}, count);
+        call_with_slice(fn, prong_t {first, thread, 0}, count);
     }
 
     template <typename fn_t>

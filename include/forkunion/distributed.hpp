@@ -1,0 +1,776 @@
+/**
+ *  @file   forkunion/distributed.hpp
+ *  @brief  `basic_distributed_pool` and `distributed_pool_t`: one colocated pool per compute domain, dispatched and
+ *          joined as one pool.
+ *
+ *  The NUMA-aware pool: it addresses every compute domain of a topology as one pool of `threads_count()` threads,
+ *  keeps each domain's threads pinned to its cores with their claim cursors and fork state on its local node, and
+ *  in `for_n_dynamic` steals inside a domain before it crosses the interconnect.
+ *
+ *  @code
+ *  fu::machine_topology_t topology;
+ *  (void)topology.try_harvest();
+ *  fu::distributed_pool_t pool;
+ *  if (!pool.spawn(topology, topology.logical_cores_count())) return;
+ *  pool.for_slices(n, [&](fu::distributed_pool_t::prong_t first, std::size_t count) noexcept {
+ *      scan(shard_of(first.compute_domain), first.task, count); // global task index, domain-local data
+ *  }).join();
+ *  @endcode
+ *
+ *  @section use When to use it, and when not
+ *  Use it for loops over data sharded by NUMA node (`sharded_array`, one `domain_allocator_t` vector per domain):
+ *  the prong's `compute_domain` says whose memory a slice should read. On a single-domain machine it behaves as a
+ *  flat pool at the cost of one more claim word (see the README for the measured difference); prefer
+ *  `flat_pool_t` there if nothing else needs the domains. Each domain must get a thread: for fewer threads than
+ *  domains, spawn a `colocated_pool_t` on the domains you want.
+ *
+ *  @section split Threads, domains and the splits
+ *  - Global thread indices are dense, domain by domain: domain d owns `[first_thread_in(d), first_thread_in(d) +
+ *    threads_count_in(d))`. On a caller-inclusive pool the caller is global thread 0, in domain 0.
+ *  - `spawn(topology, threads)` gives domain d a share of `threads` proportional to its cores c_d (C = Σ c_d): the
+ *    exact quota `threads · c_d / C`, rounded by largest remainder (ties to the domain with more cores, then the
+ *    lower index), and at least one thread per domain. Big and little clusters, sockets of different sizes: each
+ *    gets threads in proportion to the cores it has, never doubled up on a small domain.
+ *  - `for_n` and `for_slices` use the flat pool's static split over all threads: global thread t runs
+ *    `static_slice(n, threads_count(), t)`, so domain d's threads run one contiguous range of tasks.
+ *  - `for_n_dynamic`: thread t (local index l in domain d) drains its own block through its claim cursor, then
+ *    steals single tasks from the other threads of d in a coprime order seeded by l, and only when every cursor
+ *    of d is dry, from the other domains: domains in a coprime order seeded by d, and inside domain e its threads
+ *    starting at `l mod threads_count_in(e)`, in a coprime order seeded by l. Cursors only grow during a
+ *    dispatch, so a thread that leaves its domain never finds work there again.
+ *  - Thread-0 forks: refused with `contended` (a difference from the flat and colocated pools). A fork from
+ *    global thread 0 would have to wait for every other domain's slices, publish on every domain, and leave the
+ *    other domains' cursors exhausted for the enclosing `for_n_dynamic`: a second protocol for one use case. Hand
+ *    a multi-step job to a colocated pool instead, or split it into dispatches.
+ *
+ *  @section protocol Protocol
+ *  The distributed pool adds one word to its colocated pools, `claim`, on a line only dispatchers touch, and per
+ *  domain d the inner generation `g_d` of the latest dispatch on d's pool:
+ *
+ *      claim = k · 4 + state,   state ∈ {claimed, published, closed},   k the dispatch sequence (64 bits: ABA-free)
+ *
+ *      D1  Only the holder of `claim` (state claimed) publishes on, changes the mood of, or terminates an inner
+ *          pool, and only from a state where every inner pool is idle: so an inner claim never loses, and a
+ *          dispatch reaches all D domains or none. Nothing else can reach the inner pools.
+ *      D2  claim = published(k)  ⇒  every g_d names dispatch k's publication on domain d (stored before the release
+ *          that published k). Dispatch k is complete ⇔ every inner pool reports g_d complete.
+ *      D3  A claim takes published(k) to claimed(k + 1) with one CAS, only after the claimer saw dispatch k complete
+ *          on every domain (acquire): no thread of dispatch k still runs, reads fork state or a cursor (I1 of each
+ *          inner pool). A lost CAS, or an incomplete dispatch k, is refused (`contended`) and never retried.
+ *      D4  closed ⇔ unspawned or terminating: every claim loses (`not_spawned`), and every token is complete.
+ *      D5  The token of dispatch k is `2k + 1` in `index_t`: odd, never 0, and 2^(bits-1) dispatches apart before it
+ *          aliases (as the flat pool's).
+ *
+ *      DP  publish    CAS published(k) → claimed(k+1) (acq_rel); release fence (for D2's readers); reset every
+ *                     domain's cursors (for_n_dynamic: a thief of one domain may reach another domain's cursor
+ *                     before that domain is published, so all are reset before any publication); for each d:
+ *                     slot d's fork state, inner T1+T2 (cannot lose: D1), store g_d; store published(k+1)
+ *                     (release). Domains are published in order 0 … D-1.
+ *      DJ  join       token k current and published: read g_d, re-check `claim` (a newer claim means k is done),
+ *                     inner `unsafe_join(g_d)`: on domain 0 of an inclusive pool that runs the caller's slice.
+ *      DC  complete   token not current, or closed: true; claimed: false; published: every inner pool complete, or
+ *                     `claim` moved on meanwhile (a seqlock re-check, fenced against DP's fence).
+ *      DM  mood       claim as DP; change every inner pool's mood; store published(k+1) (token k+1 is skipped).
+ *      DT  terminate  run the caller's owed slice (inclusive); claim as DP but waiting; terminate every inner pool;
+ *                     store closed.
+ *
+ *  Every inner pool keeps its own invariants (I1–I6 of forkunion/flat.hpp): the distributed pool only ever calls
+ *  its public API, from the claim holder.
+ *
+ *  @section cost Cost of a dispatch
+ *  Over a flat pool: one CAS and one store on the dispatcher's own line, one inner completion check and one inner
+ *  publication per domain, and per slice one more indirect call through the domain's slot (whose fork-state
+ *  line is written only when the trampoline or context change, so a loop of identical dispatches leaves it
+ *  shared). No allocation, no system call, no CAS retry.
+ *
+ *  @section threads Which threads may call what
+ *  As for `basic_pool`: `spawn` and `terminate` from the controlling thread, never from a callback (`terminate`
+ *  from a callback returns without effect); dispatches, `nap` and `sleep` from any thread, one at a time, losers
+ *  refused at once with `contended`; `is_complete` from any thread; `unsafe_join` by the dispatching thread on
+ *  inclusive pools. The layout queries (`threads_count_in`, `locate_thread_in`, …) read what `spawn` wrote.
+ */
+#pragma once
+#include <atomic>      // `std::atomic`, `std::atomic_thread_fence`
+#include <cstddef>     // `std::size_t`
+#include <cstdint>     // `std::uint64_t`
+#include <exception>   // `std::terminate`
+#include <new>         // `std::nothrow`, placement `new`
+#include <thread>      // `std::this_thread::yield`
+#include <type_traits> // `std::is_lvalue_reference_v`
+#include <utility>     // `std::forward`
+
+#include <forkunion/affinity.hpp>
+#include <forkunion/allocators.hpp>
+#include <forkunion/colocated.hpp>
+#include <forkunion/cpu_mask.hpp>
+#include <forkunion/flat.hpp>
+#include <forkunion/types.hpp>
+
+namespace forkunion {
+
+/**
+ *  @brief  Splits `threads` over `domains` domains with `cores[d]` cores each, in proportion to the cores, at least
+ *          one thread per domain: the exact quota `threads · cores[d] / Σ cores`, rounded by largest remainder
+ *          (ties to more cores, then to the lower index). A domain listed with 0 cores counts as 1.
+ *  @param  split  Receives the threads of each domain; they sum to `threads`.
+ *  @return False (and `split` untouched) if `domains == 0`, `threads < domains`, or `threads` ≥ 2^31.
+ *  O(domains²) in the worst case; a spawn-time computation.
+ */
+template <typename index_type_>
+bool split_threads_by_cores(std::size_t const *cores, std::size_t domains, std::size_t threads,
+                            index_type_ *split) noexcept {
+    // 64-bit products: threads < 2^31 and at most 2^20 cores per domain keep every numerator below 2^51.
+    if (domains == 0 || threads < domains || static_cast<std::uint64_t>(threads) >= (std::uint64_t(1) << 31))
+        return false;
+    auto cores_of = [&](std::size_t d) noexcept -> std::int64_t {
+        std::size_t const c = cores[d] ? cores[d] : 1;
+        return static_cast<std::int64_t>(c < (std::size_t(1) << 20) ? c : (std::size_t(1) << 20));
+    };
+    std::int64_t total = 0;
+    for (std::size_t d = 0; d != domains; ++d) total += cores_of(d);
+    std::int64_t const t = static_cast<std::int64_t>(threads);
+    // remainder(d) = t·c_d − a_d·C: the quota's excess over the threads given, in units of 1/C.
+    auto remainder = [&](std::size_t d, std::int64_t given) noexcept { return t * cores_of(d) - given * total; };
+    std::int64_t assigned = 0;
+    for (std::size_t d = 0; d != domains; ++d) {
+        std::int64_t const floor = t * cores_of(d) / total;
+        split[d] = static_cast<index_type_>(floor > 0 ? floor : 1);
+        assigned += static_cast<std::int64_t>(split[d]);
+    }
+    // Bumps to one thread may overshoot: take back from the most over-served domain that keeps one.
+    while (assigned > t) {
+        std::size_t pick = domains;
+        for (std::size_t d = 0; d != domains; ++d) {
+            if (split[d] <= 1) continue;
+            if (pick == domains || remainder(d, split[d]) < remainder(pick, split[pick]) ||
+                (remainder(d, split[d]) == remainder(pick, split[pick]) && cores_of(d) <= cores_of(pick)))
+                pick = d;
+        }
+        --split[pick], --assigned;
+    }
+    // Largest remainder: the rest goes to the domains whose quota exceeds their share the most.
+    while (assigned < t) {
+        std::size_t pick = 0;
+        for (std::size_t d = 1; d != domains; ++d) {
+            std::int64_t const mine = remainder(d, split[d]), best = remainder(pick, split[pick]);
+            if (mine > best || (mine == best && cores_of(d) > cores_of(pick))) pick = d;
+        }
+        ++split[pick], ++assigned;
+    }
+    return true;
+}
+
+/**
+ *  @brief  Compute domains as one pool. See the file comment for the split, the stealing order, the protocol and
+ *          the threading contract.
+ *
+ *  @tparam micro_yield_type_  The micro-wait of idle loops.
+ *  @tparam index_type_        Unsigned type of every count, task, thread, domain and generation.
+ *  @tparam alignment_         Padding of each shared word.
+ *
+ *  Size: two padded lines (the claim, and the read-mostly layout); the per-domain state (a colocated pool and its
+ *  fork-state line, ~2 KiB) lives on each domain's node, the per-domain layout table on the heap. Not copyable,
+ *  not movable.
+ */
+template <typename micro_yield_type_ = default_micro_yield_t, typename index_type_ = std::size_t,
+          std::size_t alignment_ = default_alignment_k>
+class basic_distributed_pool {
+public:
+    using micro_yield_t = micro_yield_type_;
+    using index_t = index_type_;
+    using generation_t = index_t;
+    using prong_t = local_prong<index_t>;
+    using colocated_t = basic_colocated_pool<micro_yield_t, index_t, alignment_>;
+    /**  What a dispatch runs on each thread: the global thread index and its compute domain. */
+    using trampoline_t = void (*)(void *context, index_t thread, index_t compute_domain) noexcept;
+    static constexpr std::size_t alignment_k = alignment_;
+    /**  What `locate_thread_in` answers for a thread that does not live in the domain asked about. */
+    static constexpr index_t npos_k = static_cast<index_t>(~index_t(0));
+
+    static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "the claim word needs lock-free 64-bit atomics");
+
+    /**  @brief  The outcome of a low-level publication: an odd generation, or 0 with the refusal status. */
+    struct publication_t {
+        generation_t generation = 0;
+        status_t status;
+    };
+
+    /**  @brief  Where a global thread lives. */
+    struct thread_location_t {
+        index_t compute_domain = 0;
+        index_t local_thread = 0; ///< Its index among its domain's threads.
+    };
+
+    basic_distributed_pool() noexcept = default;
+    basic_distributed_pool(basic_distributed_pool const &) = delete;
+    basic_distributed_pool(basic_distributed_pool &&) = delete;
+    basic_distributed_pool &operator=(basic_distributed_pool const &) = delete;
+    basic_distributed_pool &operator=(basic_distributed_pool &&) = delete;
+    ~basic_distributed_pool() noexcept {
+        terminate();
+        release_layout_();
+    }
+
+    /**
+     *  @brief  Starts `threads` contributors over every compute domain of `topology` (any type with
+     *          `compute_domains_count()`, `logical_cores_count_in(d)`, `cores_in(d)`, `local_memory_of(d)` and
+     *          `memory_node_id(m)`, such as `machine_topology_t`), split in proportion to the domains' cores, each
+     *          domain's threads placed as `placement` says and named by global index. Returns once every worker
+     *          is placed. Inclusive: the caller is global thread 0 (pinned to domain 0 until `terminate`).
+     *
+     *  @retval invalid_argument  `threads` is 0, below the number of compute domains, or ≥ 2^31.
+     *  @retval already_spawned   the pool has threads; `terminate()` first.
+     *  @retval bad_alloc, thread_refused  a domain could not start; every domain that did was stopped.
+     *  A refused pin or memory binding is not a failure: see `unpinned_threads_count()`, `memory_placed_in(d)`.
+     */
+    template <typename topology_type_>
+    status_t spawn(topology_type_ const &topology, index_t threads,
+                   caller_exclusivity_t exclusivity = caller_inclusive_k, thread_placement_t placement = {}) noexcept {
+        std::size_t const domains = static_cast<std::size_t>(topology.compute_domains_count());
+        if (threads == 0 || domains == 0 || domains > static_cast<std::size_t>(threads))
+            return status_code_t::invalid_argument_k;
+        if (threads_() != 0) return status_code_t::already_spawned_k;
+        release_layout_(); // the previous spawn's, kept until now (see `terminate`)
+
+        domain_t *table = new (std::nothrow) domain_t[domains];
+        std::size_t *cores = new (std::nothrow) std::size_t[domains];
+        index_t *split = new (std::nothrow) index_t[domains];
+        status_t status;
+        if (!table || !cores || !split)
+            status = status_code_t::bad_alloc_k;
+        else {
+            for (std::size_t d = 0; d != domains; ++d)
+                cores[d] = static_cast<std::size_t>(topology.logical_cores_count_in(d));
+            if (!split_threads_by_cores(cores, domains, threads, split)) status = status_code_t::invalid_argument_k;
+        }
+        if (status) {
+            index_t first = 0;
+            for (std::size_t d = 0; d != domains; ++d) {
+                table[d].first_thread = first;
+                table[d].threads = split[d];
+                first = static_cast<index_t>(first + split[d]);
+            }
+        }
+        delete[] cores;
+        delete[] split;
+        if (!status) {
+            delete[] table;
+            return status;
+        }
+
+        // Oversubscription: the cores each domain's threads will really run on (S_d, see `effective_cores`) and
+        // their union U. Domain d's spinners may count on min(|S_d|, |U| − (threads − T_d)) cores: their own
+        // cores, and never more than what is left once every other thread of the pool holds one. Domains that
+        // do not overlap get |S_d|; domains the OS cannot pin (recorded topologies) all share the caller's mask.
+        cpu_mask_t allowed, effective, united;
+        bool const known = static_cast<bool>(try_read_current_affinity(allowed));
+        for (std::size_t d = 0; d != domains; ++d) {
+            table[d].cores = known ? effective_cores(topology.cores_in(d), placement.pinning, allowed, effective)
+                                   : allowed_cores_count();
+            if (known) united.unite_with(effective);
+        }
+        std::size_t const everywhere = known ? united.count() : allowed_cores_count();
+
+        // Domain 0 last: its inclusive spawn pins the caller, whose mask the other domains' workers inherit.
+        std::size_t spawned = domains;
+        while (spawned != 0) {
+            std::size_t const d = spawned - 1;
+            std::size_t const others = static_cast<std::size_t>(threads) - table[d].threads;
+            std::size_t const left = everywhere > others ? everywhere - others : 0;
+            thread_placement_t here = placement;
+            here.first_name_index = placement.first_name_index + table[d].first_thread;
+            here.cores = table[d].cores < left ? table[d].cores : left;
+            status = spawn_domain_(topology, table[d], d, d == 0 ? exclusivity : caller_exclusive_k, here);
+            if (!status) break;
+            --spawned;
+        }
+        if (!status) {
+            for (std::size_t d = spawned; d != domains; ++d) release_domain_(table[d]);
+            delete[] table;
+            return status;
+        }
+
+        domains_ = table;
+        domains_count_ = static_cast<index_t>(domains);
+        exclusivity_ = exclusivity;
+        oversubscribed_ = false;
+        for (std::size_t d = 0; d != domains; ++d)
+            oversubscribed_ = oversubscribed_ || table[d].slot->pool.oversubscribed();
+        threads_count_.store(threads, std::memory_order_relaxed);
+        // D4 → published: pairs with the acquire of the next claim (DP), which then sees the layout above.
+        std::uint64_t const ticket = claim_.load(std::memory_order_relaxed);
+        claim_.store(sequence_of_(ticket) * 4 + published_k, std::memory_order_release);
+        return status_code_t::success_k;
+    }
+
+    /**
+     *  @brief  Completes the dispatch in flight (running the caller's owed slice of its own unjoined inclusive
+     *          dispatch), stops every domain's threads and puts the caller's mask back. No-op on an unspawned pool
+     *          and from inside a callback of this pool. The per-domain memory stays mapped until the next `spawn`
+     *          or the destructor, so a dispatch or `is_complete` racing `terminate` from another thread reads live
+     *          memory and is refused (`not_spawned`, `contended`) or answers true, never served.
+     */
+    void terminate() noexcept {
+        if (threads_() == 0) return;
+        for (index_t d = 0; d != domains_count_; ++d)
+            if (domains_[d].slot->pool.called_from_callback()) return;
+        std::uint64_t ticket = claim_.load(std::memory_order_acquire);
+        if (exclusivity_ == caller_inclusive_k && state_of_(ticket) == published_k) unsafe_join(token_of_(ticket));
+
+        // DT: claim like DP, but wait for the dispatch in flight instead of being refused.
+        micro_yield_t micro_yield;
+        std::size_t spins = 0;
+        for (;;) {
+            ticket = claim_.load(std::memory_order_acquire);
+            if (state_of_(ticket) == published_k && complete_everywhere_() &&
+                claim_.compare_exchange_strong(ticket, next_claim_(ticket), std::memory_order_acq_rel,
+                                               std::memory_order_relaxed))
+                break;
+            backoff_(micro_yield, spins);
+        }
+        // Domain 0 last: it restores the caller's mask after every other domain's threads are gone.
+        for (index_t d = domains_count_; d-- > 0;) domains_[d].slot->pool.terminate();
+        exclusivity_ = caller_inclusive_k;
+        oversubscribed_ = false;
+        threads_count_.store(0, std::memory_order_relaxed);
+        // D4: stays closed until the next spawn.
+        claim_.store(sequence_of_(next_claim_(ticket)) * 4 + closed_k, std::memory_order_release);
+    }
+
+    // ---- Layout ----
+
+    /**  @brief  Contributors of every dispatch, over all domains; 0 when unspawned. */
+    [[nodiscard]] index_t threads_count() const noexcept { return threads_(); }
+    /**  @brief  Compute domains the pool spans (the topology's, at spawn); 0 when unspawned. */
+    [[nodiscard]] index_t compute_domains_count() const noexcept { return threads_() ? domains_count_ : index_t(0); }
+    /**  @brief  Threads of domain `d`; 0 if `d` is out of range. */
+    [[nodiscard]] index_t threads_count_in(std::size_t d) const noexcept {
+        return d < compute_domains_count() ? domains_[d].threads : index_t(0);
+    }
+    /**  @brief  The global index of domain `d`'s first thread; `threads_count()` if `d` is out of range. */
+    [[nodiscard]] index_t first_thread_in(std::size_t d) const noexcept {
+        return d < compute_domains_count() ? domains_[d].first_thread : threads_();
+    }
+    /**  @brief  The index of global thread `thread` among domain `d`'s threads, or `npos_k` if it lives elsewhere. */
+    [[nodiscard]] index_t locate_thread_in(index_t thread, std::size_t d) const noexcept {
+        if (d >= compute_domains_count() || thread < domains_[d].first_thread) return npos_k;
+        index_t const local = static_cast<index_t>(thread - domains_[d].first_thread);
+        return local < domains_[d].threads ? local : npos_k;
+    }
+    /**  @brief  The domain and local index of global thread `thread` (binary search over domains). @pre
+     *          `thread < threads_count()`. */
+    [[nodiscard]] thread_location_t locate_thread(index_t thread) const noexcept {
+        index_t low = 0, high = domains_count_; // the domain is the last one whose first thread is <= `thread`
+        while (high - low > 1) {
+            index_t const middle = static_cast<index_t>(low + (high - low) / 2);
+            if (domains_[middle].first_thread <= thread)
+                low = middle;
+            else
+                high = middle;
+        }
+        return {low, static_cast<index_t>(thread - (domains_count_ ? domains_[low].first_thread : index_t(0)))};
+    }
+    [[nodiscard]] caller_exclusivity_t caller_exclusivity() const noexcept { return exclusivity_; }
+    /**  @brief  Threads running with the mask they inherited, over all domains (see the colocated pool). */
+    [[nodiscard]] std::size_t unpinned_threads_count() const noexcept {
+        std::size_t unpinned = 0;
+        for (index_t d = 0; d != domains_count_; ++d) unpinned += domains_[d].slot->pool.unpinned_threads_count();
+        return unpinned;
+    }
+    /**  @brief  Threads of domain `d` running with the mask they inherited. */
+    [[nodiscard]] index_t unpinned_threads_count_in(std::size_t d) const noexcept {
+        return d < domains_count_ ? domains_[d].slot->pool.unpinned_threads_count() : index_t(0);
+    }
+    /**  @brief  Whether domain `d`'s pool, thread table and fork state sit on its local node. */
+    [[nodiscard]] bool memory_placed_in(std::size_t d) const noexcept {
+        return d < domains_count_ && domains_[d].placed && domains_[d].slot->pool.memory_placed();
+    }
+    /**  @brief  Whether idle threads of some domain back off to `yield` (see `spawn`). */
+    [[nodiscard]] bool oversubscribed() const noexcept { return threads_() && oversubscribed_; }
+    /**  @brief  Bytes owned: this object, the layout table, and each domain's mapped state and thread table. */
+    [[nodiscard]] std::size_t memory_usage() const noexcept {
+        std::size_t bytes = sizeof(basic_distributed_pool) + domains_count_ * sizeof(domain_t);
+        for (index_t d = 0; d != domains_count_; ++d)
+            bytes += domains_[d].slot_bytes + domains_[d].slot->pool.memory_usage() - sizeof(colocated_t);
+        return bytes;
+    }
+    /**  @brief  The idle mode of the pool's workers (every domain shares it). */
+    [[nodiscard]] mood_t mood() const noexcept {
+        return domains_count_ ? domains_[0].slot->pool.mood() : mood_t::spin_k;
+    }
+
+    /**  @brief  Idle workers of every domain nap until the next dispatch (DM). Refused like a dispatch. */
+    status_t nap() noexcept {
+        return change_mood_([](colocated_t &pool) noexcept { return pool.nap(); });
+    }
+    /**  @brief  Idle workers of every domain block in the kernel until the next dispatch (DM); see
+     *          `basic_pool::sleep`. Refused like a dispatch. */
+    status_t sleep(std::size_t microseconds) noexcept {
+        return change_mood_([microseconds](colocated_t &pool) noexcept { return pool.sleep(microseconds); });
+    }
+
+    // ---- Dispatch ----
+
+    /**
+     *  @brief  `fn(thread)` (or `fn(prong)`, task = thread) once on every global thread.
+     *  Serial equivalent: `for (t = 0; t < threads_count(); ++t) fn(t);`
+     */
+    template <typename fn_type_>
+    [[nodiscard]] auto for_threads(fn_type_ &&fn) noexcept {
+        return dispatch_guard_t<basic_distributed_pool, threads_fork_t<std::decay_t<fn_type_>>>(
+            *this, std::forward<fn_type_>(fn));
+    }
+
+    /**
+     *  @brief  `fn(task)` (or `fn(prong)`) for every task in `[0, n)`, global thread t running the block
+     *          `static_slice(n, threads_count(), t)`. Serial equivalent: `for (i = 0; i < n; ++i) fn(i);`
+     */
+    template <typename fn_type_>
+    [[nodiscard]] auto for_n(index_t n, fn_type_ &&fn) noexcept {
+        return dispatch_guard_t<basic_distributed_pool, n_fork_t<std::decay_t<fn_type_>>>(*this, n,
+                                                                                          std::forward<fn_type_>(fn));
+    }
+
+    /**
+     *  @brief  `fn(task)` (or `fn(prong)`) for every task in `[0, n)`, for tasks of uneven cost: each thread drains
+     *          its own static block, then steals inside its domain, then across domains (see the file comment).
+     *          Serial equivalent: `for (i = 0; i < n; ++i) fn(i);`
+     */
+    template <typename fn_type_>
+    [[nodiscard]] auto for_n_dynamic(index_t n, fn_type_ &&fn) noexcept {
+        return dispatch_guard_t<basic_distributed_pool, n_dynamic_fork_t<std::decay_t<fn_type_>>>(
+            *this, n, std::forward<fn_type_>(fn));
+    }
+
+    /**
+     *  @brief  `fn(first, count)` (or `fn(prong, count)`, task = first) once per global thread whose static block
+     *          is non-empty; threads with empty blocks are not called. Serial equivalent:
+     *          `for (t = 0; t < threads; ++t) if (s = static_slice(n, threads, t); s.count) fn(s.first, s.count);`
+     */
+    template <typename fn_type_>
+    [[nodiscard]] auto for_slices(index_t n, fn_type_ &&fn) noexcept {
+        return dispatch_guard_t<basic_distributed_pool, slices_fork_t<std::decay_t<fn_type_>>>(
+            *this, n, std::forward<fn_type_>(fn));
+    }
+
+    /**
+     *  @brief  Broadcasts `fn(thread)` (or `fn(prong)`) to every global thread without blocking; returns the odd
+     *          generation, or 0 if refused. `fn` must be an lvalue that outlives the dispatch. Inclusive pools run
+     *          the caller's slice inside `unsafe_join`, which must be called.
+     */
+    template <typename fn_type_>
+    [[nodiscard]] generation_t unsafe_for_threads(fn_type_ &&fn) noexcept {
+        static_assert(std::is_lvalue_reference_v<fn_type_>,
+                      "unsafe_for_threads keeps the callable's address: pass an lvalue that outlives the dispatch");
+        using fn_t = std::remove_reference_t<fn_type_>;
+        void *context = const_cast<void *>(static_cast<void const volatile *>(std::addressof(fn)));
+        return unsafe_publish(&threads_trampoline_<fn_t>, context, false).generation;
+    }
+
+    /**
+     *  @brief  True once dispatch `generation` has retired on every thread of every domain, or if it is not in
+     *          flight (0, stale, never issued, or the pool is unspawned). Never blocks; any thread (DC). A true
+     *          answer is an acquire: every slice's writes are visible to the caller.
+     */
+    [[nodiscard]] bool is_complete(generation_t generation) const noexcept {
+        if (generation == 0) return true;
+        // Pairs with the release of DP: a published state's g_d are visible.
+        std::uint64_t const ticket = claim_.load(std::memory_order_acquire);
+        if (token_of_(ticket) != generation || state_of_(ticket) == closed_k) return true;
+        if (state_of_(ticket) == claimed_k) return false;
+        if (complete_everywhere_()) return true;
+        // A g_d read may belong to a newer dispatch; then `claim` has moved on, and `generation` is complete (D3).
+        // Pairs with DP's release fence (seqlock).
+        std::atomic_thread_fence(std::memory_order_acquire);
+        return claim_.load(std::memory_order_relaxed) != ticket;
+    }
+
+    /**
+     *  @brief  Runs the caller's owed slice (inclusive pools: global thread 0, on the thread that dispatched) and
+     *          blocks until `generation` is complete on every domain (DJ). Stale or zero tokens return at once.
+     */
+    void unsafe_join(generation_t generation) noexcept {
+        if (generation == 0) return;
+        std::uint64_t const ticket = claim_.load(std::memory_order_acquire);
+        if (token_of_(ticket) != generation || state_of_(ticket) != published_k) return;
+        for (index_t d = 0; d != domains_count_; ++d) {
+            generation_t const inner = domains_[d].generation.load(std::memory_order_relaxed);
+            std::atomic_thread_fence(std::memory_order_acquire);          // pairs with DP's release fence (seqlock)
+            if (claim_.load(std::memory_order_relaxed) != ticket) return; // a newer claim: `generation` is done
+            domains_[d].slot->pool.unsafe_join(inner);
+        }
+    }
+
+    /**
+     *  @brief  The low-level dispatch beneath every `for_*` (DP): claims the pool, runs `trampoline(context,
+     *          thread, compute_domain)` on every global thread, and returns the odd generation; with
+     *          `resets_cursors` every claim cursor is zeroed first. A lost claim, and a dispatch from inside a
+     *          callback (thread 0 included), is refused with `contended`; an unspawned pool with `not_spawned`.
+     */
+    publication_t unsafe_publish(trampoline_t trampoline, void *context, bool resets_cursors) noexcept {
+        if (threads_() == 0) return {0, status_code_t::not_spawned_k};
+        // D3. Acquire pairs with DP's release store (g_d) and spawn's; the inner completion checks are acquires
+        // too, so every slice of the previous dispatch happened-before what we write next.
+        std::uint64_t ticket = claim_.load(std::memory_order_acquire);
+        if (state_of_(ticket) != published_k || !complete_everywhere_() ||
+            !claim_.compare_exchange_strong(ticket, next_claim_(ticket), std::memory_order_acq_rel,
+                                            std::memory_order_relaxed))
+            return {0, threads_() == 0 ? status_code_t::not_spawned_k : status_code_t::contended_k};
+        // The seqlock's writer half: g_d stores below are ordered after the claim for DC and DJ's re-checks.
+        std::atomic_thread_fence(std::memory_order_release);
+
+        index_t const domains = domains_count_;
+        if (resets_cursors) // Relaxed: published by each domain's T2 release below.
+            for (index_t d = 0; d != domains; ++d)
+                for (index_t local = 0; local != domains_[d].threads; ++local)
+                    domains_[d].slot->pool.unsafe_claim_cursor(local).store(0, std::memory_order_relaxed);
+        for (index_t d = 0; d != domains; ++d) {
+            domain_t &domain = domains_[d];
+            domain_slot_t &slot = *domain.slot;
+            // Written only when changed: no reader is left (D3), and an unchanged line stays shared.
+            if (slot.trampoline != trampoline) slot.trampoline = trampoline;
+            if (slot.context != context) slot.context = context;
+            auto const inner = slot.pool.unsafe_publish(&domain_trampoline_, &slot, false);
+            if (!inner.generation) std::terminate(); // unreachable: D1 leaves no other claimer of an inner pool
+            domain.generation.store(inner.generation, std::memory_order_relaxed); // released below
+        }
+        std::uint64_t const published = next_claim_(ticket) + published_k;
+        // D2. Pairs with the acquire of DC, DJ and the next claim.
+        claim_.store(published, std::memory_order_release);
+        return {token_of_(published), status_code_t::success_k};
+    }
+
+    /**  @brief  Global thread `thread`'s claim cursor (in its domain's pool). @pre `thread < threads_count()`. */
+    [[nodiscard]] std::atomic<index_t> &unsafe_claim_cursor(index_t thread) noexcept {
+        thread_location_t const location = locate_thread(thread);
+        return domains_[location.compute_domain].slot->pool.unsafe_claim_cursor(location.local_thread);
+    }
+
+private:
+    /**  Per domain, in one mapping on the domain's node: its pool, and the fork state its workers read. */
+    struct domain_slot_t {
+        colocated_t pool;
+        alignas(alignment_k) trampoline_t trampoline = nullptr; // own line: the holder writes it per dispatch
+        void *context = nullptr;
+        index_t first_thread = 0;
+        index_t domain = 0;
+    };
+    static_assert(alignof(domain_slot_t) <= 4096, "a slot starts on a page boundary");
+
+    /**  Per domain, on the dispatcher's side: the layout and `g_d`. */
+    struct domain_t {
+        domain_slot_t *slot = nullptr;
+        std::size_t slot_bytes = 0;
+        std::size_t cores = 0; // spawn only: the cores its threads run on
+        index_t first_thread = 0;
+        index_t threads = 0;
+        std::atomic<generation_t> generation{0}; // g_d, written by the claim holder (D2)
+        bool placed = false;                     // the slot's mapping is bound to the domain's node
+    };
+
+    static constexpr std::uint64_t claimed_k = 0, published_k = 1, closed_k = 2;
+    static constexpr std::uint64_t state_of_(std::uint64_t ticket) noexcept { return ticket & 3u; }
+    static constexpr std::uint64_t sequence_of_(std::uint64_t ticket) noexcept { return ticket >> 2; }
+    /**  claimed(k + 1) from any state of sequence k. */
+    static constexpr std::uint64_t next_claim_(std::uint64_t ticket) noexcept { return (sequence_of_(ticket) + 1) * 4; }
+    /**  D5: `2k + 1` in `index_t`. */
+    static constexpr generation_t token_of_(std::uint64_t ticket) noexcept {
+        return static_cast<generation_t>(sequence_of_(ticket) * 2 + 1);
+    }
+
+    /**  The dispatcher's word (DP, DT, DM): its own line, written once or twice per dispatch. */
+    alignas(alignment_k) std::atomic<std::uint64_t> claim_{closed_k};
+    /**  The layout: written by `spawn` and `terminate`, read by every thread of every dispatch. */
+    alignas(alignment_k) std::atomic<index_t> threads_count_{0};
+    index_t domains_count_ = 0;
+    domain_t *domains_ = nullptr;
+    caller_exclusivity_t exclusivity_ = caller_inclusive_k;
+    bool oversubscribed_ = false;
+
+    /**  Relaxed: only `spawn`/`terminate` write it, and a claim's acquire orders what follows. */
+    index_t threads_() const noexcept { return threads_count_.load(std::memory_order_relaxed); }
+
+    /**  Every domain's latest publication has retired (acquires, through each inner `is_complete`). */
+    bool complete_everywhere_() const noexcept {
+        for (index_t d = 0; d != domains_count_; ++d)
+            if (!domains_[d].slot->pool.is_complete(domains_[d].generation.load(std::memory_order_relaxed)))
+                return false;
+        return true;
+    }
+
+    /**  One idle step of `terminate`'s wait: the micro-wait, plus `yield` once an oversubscribed pool spun long. */
+    void backoff_(micro_yield_t &micro_yield, std::size_t &spins) noexcept {
+        micro_yield_with(micro_yield, index_t(0));
+        if (oversubscribed_ && ++spins >= colocated_t::flat_t::oversubscribed_spins_k) std::this_thread::yield();
+    }
+
+    /**  DM: claim, change every inner pool's mood (cannot fail: D1), publish the next sequence. */
+    template <typename change_type_>
+    status_t change_mood_(change_type_ &&change) noexcept {
+        if (threads_() == 0) return status_code_t::not_spawned_k;
+        std::uint64_t ticket = claim_.load(std::memory_order_acquire);
+        if (state_of_(ticket) != published_k || !complete_everywhere_() ||
+            !claim_.compare_exchange_strong(ticket, next_claim_(ticket), std::memory_order_acq_rel,
+                                            std::memory_order_relaxed))
+            return threads_() == 0 ? status_code_t::not_spawned_k : status_code_t::contended_k;
+        for (index_t d = 0; d != domains_count_; ++d)
+            if (!change(domains_[d].slot->pool)) std::terminate(); // unreachable: D1
+        // The g_d still name the completed dispatch, so the pool reads as idle. Pairs with the next claim.
+        claim_.store(next_claim_(ticket) + published_k, std::memory_order_release);
+        return status_code_t::success_k;
+    }
+
+    /**  Maps domain `d`'s slot on its node (unbound if refused), constructs its pool and spawns it. */
+    template <typename topology_type_>
+    status_t spawn_domain_(topology_type_ const &topology, domain_t &domain, std::size_t d,
+                           caller_exclusivity_t exclusivity, thread_placement_t const &placement) noexcept {
+        numa_node_id_t const node = to_numa_node_id(topology.memory_node_id(topology.local_memory_of(d)));
+        auto mapping = domain_allocator_t<domain_slot_t>(node).try_allocate_at_least(1);
+        domain.placed = static_cast<bool>(mapping.status);
+        if (!mapping.status) mapping = domain_allocator_t<domain_slot_t>().try_allocate_at_least(1);
+        if (!mapping.status) return status_code_t::bad_alloc_k;
+        domain.slot = ::new (static_cast<void *>(mapping.ptr)) domain_slot_t;
+        domain.slot_bytes = mapping.count * sizeof(domain_slot_t);
+        domain.slot->first_thread = domain.first_thread;
+        domain.slot->domain = static_cast<index_t>(d);
+        status_t const status = domain.slot->pool.spawn_on(topology, d, domain.threads, exclusivity, placement);
+        if (!status) release_domain_(domain);
+        return status;
+    }
+
+    /**  Frees the per-domain state of the latest spawn (its pools already terminated). Controlling thread only. */
+    void release_layout_() noexcept {
+        if (!domains_) return;
+        for (index_t d = 0; d != domains_count_; ++d) release_domain_(domains_[d]);
+        delete[] domains_;
+        domains_ = nullptr;
+        domains_count_ = 0;
+    }
+
+    /**  Terminates domain `domain`'s pool (restoring the caller's mask on domain 0) and unmaps its slot. */
+    static void release_domain_(domain_t &domain) noexcept {
+        if (!domain.slot) return;
+        domain.slot->pool.terminate();
+        domain.slot->~domain_slot_t();
+        domain_allocator_t<domain_slot_t>().deallocate(domain.slot, domain.slot_bytes / sizeof(domain_slot_t));
+        domain.slot = nullptr;
+    }
+
+    /**  What every inner pool runs: local thread → global thread, plus the domain, into the dispatch's trampoline. */
+    static void domain_trampoline_(void *context, index_t local) noexcept {
+        domain_slot_t const &slot = *static_cast<domain_slot_t const *>(context);
+        slot.trampoline(slot.context, static_cast<index_t>(slot.first_thread + local), slot.domain);
+    }
+
+    // ---- Forks ----
+
+    template <typename fn_t>
+    static void threads_trampoline_(void *context, index_t thread, index_t domain) noexcept {
+        call_with_prong(*static_cast<fn_t *>(context), prong_t{thread, thread, domain});
+    }
+
+    template <typename fn_t>
+    struct threads_fork_t {
+        static constexpr bool resets_cursors_k = false;
+        fn_t fn;
+        template <typename arg_type_>
+        threads_fork_t(basic_distributed_pool &, arg_type_ &&arg) noexcept : fn(std::forward<arg_type_>(arg)) {}
+        static void trampoline(void *self, index_t thread, index_t domain) noexcept {
+            call_with_prong(static_cast<threads_fork_t *>(self)->fn, prong_t{thread, thread, domain});
+        }
+    };
+
+    template <typename fn_t>
+    struct n_fork_t {
+        static constexpr bool resets_cursors_k = false;
+        basic_distributed_pool &pool;
+        index_t n;
+        fn_t fn;
+        template <typename arg_type_>
+        n_fork_t(basic_distributed_pool &p, index_t tasks, arg_type_ &&arg) noexcept
+            : pool(p), n(tasks), fn(std::forward<arg_type_>(arg)) {}
+        static void trampoline(void *self, index_t thread, index_t domain) noexcept {
+            auto &fork = *static_cast<n_fork_t *>(self);
+            slice<index_t> const block = static_slice(fork.n, fork.pool.threads_(), thread);
+            for (index_t offset = 0; offset < block.count; ++offset)
+                call_with_prong(fork.fn, prong_t{static_cast<index_t>(block.first + offset), thread, domain});
+        }
+    };
+
+    template <typename fn_t>
+    struct slices_fork_t {
+        static constexpr bool resets_cursors_k = false;
+        basic_distributed_pool &pool;
+        index_t n;
+        fn_t fn;
+        template <typename arg_type_>
+        slices_fork_t(basic_distributed_pool &p, index_t tasks, arg_type_ &&arg) noexcept
+            : pool(p), n(tasks), fn(std::forward<arg_type_>(arg)) {}
+        static void trampoline(void *self, index_t thread, index_t domain) noexcept {
+            auto &fork = *static_cast<slices_fork_t *>(self);
+            slice<index_t> const block = static_slice(fork.n, fork.pool.threads_(), thread);
+            if (block.count) call_with_slice(fork.fn, prong_t{block.first, thread, domain}, block.count);
+        }
+    };
+
+    template <typename fn_t>
+    struct n_dynamic_fork_t {
+        static constexpr bool resets_cursors_k = true;
+        basic_distributed_pool &pool;
+        index_t n;
+        fn_t fn;
+        template <typename arg_type_>
+        n_dynamic_fork_t(basic_distributed_pool &p, index_t tasks, arg_type_ &&arg) noexcept
+            : pool(p), n(tasks), fn(std::forward<arg_type_>(arg)) {}
+
+        /**  Takes tasks from global thread `owner`'s block (local `local` of `domain`'s pool) until its cursor
+         *  runs dry: at most one failing increment per cursor and thief (I5 over all threads of the pool). */
+        void drain(domain_t &owner_domain, index_t local, index_t threads, index_t thread, index_t domain) noexcept {
+            index_t const owner = static_cast<index_t>(owner_domain.first_thread + local);
+            slice<index_t> const block = static_slice(n, threads, owner);
+            std::atomic<index_t> &cursor = owner_domain.slot->pool.unsafe_claim_cursor(local);
+            // A load first: thieves sweeping dry cursors share the lines instead of writing them.
+            if (cursor.load(std::memory_order_relaxed) >= block.count) return;
+            // Relaxed: the RMW's atomicity makes every offset unique; results are published by the inner T3.
+            for (index_t offset; (offset = cursor.fetch_add(1, std::memory_order_relaxed)) < block.count;)
+                call_with_prong(fn, prong_t{static_cast<index_t>(block.first + offset), thread, domain});
+        }
+
+        /**  Drains `count` threads of `victims`, from local `start` in the coprime order seeded by `seed`. */
+        void sweep(domain_t &victims, index_t start, index_t seed, index_t count, index_t threads, index_t thread,
+                   index_t domain) noexcept {
+            index_t const size = victims.threads;
+            index_t const stride = coprime_stride(size, seed);
+            index_t victim = start;
+            for (index_t left = count; left != 0; --left) {
+                victim = next_in_coprime_order(victim, stride, size);
+                drain(victims, victim, threads, thread, domain);
+            }
+        }
+
+        static void trampoline(void *self, index_t thread, index_t domain) noexcept {
+            auto &fork = *static_cast<n_dynamic_fork_t *>(self);
+            basic_distributed_pool &pool = fork.pool;
+            index_t const threads = pool.threads_(), domains = pool.domains_count_;
+            domain_t &home = pool.domains_[domain];
+            index_t const local = static_cast<index_t>(thread - home.first_thread);
+            // 1. Its own block, 2. the rest of its domain, 3. the other domains, each from local `local % size`.
+            fork.drain(home, local, threads, thread, domain);
+            fork.sweep(home, local, local, static_cast<index_t>(home.threads - 1), threads, thread, domain);
+            index_t const domain_stride = coprime_stride(domains, domain);
+            index_t victim_domain = domain;
+            for (index_t left = static_cast<index_t>(domains - 1); left != 0; --left) {
+                victim_domain = next_in_coprime_order(victim_domain, domain_stride, domains);
+                domain_t &victims = pool.domains_[victim_domain];
+                index_t const start = static_cast<index_t>(local % victims.threads);
+                fork.drain(victims, start, threads, thread, domain);
+                fork.sweep(victims, start, local, static_cast<index_t>(victims.threads - 1), threads, thread, domain);
+            }
+        }
+    };
+};
+
+/**  @brief  The default distributed pool: `std::size_t` indices, the target's micro-wait, 128-byte padding. */
+using distributed_pool_t = basic_distributed_pool<>;
+
+} // namespace forkunion
