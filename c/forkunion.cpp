@@ -24,6 +24,8 @@
 #include <new>     // `std::nothrow`
 
 #include <forkunion.hpp>
+#include <forkunion/colocated.hpp>
+#include <forkunion/distributed.hpp>
 #include <forkunion/fabric.hpp>
 
 #include "forkunion_os.hpp"
@@ -104,20 +106,47 @@ fu::capabilities_t runtime_capabilities() noexcept {
 }
 
 /**
- *  @brief  The C++ pool behind a `fu_pool_t`: the one place that picks it. Today the flat pool; a pool spawned on
- *          one compute domain reports that domain as every callback's `compute_domain`.
+ *  @brief  The machine as a pool sees it: `topology`'s domains, with or without memory placement. Without it every
+ *          memory domain answers "no node" (`any_numa_node_k`), so the pools map their tables unbound.
+ */
+struct pool_topology_t {
+    fu::machine_topology_t const &topology;
+    bool placed = true;
+
+    std::size_t compute_domains_count() const noexcept { return topology.compute_domains_count(); }
+    std::size_t logical_cores_count_in(std::size_t d) const noexcept { return topology.logical_cores_count_in(d); }
+    fu::core_ids_t cores_in(std::size_t d) const noexcept { return topology.cores_in(d); }
+    std::size_t local_memory_of(std::size_t d) const noexcept { return topology.local_memory_of(d); }
+    std::size_t memory_domains_count() const noexcept { return topology.memory_domains_count(); }
+    long long memory_node_id(std::size_t m) const noexcept {
+        return placed ? static_cast<long long>(topology.memory_node_id(m)) : -1; // -1: `any_numa_node_k`
+    }
+};
+
+/**
+ *  @brief  The C++ pool behind a `fu_pool_t`: the one place that picks it.
+ *
+ *  - `spawn` over a topology of several compute domains: a `distributed_pool_t`, threads split in proportion to
+ *    the domains' cores, each domain's threads pinned to it. Over one domain (or without the `topology`
+ *    capability, over the single-domain stand-in of all allowed cores): a `colocated_pool_t`, which costs one
+ *    claim word less per dispatch and lets thread 0 of an exclusive pool fork.
+ *  - `spawn_on(domain)`: a `colocated_pool_t` on that domain.
+ *  Callbacks get the prong's `compute_domain` from either. Which one runs is a relaxed flag written by the spawns
+ *  (a racing dispatcher that reads a stale one reaches an unspawned pool and is refused).
  *
  *  Interface (what `fu_pool` needs): `spawn`, `spawn_on`, `terminate`, `threads_count`, `caller_exclusivity`,
  *  `compute_domains_count`, `memory_usage`, the blocking `for_threads`, `for_n`, `for_n_dynamic`, `for_slices`
  *  taking `fn(task, thread, compute_domain)` (or `fn(first, count, thread, compute_domain)`), the split
- *  `unsafe_for_threads(fn&)` with `fn(thread)`, `is_complete`, `unsafe_join`, `nap`, `sleep`, `domain_of(thread)`.
+ *  `unsafe_for_threads(fn&)` with `fn(thread)`, `is_complete`, `unsafe_join`, `nap`, `sleep`, `domain_of(thread)`,
+ *  and `visit(f)`, which calls `f` with the C++ pool that runs (for the fabric).
  */
 class pool_backend_t {
 public:
-    using pool_t = fu::flat_pool_t;
-    using prong_t = pool_t::prong_t;
+    using colocated_t = fu::colocated_pool_t;
+    using distributed_t = fu::distributed_pool_t;
+    using prong_t = fu::local_prong<std::size_t>;
 
-    /**  Thread pinning and naming the pool was allowed at creation. */
+    /**  What the pool's allowed capabilities let it do, and the prefix of its threads' names. */
     struct options_t {
         bool pinning = true;
         bool placement = true;
@@ -125,78 +154,145 @@ public:
         char const *name = nullptr;
     };
 
-    fu::status_t spawn(fu::machine_topology_t const &, std::size_t threads, fu::caller_exclusivity_t exclusivity,
-                       options_t) noexcept {
-        fu::status_t const status = pool_.spawn(threads, exclusivity);
-        if (status) domain_base_ = 0;
+    /**  Whether the latest successful spawn started the distributed pool. */
+    bool distributed() const noexcept { return distributed_active_.load(std::memory_order_relaxed); }
+
+    /**  Calls `f` with the C++ pool that runs (the colocated one when neither does). */
+    template <typename fn_t>
+    decltype(auto) visit(fn_t &&f) noexcept {
+        return distributed() ? f(distributed_) : f(colocated_);
+    }
+    template <typename fn_t>
+    decltype(auto) visit(fn_t &&f) const noexcept {
+        return distributed() ? f(distributed_) : f(colocated_);
+    }
+
+    fu::status_t spawn(fu::machine_topology_t const &topology, std::size_t threads,
+                       fu::caller_exclusivity_t exclusivity, options_t const &options) noexcept {
+        if (!options.topology) {
+            fu::machine_topology_t const stand_in; // one domain of every allowed core
+            return spawn_colocated_(pool_topology_t{stand_in, options.placement}, 0, threads, exclusivity, options);
+        }
+        pool_topology_t const machine{topology, options.placement};
+        if (topology.compute_domains_count() <= 1) return spawn_colocated_(machine, 0, threads, exclusivity, options);
+        if (colocated_.threads_count() != 0) return fu::status_code_t::already_spawned_k;
+        fu::status_t const status = distributed_.spawn(machine, threads, exclusivity, placement_(options));
+        if (status) distributed_active_.store(true, std::memory_order_relaxed);
         return status;
     }
 
     fu::status_t spawn_on(fu::machine_topology_t const &topology, std::size_t domain, std::size_t threads,
-                          fu::caller_exclusivity_t exclusivity, options_t) noexcept {
-        if (domain >= topology.compute_domains_count()) return fu::status_code_t::invalid_argument_k;
-        fu::status_t const status = pool_.spawn(threads, exclusivity);
-        if (status) domain_base_ = domain;
-        return status;
+                          fu::caller_exclusivity_t exclusivity, options_t const &options) noexcept {
+        return spawn_colocated_(pool_topology_t{topology, options.placement}, domain, threads, exclusivity, options);
     }
 
-    void terminate() noexcept { pool_.terminate(); }
-    std::size_t threads_count() const noexcept { return pool_.threads_count(); }
-    fu::caller_exclusivity_t caller_exclusivity() const noexcept { return pool_.caller_exclusivity(); }
-    std::size_t compute_domains_count() const noexcept { return pool_.threads_count() ? 1 : 0; }
-    std::size_t memory_usage() const noexcept { return pool_.memory_usage(); }
-    std::size_t domain_of(std::size_t) const noexcept { return domain_base_; }
-    std::size_t threads_count_in(std::size_t domain) const noexcept {
-        return domain == domain_base_ ? pool_.threads_count() : 0;
+    void terminate() noexcept {
+        visit([](auto &pool) noexcept { pool.terminate(); });
     }
-    std::size_t unpinned_threads_count() const noexcept { return pool_.threads_count(); } // a flat pool never pins
-    bool memory_placed() const noexcept { return false; }                                 // nor places its table
+    std::size_t threads_count() const noexcept {
+        return visit([](auto const &pool) noexcept { return std::size_t(pool.threads_count()); });
+    }
+    fu::caller_exclusivity_t caller_exclusivity() const noexcept {
+        return visit([](auto const &pool) noexcept { return pool.caller_exclusivity(); });
+    }
+    std::size_t compute_domains_count() const noexcept {
+        if (distributed()) return distributed_.compute_domains_count();
+        return colocated_.threads_count() ? 1 : 0;
+    }
+    std::size_t memory_usage() const noexcept {
+        // Both objects live in the handle; only the running one owns thread tables.
+        return sizeof(pool_backend_t) - sizeof(colocated_t) - sizeof(distributed_t) + colocated_.memory_usage() +
+               distributed_.memory_usage();
+    }
+    std::size_t unpinned_threads_count() const noexcept {
+        return visit([](auto const &pool) noexcept { return std::size_t(pool.unpinned_threads_count()); });
+    }
+    std::size_t threads_count_in(std::size_t domain) const noexcept {
+        if (distributed()) return distributed_.threads_count_in(domain);
+        return colocated_.threads_count() && colocated_.compute_domain() == domain ? colocated_.threads_count() : 0;
+    }
+    bool memory_placed() const noexcept {
+        if (!distributed()) return colocated_.memory_placed();
+        bool placed = distributed_.compute_domains_count() != 0;
+        for (std::size_t d = 0; d != distributed_.compute_domains_count(); ++d)
+            placed &= distributed_.memory_placed_in(d);
+        return placed;
+    }
+    std::size_t domain_of(std::size_t thread) const noexcept {
+        if (distributed()) return distributed_.locate_thread(thread).compute_domain;
+        return colocated_.compute_domain();
+    }
 
     template <typename fn_t>
     fu::status_t for_threads(fn_t const &fn) noexcept {
-        return join_(pool_.for_threads([&](prong_t prong) noexcept { fn(prong.thread, domain_(prong)); }));
+        return visit([&](auto &pool) noexcept {
+            return join_(pool.for_threads([&](prong_t prong) noexcept { fn(prong.thread, prong.compute_domain); }));
+        });
     }
     template <typename fn_t>
     fu::status_t for_n(std::size_t n, fn_t const &fn) noexcept {
-        return join_(pool_.for_n(n, [&](prong_t prong) noexcept { fn(prong.task, prong.thread, domain_(prong)); }));
+        return visit([&](auto &pool) noexcept {
+            return join_(
+                pool.for_n(n, [&](prong_t prong) noexcept { fn(prong.task, prong.thread, prong.compute_domain); }));
+        });
     }
     template <typename fn_t>
     fu::status_t for_n_dynamic(std::size_t n, fn_t const &fn) noexcept {
-        return join_(
-            pool_.for_n_dynamic(n, [&](prong_t prong) noexcept { fn(prong.task, prong.thread, domain_(prong)); }));
+        return visit([&](auto &pool) noexcept {
+            return join_(pool.for_n_dynamic(
+                n, [&](prong_t prong) noexcept { fn(prong.task, prong.thread, prong.compute_domain); }));
+        });
     }
     template <typename fn_t>
     fu::status_t for_slices(std::size_t n, fn_t const &fn) noexcept {
-        return join_(pool_.for_slices(n, [&](prong_t prong, std::size_t count) noexcept {
-            fn(prong.task, count, prong.thread, domain_(prong));
-        }));
+        return visit([&](auto &pool) noexcept {
+            return join_(pool.for_slices(n, [&](prong_t prong, std::size_t count) noexcept {
+                fn(prong.task, count, prong.thread, prong.compute_domain);
+            }));
+        });
     }
 
     /**  Publishes `fn(thread)` without joining; `fn` must outlive the dispatch. 0 and a status when refused. */
     template <typename fn_t>
     std::size_t unsafe_for_threads(fn_t &fn, fu::status_t &status) noexcept {
-        std::size_t const generation = pool_.unsafe_for_threads(fn);
-        status = generation              ? fu::status_code_t::success_k
-                 : pool_.threads_count() ? fu::status_code_t::contended_k
-                                         : fu::status_code_t::not_spawned_k;
+        std::size_t const generation = visit([&](auto &pool) noexcept { return pool.unsafe_for_threads(fn); });
+        status = generation        ? fu::status_code_t::success_k
+                 : threads_count() ? fu::status_code_t::contended_k
+                                   : fu::status_code_t::not_spawned_k;
         return generation;
     }
-    bool is_complete(std::size_t generation) const noexcept { return pool_.is_complete(generation); }
-    void unsafe_join(std::size_t generation) noexcept { pool_.unsafe_join(generation); }
-    fu::status_t nap() noexcept { return pool_.nap(); }
-
-    /**  Calls `f` with the C++ pool that runs (for the fabric). */
-    template <typename fn_t>
-    decltype(auto) visit(fn_t &&f) noexcept {
-        return f(pool_);
+    bool is_complete(std::size_t generation) const noexcept {
+        return visit([&](auto const &pool) noexcept { return pool.is_complete(generation); });
     }
-    fu::status_t sleep(std::size_t microseconds) noexcept { return pool_.sleep(microseconds); }
+    void unsafe_join(std::size_t generation) noexcept {
+        visit([&](auto &pool) noexcept { pool.unsafe_join(generation); });
+    }
+    fu::status_t nap() noexcept {
+        return visit([](auto &pool) noexcept { return pool.nap(); });
+    }
+    fu::status_t sleep(std::size_t microseconds) noexcept {
+        return visit([&](auto &pool) noexcept { return pool.sleep(microseconds); });
+    }
 
 private:
-    pool_t pool_;
-    std::size_t domain_base_ = 0; // the compute domain of `spawn_on`; 0 after `spawn`
+    colocated_t colocated_;
+    distributed_t distributed_;
+    std::atomic<bool> distributed_active_{false}; // which one the latest successful spawn started
 
-    std::size_t domain_(prong_t prong) const noexcept { return domain_base_ + prong.compute_domain; }
+    static fu::thread_placement_t placement_(options_t const &options) noexcept {
+        fu::thread_placement_t placement;
+        placement.pinning = options.pinning ? fu::pinning_t::domain_k : fu::pinning_t::none_k;
+        placement.name = options.name; // null leaves the threads' names alone
+        return placement;
+    }
+
+    fu::status_t spawn_colocated_(pool_topology_t const &topology, std::size_t domain, std::size_t threads,
+                                  fu::caller_exclusivity_t exclusivity, options_t const &options) noexcept {
+        if (distributed_.threads_count() != 0) return fu::status_code_t::already_spawned_k;
+        fu::status_t const status = colocated_.spawn_on(topology, domain, threads, exclusivity, placement_(options));
+        if (status) distributed_active_.store(false, std::memory_order_relaxed);
+        return status;
+    }
 
     template <typename guard_t>
     static fu::status_t join_(guard_t &&guard) noexcept {
