@@ -33,7 +33,7 @@ forkunion_c_program(forkunion_c_api_fork_test forkunion::static c_api_fork_test.
 # `lifecycle` asks for a thread table too large to allocate: ASan's allocator must return null (so that
 # `operator new` throws and the pool reports `bad_alloc`) instead of stopping the process.
 set(_asan_options "ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:allocator_may_return_null=1")
-foreach(_group status capabilities topology lifecycle dispatch split contention idle memory fabric)
+foreach(_group status capabilities topology lifecycle dispatch domains split contention idle memory fabric)
     add_test(NAME c_api.${_group} COMMAND forkunion_c_api_test ${_group})
     set_tests_properties(c_api.${_group} PROPERTIES TIMEOUT 300 ENVIRONMENT "${_asan_options}")
 endforeach()

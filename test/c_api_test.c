@@ -367,10 +367,11 @@ static void test_lifecycle(fu_capabilities_t allowed) {
         CHECK(fu_pool_threads_count(pool) == threads && fu_pool_caller_exclusivity(pool) == exclusivity);
         CHECK(fu_pool_compute_domains_count(pool) == 1);
         CHECK(fu_pool_threads_count_in(pool, 0) == threads && fu_pool_threads_count_in(pool, 1) == 0);
-        CHECK(fu_pool_unpinned_threads_count(pool) <= threads);
         if (!(fu_pool_capabilities(pool) & fu_capability_thread_pinning_k))
             CHECK(fu_pool_unpinned_threads_count(pool) == threads);
-        if (!(fu_pool_capabilities(pool) & fu_capability_memory_placement_k)) CHECK(fu_pool_memory_placed(pool) == 0);
+        else
+            CHECK(fu_pool_unpinned_threads_count(pool) == 0); /* this machine's own cores: every pin holds */
+        CHECK(fu_pool_memory_placed(pool) == ((fu_pool_capabilities(pool) & fu_capability_memory_placement_k) != 0));
         usage = fu_pool_memory_usage(pool);
         CHECK(usage > threads * 64);
         CHECK_STATUS(fu_pool_spawn(live_topology, pool, threads + 1, exclusivity), fu_already_spawned_k);
@@ -467,7 +468,9 @@ static void check_tasks(fu_pool_t pool, size_t n, size_t threads, int dynamic, s
         for (task = 0; task != n; ++task) {
             CHECK(tasks.hits[task] == 1);
             CHECK(tasks.thread[task] < threads);
-            CHECK(tasks.domain[task] == expected_domain);
+            /* 0xFFFF: a pool of two equal domains, whose domain is the thread's half */
+            CHECK(tasks.domain[task] ==
+                  (expected_domain == 0xFFFF ? tasks.thread[task] / (threads / 2) : expected_domain));
             if (!dynamic) CHECK(tasks.thread[task] == expected_owner(n, threads, task));
         }
     }
@@ -518,6 +521,8 @@ static void test_dispatch(fu_capabilities_t allowed) {
             CHECK_STATUS(fu_pool_spawn_on(recorded, pool, 2, 2, fu_caller_inclusive_k), fu_invalid_argument_k);
             CHECK_STATUS(fu_pool_spawn_on(recorded, pool, 1, 2, fu_caller_inclusive_k), fu_success_k);
             CHECK(fu_pool_threads_count(pool) == 2 && fu_pool_compute_domains_count(pool) == 1);
+            CHECK(fu_pool_threads_count_in(pool, 1) == 2 && fu_pool_threads_count_in(pool, 0) == 0);
+            if (fu_online_cores_count(live_topology) <= 8) CHECK(fu_pool_unpinned_threads_count(pool) == 2);
             check_tasks(pool, 100, 2, 0, 1);
             check_tasks(pool, 100, 2, 1, 1);
             check_slices(pool, 5, 2, 1);
@@ -700,6 +705,86 @@ static void test_contention(fu_capabilities_t allowed) {
     }
 }
 
+/* ---- domains: the distributed pool on a recorded two-domain machine --------------------------------------- */
+
+static void test_domains(fu_capabilities_t allowed) {
+    fu_topology_t recorded = fu_topology_new_from_sysfs(FORKUNION_TEST_SYSFS);
+    fu_pool_t pool = fu_pool_new("domains", allowed);
+    int const pinning = (allowed & fu_runtime_capabilities() & fu_capability_thread_pinning_k) != 0;
+    size_t shape;
+    CHECK(recorded && pool);
+    if (!recorded || !pool) {
+        fu_pool_delete(pool), fu_topology_delete(recorded);
+        return;
+    }
+    /* Every compute domain needs a thread. */
+    CHECK_STATUS(fu_pool_spawn(recorded, pool, 1, fu_caller_inclusive_k), fu_invalid_argument_k);
+    for (shape = 0; shape != 2; ++shape) {
+        fu_caller_exclusivity_t const exclusivity = shape ? fu_caller_exclusive_k : fu_caller_inclusive_k;
+        size_t domains[8] = {0}, t, task, generation = 0;
+        slices_t slices;
+        nested_t nested;
+        CHECK_STATUS(fu_pool_spawn(recorded, pool, 4, exclusivity), fu_success_k);
+        /* Two domains of 16 cores each: 2 threads each, domain 0 first, callbacks told their domain. */
+        CHECK(fu_pool_threads_count(pool) == 4 && fu_pool_compute_domains_count(pool) == 2);
+        CHECK(fu_pool_threads_count_in(pool, 0) == 2 && fu_pool_threads_count_in(pool, 1) == 2);
+        CHECK(fu_pool_threads_count_in(pool, 2) == 0);
+        CHECK_STATUS(fu_pool_for_threads(pool, record_thread_domain, domains), fu_success_k);
+        CHECK(domains[0] == 1 && domains[1] == 1 && domains[2] == 2 && domains[3] == 2 && domains[4] == 0);
+        memset(domains, 0, sizeof(domains));
+        CHECK_STATUS(fu_pool_unsafe_for_threads(pool, record_thread_domain, domains, &generation), fu_success_k);
+        CHECK_STATUS(fu_pool_unsafe_join(pool, generation), fu_success_k);
+        CHECK(domains[0] == 1 && domains[1] == 1 && domains[2] == 2 && domains[3] == 2);
+        {
+            /* Tasks: each once, on the static split, in the domain of the thread that ran it. */
+            size_t hits[101] = {0}, threads[101] = {0}, where[101] = {0};
+            tasks_t tasks;
+            tasks.hits = hits, tasks.thread = threads, tasks.domain = where, tasks.threads = 4;
+            CHECK_STATUS(fu_pool_for_n(pool, 101, record_task, &tasks), fu_success_k);
+            for (task = 0; task != 101; ++task) {
+                CHECK(hits[task] == 1 && threads[task] == expected_owner(101, 4, task));
+                CHECK(where[task] == threads[task] / 2);
+            }
+            memset(hits, 0, sizeof(hits));
+            CHECK_STATUS(fu_pool_for_n_dynamic(pool, 101, record_task, &tasks), fu_success_k);
+            for (task = 0; task != 101; ++task) CHECK(hits[task] == 1 && where[task] == threads[task] / 2);
+        }
+        memset(&slices, 0, sizeof(slices));
+        CHECK_STATUS(fu_pool_for_slices(pool, 9, record_slice, &slices), fu_success_k);
+        for (t = 0; t != 4; ++t) {
+            size_t first, count;
+            expected_block(9, 4, t, &first, &count);
+            CHECK(slices.calls[t] == 1 && slices.first[t] == first && slices.count[t] == count);
+            CHECK(slices.domain[t] == t / 2);
+        }
+        /* A distributed pool refuses every nested dispatch, thread 0 of an exclusive pool's included. */
+        memset(&nested, 0, sizeof(nested));
+        nested.pool = pool;
+        CHECK_STATUS(fu_pool_for_threads(pool, dispatch_from_callback, &nested), fu_success_k);
+        for (t = 0; t != 4; ++t) CHECK_STATUS(nested.status[t], fu_contended_k);
+        /* This machine lacks the second domain's cores (8-15, 24-31) and node 1: those pins and that table's
+         * binding are refused, counted, and the pool runs anyway. */
+        if (fu_online_cores_count(live_topology) <= 8)
+            CHECK(fu_pool_unpinned_threads_count(pool) == (pinning ? 2u : 4u));
+        if (fu_memory_domains_count(live_topology) == 1) CHECK(fu_pool_memory_placed(pool) == 0);
+        CHECK_STATUS(fu_pool_nap(pool), fu_success_k);
+        check_tasks(pool, 40, 4, 1, 0xFFFF);
+        CHECK_STATUS(fu_pool_terminate(pool), fu_success_k);
+    }
+    fu_pool_delete(pool);
+
+    /* Without the `topology` capability a pool sees one domain of every allowed core, whatever it is given. */
+    pool = fu_pool_new("flat", allowed & ~fu_capability_topology_k);
+    CHECK(pool != NULL);
+    if (pool) {
+        CHECK_STATUS(fu_pool_spawn(recorded, pool, 3, fu_caller_inclusive_k), fu_success_k);
+        CHECK(fu_pool_compute_domains_count(pool) == 1 && fu_pool_threads_count_in(pool, 0) == 3);
+        check_tasks(pool, 30, 3, 1, 0);
+        fu_pool_delete(pool);
+    }
+    fu_topology_delete(recorded);
+}
+
 /* ---- idle -------------------------------------------------------------------------------------------------- */
 
 static void test_idle(fu_capabilities_t allowed) {
@@ -871,11 +956,12 @@ typedef struct group_t {
 } group_t;
 
 static group_t const groups[] = {
-    {"status", test_status},         {"capabilities", test_capabilities},
-    {"topology", test_topology},     {"lifecycle", test_lifecycle},
-    {"dispatch", test_dispatch},     {"split", test_split},
-    {"contention", test_contention}, {"idle", test_idle},
-    {"memory", test_memory},         {"fabric", test_fabric},
+    {"status", test_status},     {"capabilities", test_capabilities},
+    {"topology", test_topology}, {"lifecycle", test_lifecycle},
+    {"dispatch", test_dispatch}, {"domains", test_domains},
+    {"split", test_split},       {"contention", test_contention},
+    {"idle", test_idle},         {"memory", test_memory},
+    {"fabric", test_fabric},
 };
 
 int main(int argc, char **argv) {
