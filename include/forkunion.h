@@ -39,7 +39,8 @@
  *  deleted by the thread that controls it, never from inside one of its callbacks. Dispatches, `fu_pool_nap` and
  *  `fu_pool_sleep` may come from any thread, one at a time: any other, concurrent or nested, is refused at once with
  *  `fu_contended_k` (it never blocks and never corrupts). The one exception is thread 0 of a caller-exclusive
- *  pool, which may dispatch blocking forms from inside its own slice. Every blocking dispatch happens-after
+ *  pool on one compute domain (`fu_pool_compute_domains_count` is 1), which may dispatch blocking forms from inside
+ *  its own slice. Every blocking dispatch happens-after
  *  everything its caller did before it, and everything its callbacks did happens-before its return.
  *
  *  @section fork Processes that fork
@@ -237,8 +238,8 @@ typedef void (*fu_for_n_t)(void *context, size_t task, size_t thread, size_t com
 typedef void (*fu_for_slices_t)(void *context, size_t first, size_t count, size_t thread, size_t compute_domain);
 
 /**
- *  @brief  Creates an unspawned pool. `name` (may be NULL) prefixes its workers' thread names where the pool names
- *          threads; at most 15 bytes are kept. `allowed` narrows what the pool may use:
+ *  @brief  Creates an unspawned pool. Its workers are named `name:NNN` (thread index; Linux keeps 15 bytes, so a
+ *          long name is cut); a NULL name leaves thread names alone. `allowed` narrows what the pool may use:
  *          - without any of `fu_capabilities_waits_k`, `fu_pool_nap` parks workers on the pause hint only;
  *          - without `fu_capability_thread_pinning_k`, threads keep the mask they inherit (no pinning);
  *          - without `fu_capability_memory_placement_k`, its thread tables are not bound to their domains' memory;
@@ -254,7 +255,12 @@ FORKUNION_API void fu_pool_delete(fu_pool_t pool);
 /**
  *  @brief  Starts `threads` contributors on the machine `topology` describes. Inclusive: the caller is thread 0
  *          and `threads - 1` workers start. Exclusive: `threads` workers start. Controlling thread only.
- *  @retval fu_invalid_argument_k  NULL handle, or `threads == 0`.
+ *
+ *  Over several compute domains: one pool per domain (the C++ `distributed_pool_t`), threads split in proportion
+ *  to the domains' cores, at least one each, numbered domain by domain, each pinned to its domain with its thread
+ *  table on the domain's memory. Over one domain: one pool pinned to it (`colocated_pool_t`). A pin or a binding
+ *  the OS refuses is counted (`fu_pool_unpinned_threads_count`, `fu_pool_memory_placed`), never fatal.
+ *  @retval fu_invalid_argument_k  NULL handle, `threads == 0`, or fewer threads than compute domains.
  *  @retval fu_already_spawned_k   the pool has threads (a second spawn changes nothing).
  *  @retval fu_unsupported_k       more than one thread, or an exclusive pool, without `os_threads` allowed.
  *  @retval fu_bad_alloc_k, fu_thread_refused_k  nothing was started, nothing leaked.
@@ -284,7 +290,8 @@ FORKUNION_API size_t fu_pool_threads_count(fu_pool_t pool);
 FORKUNION_API fu_caller_exclusivity_t fu_pool_caller_exclusivity(fu_pool_t pool);
 /**  @brief  The capabilities this pool may use: its allowed set, narrowed to this build and this machine. */
 FORKUNION_API fu_capabilities_t fu_pool_capabilities(fu_pool_t pool);
-/**  @brief  Compute domains the pool's threads span (1 when spawned, 0 if unspawned or NULL). */
+/**  @brief  Compute domains the pool's threads span: the topology's for a multi-domain `fu_pool_spawn`, 1 for a
+ *          single-domain one and for `fu_pool_spawn_on`, 0 if unspawned or NULL. */
 FORKUNION_API size_t fu_pool_compute_domains_count(fu_pool_t pool);
 /**  @brief  Threads of the pool on compute domain `compute_domain` (a topology index); 0 for other domains. */
 FORKUNION_API size_t fu_pool_threads_count_in(fu_pool_t pool, size_t compute_domain);
@@ -429,7 +436,7 @@ FORKUNION_API void fu_fabric_delete(fu_fabric_t fabric);
  *          fabric as it was.
  *  @retval fu_invalid_argument_k  NULL handle.  @retval fu_not_spawned_k, fu_contended_k  the pool refused.
  *  @retval fu_unsupported_k       the pool may not pin threads or place memory (its allowed capabilities), or
- *                                 this build cannot measure.
+ *                                 this platform cannot pin and the topology has several compute domains.
  *  @retval fu_placement_refused_k no edge could be measured.  @retval fu_bad_alloc_k
  */
 FORKUNION_API fu_status_t fu_fabric_harvest(fu_fabric_t fabric, fu_topology_t topology, fu_pool_t pool,
