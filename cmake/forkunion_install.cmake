@@ -20,7 +20,8 @@ write_basic_package_version_file("${PROJECT_BINARY_DIR}/forkunionConfigVersion.c
 install(FILES "${PROJECT_BINARY_DIR}/forkunionConfig.cmake" "${PROJECT_BINARY_DIR}/forkunionConfigVersion.cmake"
         DESTINATION "${CMAKE_INSTALL_LIBDIR}/cmake/forkunion")
 
-# pkg-config: `-I` plus the C++ standard and threads; absolute or prefix-relative install dirs both work.
+# pkg-config: `-I` plus the C++ standard and threads for the headers, `c_libs`/`c_libs_static` variables for the
+# C API; absolute or prefix-relative install dirs both work.
 if(IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")
     set(FORKUNION_PC_INCLUDEDIR "${CMAKE_INSTALL_INCLUDEDIR}")
 else()

@@ -4,8 +4,12 @@ if(FORKUNION_CROSS_CLANG)
     find_program(_forkunion_clang NAMES clang++ clang++-14 clang++-15 clang++-16 REQUIRED)
     set(CMAKE_CXX_COMPILER "${_forkunion_clang}")
     set(CMAKE_CXX_COMPILER_TARGET ${FORKUNION_CROSS_TRIPLE})
+    find_program(_forkunion_clang_c NAMES clang clang-14 clang-15 clang-16 REQUIRED) # the C API's tests
+    set(CMAKE_C_COMPILER "${_forkunion_clang_c}")
+    set(CMAKE_C_COMPILER_TARGET ${FORKUNION_CROSS_TRIPLE})
 else()
     set(CMAKE_CXX_COMPILER ${FORKUNION_CROSS_TRIPLE}-g++)
+    set(CMAKE_C_COMPILER ${FORKUNION_CROSS_TRIPLE}-gcc) # the C API's tests
 endif()
 set(CMAKE_FIND_ROOT_PATH /usr/${FORKUNION_CROSS_TRIPLE})
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER) # build tools (strace, qemu) come from the host

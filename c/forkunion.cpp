@@ -1,0 +1,819 @@
+/**
+ *  @file   c/forkunion.cpp
+ *  @brief  The C99 API of `include/forkunion.h` over the C++ library: the only translation unit of
+ *          `libforkunion_static.a` and `libforkunion_shared.so`.
+ *
+ *  @section design Design
+ *  - Every entry point is `extern "C"` and calls only `noexcept` C++ (an exception inside would end in
+ *    `std::terminate`, never cross), and the handles come from `new (std::nothrow)`: nothing throws at the boundary.
+ * Only `fu_` symbols are exported (hidden visibility plus a linker version script, see `c/CMakeLists.txt`).
+ *  - `fu_pool_t` owns one `pool_backend_t`: the single place that says which C++ pool runs a C pool. Callbacks
+ *    always receive `compute_domain`, the domain of the thread that runs them.
+ *  - Dispatch: a C callback and its context ride in a lambda that the C++ dispatch guard keeps on the caller's
+ *    stack, so a dispatch costs what the C++ one costs plus one indirect call per task: no allocation, no system
+ *    call. The split dispatch (`fu_pool_unsafe_for_threads`) needs the callback to outlive the call: it is kept in
+ *    the pool, guarded by `split_generation` (below), so a losing dispatcher never overwrites a running one's.
+ *  - Fork: a `pthread_atfork` child handler bumps `forks_k`; a pool remembers the value it was spawned under and
+ *    refuses to dispatch when they differ (its workers do not exist in the child).
+ */
+#include <forkunion.h>
+
+#include <atomic>  // `std::atomic`
+#include <cstddef> // `std::size_t`
+#include <cstdint> // `std::uint64_t`
+#include <new>     // `std::nothrow`
+
+#include <forkunion.hpp>
+#include <forkunion/colocated.hpp>
+#include <forkunion/distributed.hpp>
+#include <forkunion/fabric.hpp>
+
+#include "forkunion_os.hpp"
+
+namespace fu = forkunion;
+
+// The C codes and bits are the C++ ones, one to one.
+static_assert(sizeof(fu_status_t) == sizeof(int));
+static_assert(fu_success_k == static_cast<int>(fu::status_code_t::success_k));
+static_assert(fu_bad_alloc_k == static_cast<int>(fu::status_code_t::bad_alloc_k));
+static_assert(fu_invalid_argument_k == static_cast<int>(fu::status_code_t::invalid_argument_k));
+static_assert(fu_already_spawned_k == static_cast<int>(fu::status_code_t::already_spawned_k));
+static_assert(fu_not_spawned_k == static_cast<int>(fu::status_code_t::not_spawned_k));
+static_assert(fu_thread_refused_k == static_cast<int>(fu::status_code_t::thread_refused_k));
+static_assert(fu_contended_k == static_cast<int>(fu::status_code_t::contended_k));
+static_assert(fu_unsupported_k == static_cast<int>(fu::status_code_t::unsupported_k));
+static_assert(fu_placement_refused_k == static_cast<int>(fu::status_code_t::placement_refused_k));
+static_assert(fu_stale_generation_k == static_cast<int>(fu::status_code_t::stale_generation_k));
+static_assert(fu_capability_x86_waitpkg_k == fu::capability_x86_waitpkg_k);
+static_assert(fu_capability_x86_cmpccxadd_k == fu::capability_x86_cmpccxadd_k);
+static_assert(fu_capability_x86_raoint_k == fu::capability_x86_raoint_k);
+static_assert(fu_capability_x86_cldemote_k == fu::capability_x86_cldemote_k);
+static_assert(fu_capability_arm64_lse_k == fu::capability_arm64_lse_k);
+static_assert(fu_capability_arm64_wfxt_k == fu::capability_arm64_wfxt_k);
+static_assert(fu_capability_arm64_evtstrm_k == fu::capability_arm64_evtstrm_k);
+static_assert(fu_capability_risc5_amo_k == fu::capability_risc5_amo_k);
+static_assert(fu_capability_risc5_zawrs_k == fu::capability_risc5_zawrs_k);
+static_assert(fu_capability_risc5_zacas_k == fu::capability_risc5_zacas_k);
+static_assert(fu_capability_risc5_zicbom_k == fu::capability_risc5_zicbom_k);
+static_assert(fu_capability_os_threads_k == fu::capability_os_threads_k);
+static_assert(fu_capability_topology_k == fu::capability_topology_k);
+static_assert(fu_capability_thread_pinning_k == fu::capability_thread_pinning_k);
+static_assert(fu_capability_memory_placement_k == fu::capability_memory_placement_k);
+static_assert(fu_capability_huge_pages_k == fu::capability_huge_pages_k);
+static_assert(static_cast<int>(fu_caller_inclusive_k) == static_cast<int>(fu::caller_inclusive_k));
+static_assert(static_cast<int>(fu_caller_exclusive_k) == static_cast<int>(fu::caller_exclusive_k));
+
+namespace {
+
+fu_status_t to_c(fu::status_t status) noexcept {
+    return static_cast<fu_status_t>(status.code());
+}
+
+fu::caller_exclusivity_t to_cpp(fu_caller_exclusivity_t exclusivity) noexcept {
+    return exclusivity == fu_caller_exclusive_k ? fu::caller_exclusive_k : fu::caller_inclusive_k;
+}
+
+/**  Whether a generation token can name a dispatch at all: tokens are odd, never 0. */
+bool is_token(std::size_t generation) noexcept {
+    return (generation & 1u) != 0;
+}
+
+/**
+ *  Child processes forked so far in this process's lineage, bumped by the `pthread_atfork` child handler. A pool
+ *  spawned under another value has no workers here. Relaxed everywhere: the handler runs on the only thread of
+ *  the child before `fork()` returns there, so that thread reads its own write.
+ */
+std::atomic<std::uint64_t> forks_k{0};
+
+void on_fork_child() noexcept {
+    forks_k.fetch_add(1, std::memory_order_relaxed);
+}
+
+/**  Registers `on_fork_child` once per process (function-local static: thread-safe, no exception). */
+void watch_forks() noexcept {
+    static bool const registered = fu::c_api::register_fork_child_handler(&on_fork_child);
+    (void)registered;
+}
+
+/**  The OS facilities the build could use, and those this process can reach now (detected once, cached). */
+fu::capabilities_t comptime_capabilities() noexcept {
+    return fu::comptime_capabilities() | fu::c_api::os_comptime_capabilities();
+}
+
+fu::capabilities_t runtime_capabilities() noexcept {
+    static fu::capabilities_t const os = fu::c_api::detect_os_capabilities(); // thread-safe static, cold
+    return fu::runtime_capabilities() | os;
+}
+
+/**
+ *  @brief  The machine as a pool sees it: `topology`'s domains, with or without memory placement. Without it every
+ *          memory domain answers "no node" (`any_numa_node_k`), so the pools map their tables unbound.
+ */
+struct pool_topology_t {
+    fu::machine_topology_t const &topology;
+    bool placed = true;
+
+    std::size_t compute_domains_count() const noexcept { return topology.compute_domains_count(); }
+    std::size_t logical_cores_count_in(std::size_t d) const noexcept { return topology.logical_cores_count_in(d); }
+    fu::core_ids_t cores_in(std::size_t d) const noexcept { return topology.cores_in(d); }
+    std::size_t local_memory_of(std::size_t d) const noexcept { return topology.local_memory_of(d); }
+    std::size_t memory_domains_count() const noexcept { return topology.memory_domains_count(); }
+    long long memory_node_id(std::size_t m) const noexcept {
+        return placed ? static_cast<long long>(topology.memory_node_id(m)) : -1; // -1: `any_numa_node_k`
+    }
+};
+
+/**
+ *  @brief  The C++ pool behind a `fu_pool_t`: the one place that picks it.
+ *
+ *  - `spawn` over a topology of several compute domains: a `distributed_pool_t`, threads split in proportion to
+ *    the domains' cores, each domain's threads pinned to it. Over one domain (or without the `topology`
+ *    capability, over the single-domain stand-in of all allowed cores): a `colocated_pool_t`, which costs one
+ *    claim word less per dispatch and lets thread 0 of an exclusive pool fork.
+ *  - `spawn_on(domain)`: a `colocated_pool_t` on that domain.
+ *  Callbacks get the prong's `compute_domain` from either. Which one runs is a relaxed flag written by the spawns
+ *  (a racing dispatcher that reads a stale one reaches an unspawned pool and is refused).
+ *
+ *  Interface (what `fu_pool` needs): `spawn`, `spawn_on`, `terminate`, `threads_count`, `caller_exclusivity`,
+ *  `compute_domains_count`, `memory_usage`, the blocking `for_threads`, `for_n`, `for_n_dynamic`, `for_slices`
+ *  taking `fn(task, thread, compute_domain)` (or `fn(first, count, thread, compute_domain)`), the split
+ *  `unsafe_for_threads(fn&)` with `fn(thread)`, `is_complete`, `unsafe_join`, `nap`, `sleep`, `domain_of(thread)`,
+ *  and `visit(f)`, which calls `f` with the C++ pool that runs (for the fabric).
+ */
+class pool_backend_t {
+public:
+    using colocated_t = fu::colocated_pool_t;
+    using distributed_t = fu::distributed_pool_t;
+    using prong_t = fu::local_prong<std::size_t>;
+
+    /**  What the pool's allowed capabilities let it do, and the prefix of its threads' names. */
+    struct options_t {
+        bool pinning = true;
+        bool placement = true;
+        bool topology = true;
+        char const *name = nullptr;
+    };
+
+    /**  Whether the latest successful spawn started the distributed pool. */
+    bool distributed() const noexcept { return distributed_active_.load(std::memory_order_relaxed); }
+
+    /**  Calls `f` with the C++ pool that runs (the colocated one when neither does). */
+    template <typename fn_t>
+    decltype(auto) visit(fn_t &&f) noexcept {
+        return distributed() ? f(distributed_) : f(colocated_);
+    }
+    template <typename fn_t>
+    decltype(auto) visit(fn_t &&f) const noexcept {
+        return distributed() ? f(distributed_) : f(colocated_);
+    }
+
+    fu::status_t spawn(fu::machine_topology_t const &topology, std::size_t threads,
+                       fu::caller_exclusivity_t exclusivity, options_t const &options) noexcept {
+        if (!options.topology) {
+            fu::machine_topology_t const stand_in; // one domain of every allowed core
+            return spawn_colocated_(pool_topology_t{stand_in, options.placement}, 0, threads, exclusivity, options);
+        }
+        pool_topology_t const machine{topology, options.placement};
+        if (topology.compute_domains_count() <= 1) return spawn_colocated_(machine, 0, threads, exclusivity, options);
+        if (colocated_.threads_count() != 0) return fu::status_code_t::already_spawned_k;
+        fu::status_t const status = distributed_.spawn(machine, threads, exclusivity, placement_(options));
+        if (status) distributed_active_.store(true, std::memory_order_relaxed);
+        return status;
+    }
+
+    fu::status_t spawn_on(fu::machine_topology_t const &topology, std::size_t domain, std::size_t threads,
+                          fu::caller_exclusivity_t exclusivity, options_t const &options) noexcept {
+        return spawn_colocated_(pool_topology_t{topology, options.placement}, domain, threads, exclusivity, options);
+    }
+
+    void terminate() noexcept {
+        visit([](auto &pool) noexcept { pool.terminate(); });
+    }
+    std::size_t threads_count() const noexcept {
+        return visit([](auto const &pool) noexcept { return std::size_t(pool.threads_count()); });
+    }
+    fu::caller_exclusivity_t caller_exclusivity() const noexcept {
+        return visit([](auto const &pool) noexcept { return pool.caller_exclusivity(); });
+    }
+    std::size_t compute_domains_count() const noexcept {
+        if (distributed()) return distributed_.compute_domains_count();
+        return colocated_.threads_count() ? 1 : 0;
+    }
+    std::size_t memory_usage() const noexcept {
+        // Both objects live in the handle; only the running one owns thread tables.
+        return sizeof(pool_backend_t) - sizeof(colocated_t) - sizeof(distributed_t) + colocated_.memory_usage() +
+               distributed_.memory_usage();
+    }
+    std::size_t unpinned_threads_count() const noexcept {
+        return visit([](auto const &pool) noexcept { return std::size_t(pool.unpinned_threads_count()); });
+    }
+    std::size_t threads_count_in(std::size_t domain) const noexcept {
+        if (distributed()) return distributed_.threads_count_in(domain);
+        return colocated_.threads_count() && colocated_.compute_domain() == domain ? colocated_.threads_count() : 0;
+    }
+    bool memory_placed() const noexcept {
+        if (!distributed()) return colocated_.memory_placed();
+        bool placed = distributed_.compute_domains_count() != 0;
+        for (std::size_t d = 0; d != distributed_.compute_domains_count(); ++d)
+            placed &= distributed_.memory_placed_in(d);
+        return placed;
+    }
+    std::size_t domain_of(std::size_t thread) const noexcept {
+        if (distributed()) return distributed_.locate_thread(thread).compute_domain;
+        return colocated_.compute_domain();
+    }
+
+    template <typename fn_t>
+    fu::status_t for_threads(fn_t const &fn) noexcept {
+        return visit([&](auto &pool) noexcept {
+            return join_(pool.for_threads([&](prong_t prong) noexcept { fn(prong.thread, prong.compute_domain); }));
+        });
+    }
+    template <typename fn_t>
+    fu::status_t for_n(std::size_t n, fn_t const &fn) noexcept {
+        return visit([&](auto &pool) noexcept {
+            return join_(
+                pool.for_n(n, [&](prong_t prong) noexcept { fn(prong.task, prong.thread, prong.compute_domain); }));
+        });
+    }
+    template <typename fn_t>
+    fu::status_t for_n_dynamic(std::size_t n, fn_t const &fn) noexcept {
+        return visit([&](auto &pool) noexcept {
+            return join_(pool.for_n_dynamic(
+                n, [&](prong_t prong) noexcept { fn(prong.task, prong.thread, prong.compute_domain); }));
+        });
+    }
+    template <typename fn_t>
+    fu::status_t for_slices(std::size_t n, fn_t const &fn) noexcept {
+        return visit([&](auto &pool) noexcept {
+            return join_(pool.for_slices(n, [&](prong_t prong, std::size_t count) noexcept {
+                fn(prong.task, count, prong.thread, prong.compute_domain);
+            }));
+        });
+    }
+
+    /**  Publishes `fn(thread)` without joining; `fn` must outlive the dispatch. 0 and a status when refused. */
+    template <typename fn_t>
+    std::size_t unsafe_for_threads(fn_t &fn, fu::status_t &status) noexcept {
+        std::size_t const generation = visit([&](auto &pool) noexcept { return pool.unsafe_for_threads(fn); });
+        status = generation        ? fu::status_code_t::success_k
+                 : threads_count() ? fu::status_code_t::contended_k
+                                   : fu::status_code_t::not_spawned_k;
+        return generation;
+    }
+    bool is_complete(std::size_t generation) const noexcept {
+        return visit([&](auto const &pool) noexcept { return pool.is_complete(generation); });
+    }
+    void unsafe_join(std::size_t generation) noexcept {
+        visit([&](auto &pool) noexcept { pool.unsafe_join(generation); });
+    }
+    fu::status_t nap() noexcept {
+        return visit([](auto &pool) noexcept { return pool.nap(); });
+    }
+    fu::status_t sleep(std::size_t microseconds) noexcept {
+        return visit([&](auto &pool) noexcept { return pool.sleep(microseconds); });
+    }
+
+private:
+    colocated_t colocated_;
+    distributed_t distributed_;
+    std::atomic<bool> distributed_active_{false}; // which one the latest successful spawn started
+
+    static fu::thread_placement_t placement_(options_t const &options) noexcept {
+        fu::thread_placement_t placement;
+        placement.pinning = options.pinning ? fu::pinning_t::domain_k : fu::pinning_t::none_k;
+        placement.name = options.name; // null leaves the threads' names alone
+        return placement;
+    }
+
+    fu::status_t spawn_colocated_(pool_topology_t const &topology, std::size_t domain, std::size_t threads,
+                                  fu::caller_exclusivity_t exclusivity, options_t const &options) noexcept {
+        if (distributed_.threads_count() != 0) return fu::status_code_t::already_spawned_k;
+        fu::status_t const status = colocated_.spawn_on(topology, domain, threads, exclusivity, placement_(options));
+        if (status) distributed_active_.store(false, std::memory_order_relaxed);
+        return status;
+    }
+
+    template <typename guard_t>
+    static fu::status_t join_(guard_t &&guard) noexcept {
+        guard.join();
+        return guard.status();
+    }
+};
+
+/**
+ *  @brief  The fabric behind a `fu_fabric_t`: `fabric_t`, harvested through the C++ pool that runs the C pool.
+ *  A buffer size of 0 keeps the default (4x the largest cache, 64 MiB to 1 GiB).
+ */
+class fabric_backend_t {
+public:
+    fu::status_t try_harvest(fu::machine_topology_t const &topology, pool_backend_t &pool,
+                             std::size_t buffer_bytes) noexcept {
+        fu::fabric_options_t options;
+        options.buffer_bytes = buffer_bytes;
+        return pool.visit([&](auto &cpp_pool) noexcept { return fabric_.try_harvest(topology, cpp_pool, options); });
+    }
+    bool harvested() const noexcept { return fabric_.harvested(); }
+    std::size_t memory_levels_count() const noexcept { return fabric_.memory_levels_count(); }
+    std::size_t memory_level_in(std::size_t m) const noexcept { return fabric_.memory_level_in(m); }
+    std::size_t memory_distance(std::size_t c, std::size_t m) const noexcept { return fabric_.memory_distance(c, m); }
+    double memory_latency_ns(std::size_t c, std::size_t m) const noexcept { return fabric_.memory_latency_ns(c, m); }
+    double memory_bandwidth(std::size_t c, std::size_t m) const noexcept {
+        return fabric_.memory_bandwidth_bytes_per_second(c, m);
+    }
+
+private:
+    fu::fabric_t fabric_;
+};
+
+/**  The split dispatch's callable: the C callback, its context and the backend that knows the thread's domain. */
+struct split_call_t {
+    fu_for_threads_t callback = nullptr;
+    void *context = nullptr;
+    pool_backend_t const *backend = nullptr;
+    void operator()(std::size_t thread) const noexcept { callback(context, thread, backend->domain_of(thread)); }
+};
+
+/**  `split_generation` while a split dispatch is being set up: even, so no token equals it. */
+constexpr std::size_t split_busy_k = 2;
+
+/**  A memory topology of `count` domains that asks for no binding (`any_numa_node_k`) on any of them. */
+struct unbound_domains_t {
+    std::size_t count = 1;
+    std::size_t memory_domains_count() const noexcept { return count; }
+    fu::numa_node_id_t memory_node_id(std::size_t) const noexcept { return fu::any_numa_node_k; }
+};
+
+} // namespace
+
+struct fu_topology {
+    fu::machine_topology_t topology;
+};
+
+/**
+ *  Layout: the C++ pool first (its own lines are padded), then the split dispatch's state on its own line
+ *  (written by split dispatchers and joiners only), then the configuration, read on every dispatch and written
+ *  only by spawn and terminate.
+ */
+struct fu_pool {
+    pool_backend_t backend;
+
+    alignas(fu::default_alignment_k) std::atomic<std::size_t> split_generation{0}; // pending split token, or 0
+    split_call_t split_call;
+
+    alignas(fu::default_alignment_k) std::atomic<std::uint64_t> forks_at_spawn{0};
+    fu::capabilities_t allowed = fu::capabilities_all_k;
+    char name[fu::thread_name_capacity_k] = {};
+
+    fu::capabilities_t effective() const noexcept { return allowed & comptime_capabilities() & runtime_capabilities(); }
+
+    /**  Spawned by the parent of this forked process: the workers do not exist here. */
+    bool orphaned() const noexcept {
+        return forks_at_spawn.load(std::memory_order_relaxed) != forks_k.load(std::memory_order_relaxed);
+    }
+
+    /**
+     *  Forgets the workers of an orphaned pool without joining them (they do not exist in this process): a fresh
+     *  backend takes the old one's storage without running its destructor, which would join. The old thread table
+     *  leaks in this process only.
+     */
+    void forget_orphaned_threads() noexcept {
+        if (!orphaned()) return;
+        new (&backend) pool_backend_t();
+        split_generation.store(0, std::memory_order_relaxed);
+        forks_at_spawn.store(forks_k.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    }
+};
+
+struct fu_fabric {
+    fabric_backend_t fabric;
+};
+
+namespace {
+
+/**  The common checks of every dispatch: a handle and a callback, and workers that exist in this process. */
+template <typename callback_t>
+fu_status_t check_dispatch(fu_pool_t pool, callback_t callback) noexcept {
+    if (!pool || !callback) return fu_invalid_argument_k;
+    if (pool->orphaned()) return fu_not_spawned_k;
+    return fu_success_k;
+}
+
+fu_status_t spawn(fu_topology_t topology, fu_pool_t pool, std::size_t const *domain, std::size_t threads,
+                  fu_caller_exclusivity_t exclusivity) noexcept {
+    if (!topology || !pool || threads == 0) return fu_invalid_argument_k;
+    if (exclusivity != fu_caller_inclusive_k && exclusivity != fu_caller_exclusive_k) return fu_invalid_argument_k;
+    pool->forget_orphaned_threads();
+    if (pool->backend.threads_count() != 0) return fu_already_spawned_k;
+    fu::capabilities_t const effective = pool->effective();
+    bool const needs_threads = threads > 1 || exclusivity == fu_caller_exclusive_k;
+    if (needs_threads && !(effective & fu::capability_os_threads_k)) return fu_unsupported_k;
+
+    pool_backend_t::options_t options;
+    options.pinning = (effective & fu::capability_thread_pinning_k) != 0;
+    options.placement = (effective & fu::capability_memory_placement_k) != 0;
+    options.topology = (effective & fu::capability_topology_k) != 0;
+    options.name = pool->name[0] ? pool->name : nullptr;
+    watch_forks();
+    pool->forks_at_spawn.store(forks_k.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    fu::machine_topology_t const &machine = topology->topology;
+    return to_c(domain ? pool->backend.spawn_on(machine, *domain, threads, to_cpp(exclusivity), options)
+                       : pool->backend.spawn(machine, threads, to_cpp(exclusivity), options));
+}
+
+template <typename topology_t>
+fu_status_t allocate(topology_t const &domains, std::size_t slice_bytes, std::size_t huge_page_bytes, bool placed,
+                     fu_allocation_t *allocation) noexcept {
+    fu::symmetric_region_t const region =
+        fu::symmetric_memory_allocator_t(huge_page_bytes).try_allocate(domains, slice_bytes);
+    if (!region.status) return to_c(region.status);
+    allocation->address = region.address;
+    allocation->bytes = region.total_bytes();
+    allocation->slice_bytes = region.slice_bytes;
+    allocation->slices_count = region.address ? region.slices_count : 0;
+    allocation->page_bytes = region.page_bytes;
+    allocation->placed = placed && region.address ? 1 : 0;
+    return fu_success_k;
+}
+
+/**  Checks and narrows a request; `fu_success_k` lets it proceed with `place` and `huge_page_bytes` adjusted. */
+fu_status_t prepare_allocation(fu_topology_t topology, std::size_t &huge_page_bytes, fu_capabilities_t allowed,
+                               bool &place, fu_allocation_t *allocation) noexcept {
+    if (!allocation) return fu_invalid_argument_k;
+    *allocation = fu_allocation_t{};
+    if (!topology || !fu::is_valid_huge_page_request(huge_page_bytes)) return fu_invalid_argument_k;
+    fu::capabilities_t const usable = allowed & comptime_capabilities() & runtime_capabilities();
+    place = (usable & fu::capability_memory_placement_k) != 0;
+    if (!(usable & fu::capability_huge_pages_k)) huge_page_bytes = fu::base_pages_k;
+    return fu_success_k;
+}
+
+} // namespace
+
+extern "C" {
+
+// ---- Status codes, versions, capabilities ----
+
+char const *fu_status_to_string(fu_status_t status) {
+    return fu::status_name(static_cast<fu::status_code_t>(status));
+}
+
+int fu_version_major(void) {
+    return fu::version_major_k;
+}
+int fu_version_minor(void) {
+    return fu::version_minor_k;
+}
+int fu_version_patch(void) {
+    return fu::version_patch_k;
+}
+
+fu_capabilities_t fu_comptime_capabilities(void) {
+    return comptime_capabilities();
+}
+fu_capabilities_t fu_runtime_capabilities(void) {
+    return runtime_capabilities();
+}
+
+size_t fu_name_capabilities(fu_capabilities_t mask, char *buffer, size_t capacity) {
+    return fu::name_capabilities(mask, buffer, buffer ? capacity : 0);
+}
+
+fu_status_t fu_parse_capabilities(char const *text, fu_capabilities_t *mask) {
+    if (!mask) return fu_invalid_argument_k;
+    fu::capabilities_t parsed = fu::capabilities_none_k;
+    fu::status_t const status = fu::try_parse_capabilities(text, parsed);
+    if (status) *mask = parsed;
+    return to_c(status);
+}
+
+// ---- Topology ----
+
+fu_topology_t fu_topology_new(void) {
+    fu_topology_t topology = new (std::nothrow) fu_topology;
+    if (topology) (void)topology->topology.try_harvest(); // a failed harvest keeps the single-domain stand-in
+    return topology;
+}
+
+fu_topology_t fu_topology_new_from_sysfs(char const *root) {
+    if (!root) return nullptr;
+    fu_topology_t topology = new (std::nothrow) fu_topology;
+    if (topology && !topology->topology.try_harvest_from_sysfs(root)) {
+        delete topology;
+        return nullptr;
+    }
+    return topology;
+}
+
+void fu_topology_delete(fu_topology_t topology) {
+    delete topology;
+}
+
+int fu_topology_harvested(fu_topology_t t) {
+    return t && t->topology.harvested() ? 1 : 0;
+}
+size_t fu_compute_domains_count(fu_topology_t t) {
+    return t ? t->topology.compute_domains_count() : 0;
+}
+size_t fu_compute_levels_count(fu_topology_t t) {
+    return t ? t->topology.compute_levels_count() : 0;
+}
+size_t fu_compute_level_in(fu_topology_t t, size_t d) {
+    return t ? t->topology.compute_level_in(d) : 0;
+}
+size_t fu_logical_cores_count(fu_topology_t t) {
+    return t ? t->topology.logical_cores_count() : 0;
+}
+size_t fu_logical_cores_count_in(fu_topology_t t, size_t d) {
+    return t ? t->topology.logical_cores_count_in(d) : 0;
+}
+size_t fu_compute_capacity_in(fu_topology_t t, size_t d) {
+    return t ? t->topology.compute_capacity_in(d) : 0;
+}
+uint64_t fu_compute_cache_bytes_in(fu_topology_t t, size_t d) {
+    return t ? t->topology.compute_cache_bytes_in(d) : 0;
+}
+size_t fu_local_memory_of(fu_topology_t t, size_t d) {
+    return t ? t->topology.local_memory_of(d) : 0;
+}
+size_t fu_allowed_cores_count(fu_topology_t t) {
+    return t ? t->topology.allowed_cores_count() : 0;
+}
+size_t fu_online_cores_count(fu_topology_t t) {
+    return t ? t->topology.online_cores_count() : 0;
+}
+
+size_t fu_cores_in(fu_topology_t t, size_t d, unsigned *cores, size_t capacity) {
+    if (!t) return 0;
+    fu::core_ids_t const ids = t->topology.cores_in(d);
+    std::size_t const count = ids.size();
+    if (cores)
+        for (std::size_t i = 0; i != count && i != capacity; ++i) cores[i] = static_cast<unsigned>(ids[i]);
+    // The stand-in after a failed allocation has no ids but still one core: report what the counts report.
+    return count ? count : fu_logical_cores_count_in(t, d);
+}
+
+size_t fu_memory_domains_count(fu_topology_t t) {
+    return t ? t->topology.memory_domains_count() : 0;
+}
+size_t fu_memory_node_id(fu_topology_t t, size_t m) {
+    return t ? t->topology.memory_node_id(m) : 0;
+}
+uint64_t fu_volume_ram(fu_topology_t t) {
+    return t ? t->topology.volume_ram() : 0;
+}
+uint64_t fu_volume_ram_in(fu_topology_t t, size_t m) {
+    return t ? t->topology.volume_ram_in(m) : 0;
+}
+size_t fu_huge_pages_count(fu_topology_t t) {
+    return t ? t->topology.huge_pages_count() : 0;
+}
+size_t fu_huge_pages_count_in(fu_topology_t t, size_t m) {
+    return t ? t->topology.huge_pages_count_in(m) : 0;
+}
+uint64_t fu_volume_huge_pages(fu_topology_t t) {
+    return t ? t->topology.volume_huge_pages() : 0;
+}
+uint64_t fu_volume_huge_pages_in(fu_topology_t t, size_t m) {
+    return t ? t->topology.volume_huge_pages_in(m) : 0;
+}
+size_t fu_huge_page_sizes_count_in(fu_topology_t t, size_t m) {
+    return t ? t->topology.huge_page_sizes_count_in(m) : 0;
+}
+uint64_t fu_huge_page_size_in(fu_topology_t t, size_t m, size_t i) {
+    return t ? t->topology.huge_page_size_in(m, i) : 0;
+}
+size_t fu_declared_distance(fu_topology_t t, size_t a, size_t b) {
+    return t ? t->topology.declared_distance(a, b) : 0;
+}
+
+// ---- Pools ----
+
+fu_pool_t fu_pool_new(char const *name, fu_capabilities_t allowed) {
+    watch_forks();
+    fu_pool_t pool = new (std::nothrow) fu_pool;
+    if (!pool) return nullptr;
+    pool->allowed = allowed;
+    (void)fu::truncate_thread_name(pool->name, name);
+    return pool;
+}
+
+void fu_pool_delete(fu_pool_t pool) {
+    if (!pool) return;
+    pool->forget_orphaned_threads();
+    delete pool; // the backend's destructor terminates
+}
+
+fu_status_t fu_pool_spawn(fu_topology_t topology, fu_pool_t pool, size_t threads, fu_caller_exclusivity_t exclusivity) {
+    return spawn(topology, pool, nullptr, threads, exclusivity);
+}
+
+fu_status_t fu_pool_spawn_on(fu_topology_t topology, fu_pool_t pool, size_t compute_domain, size_t threads,
+                             fu_caller_exclusivity_t exclusivity) {
+    return spawn(topology, pool, &compute_domain, threads, exclusivity);
+}
+
+fu_status_t fu_pool_terminate(fu_pool_t pool) {
+    if (!pool) return fu_invalid_argument_k;
+    pool->forget_orphaned_threads();
+    if (pool->backend.threads_count() == 0) return fu_not_spawned_k;
+    pool->backend.terminate();
+    pool->split_generation.store(0, std::memory_order_relaxed); // nothing runs now: a pending token is stale
+    return fu_success_k;
+}
+
+size_t fu_pool_threads_count(fu_pool_t pool) {
+    return pool && !pool->orphaned() ? pool->backend.threads_count() : 0;
+}
+
+fu_caller_exclusivity_t fu_pool_caller_exclusivity(fu_pool_t pool) {
+    if (!pool || pool->backend.caller_exclusivity() == fu::caller_inclusive_k) return fu_caller_inclusive_k;
+    return fu_caller_exclusive_k;
+}
+
+fu_capabilities_t fu_pool_capabilities(fu_pool_t pool) {
+    return pool ? pool->effective() : fu_capabilities_none_k;
+}
+
+size_t fu_pool_compute_domains_count(fu_pool_t pool) {
+    return pool && !pool->orphaned() ? pool->backend.compute_domains_count() : 0;
+}
+
+size_t fu_pool_threads_count_in(fu_pool_t pool, size_t compute_domain) {
+    return pool && !pool->orphaned() ? pool->backend.threads_count_in(compute_domain) : 0;
+}
+
+size_t fu_pool_unpinned_threads_count(fu_pool_t pool) {
+    return pool && !pool->orphaned() ? pool->backend.unpinned_threads_count() : 0;
+}
+
+int fu_pool_memory_placed(fu_pool_t pool) {
+    return pool && !pool->orphaned() && pool->backend.memory_placed() ? 1 : 0;
+}
+
+size_t fu_pool_memory_usage(fu_pool_t pool) {
+    return pool ? sizeof(fu_pool) - sizeof(pool_backend_t) + pool->backend.memory_usage() : 0;
+}
+
+fu_status_t fu_pool_for_threads(fu_pool_t pool, fu_for_threads_t callback, void *context) {
+    if (fu_status_t const status = check_dispatch(pool, callback)) return status;
+    return to_c(pool->backend.for_threads(
+        [=](std::size_t thread, std::size_t domain) noexcept { callback(context, thread, domain); }));
+}
+
+fu_status_t fu_pool_for_n(fu_pool_t pool, size_t n, fu_for_n_t callback, void *context) {
+    if (fu_status_t const status = check_dispatch(pool, callback)) return status;
+    return to_c(pool->backend.for_n(n, [=](std::size_t task, std::size_t thread, std::size_t domain) noexcept {
+        callback(context, task, thread, domain);
+    }));
+}
+
+fu_status_t fu_pool_for_n_dynamic(fu_pool_t pool, size_t n, fu_for_n_t callback, void *context) {
+    if (fu_status_t const status = check_dispatch(pool, callback)) return status;
+    return to_c(pool->backend.for_n_dynamic(n, [=](std::size_t task, std::size_t thread, std::size_t domain) noexcept {
+        callback(context, task, thread, domain);
+    }));
+}
+
+fu_status_t fu_pool_for_slices(fu_pool_t pool, size_t n, fu_for_slices_t callback, void *context) {
+    if (fu_status_t const status = check_dispatch(pool, callback)) return status;
+    return to_c(pool->backend.for_slices(
+        n, [=](std::size_t first, std::size_t count, std::size_t thread, std::size_t domain) noexcept {
+            callback(context, first, count, thread, domain);
+        }));
+}
+
+fu_status_t fu_pool_unsafe_for_threads(fu_pool_t pool, fu_for_threads_t callback, void *context, size_t *generation) {
+    if (generation) *generation = 0;
+    if (!generation) return fu_invalid_argument_k;
+    if (fu_status_t const status = check_dispatch(pool, callback)) return status;
+    if (pool->backend.threads_count() == 0) return fu_not_spawned_k;
+    // Take the split slot: free (0), or held by a split dispatch that has completed. Acquire pairs with the
+    // release below and in `fu_pool_unsafe_join`; `is_complete`'s acquire orders the previous slices' reads of
+    // `split_call` before our writes. One attempt, never a retry: a loser is refused like a lost claim.
+    std::size_t held = pool->split_generation.load(std::memory_order_acquire);
+    if (held == split_busy_k || (held != 0 && !pool->backend.is_complete(held))) return fu_contended_k;
+    if (!pool->split_generation.compare_exchange_strong(held, split_busy_k, std::memory_order_acquire,
+                                                        std::memory_order_relaxed))
+        return fu_contended_k;
+    pool->split_call = {callback, context, &pool->backend};
+    fu::status_t status;
+    std::size_t const token = pool->backend.unsafe_for_threads(pool->split_call, status);
+    // Release: a later taker sees `split_call` as written (the pool's own claim orders it for the workers).
+    pool->split_generation.store(token, std::memory_order_release);
+    *generation = token;
+    return to_c(status);
+}
+
+int fu_pool_is_complete(fu_pool_t pool, size_t generation) {
+    if (!pool || !is_token(generation)) return fu_invalid_argument_k;
+    if (pool->orphaned()) return 1; // nothing runs in this process
+    return pool->backend.is_complete(generation) ? 1 : 0;
+}
+
+fu_status_t fu_pool_unsafe_join(fu_pool_t pool, size_t generation) {
+    if (!pool || !is_token(generation)) return fu_invalid_argument_k;
+    if (pool->orphaned()) return fu_stale_generation_k;
+    // Acquire pairs with the release in `fu_pool_unsafe_for_threads`.
+    if (pool->split_generation.load(std::memory_order_acquire) != generation) return fu_stale_generation_k;
+    pool->backend.unsafe_join(generation);
+    // An inclusive pool's join from a thread that did not dispatch returns without running slice 0.
+    if (!pool->backend.is_complete(generation)) return fu_contended_k;
+    std::size_t expected = generation;
+    // Release pairs with the acquire of the next split dispatcher; failure means someone joined first.
+    if (!pool->split_generation.compare_exchange_strong(expected, 0, std::memory_order_release,
+                                                        std::memory_order_relaxed))
+        return fu_stale_generation_k;
+    return fu_success_k;
+}
+
+fu_status_t fu_pool_nap(fu_pool_t pool) {
+    if (!pool) return fu_invalid_argument_k;
+    if (pool->orphaned()) return fu_not_spawned_k;
+    if (pool->effective() & fu_capabilities_waits_k) return to_c(pool->backend.nap());
+    // Napping without an address wait is spinning on the pause hint, which the workers do already: an empty
+    // dispatch gives the answer a mood change would (contended, not spawned) and leaves them spinning.
+    return to_c(pool->backend.for_threads([](std::size_t, std::size_t) noexcept {}));
+}
+
+fu_status_t fu_pool_sleep(fu_pool_t pool, size_t microseconds) {
+    if (!pool) return fu_invalid_argument_k;
+    if (pool->orphaned()) return fu_not_spawned_k;
+    return to_c(pool->backend.sleep(microseconds));
+}
+
+// ---- Memory ----
+
+fu_status_t fu_allocate_on(fu_topology_t topology, size_t memory_domain, size_t bytes, size_t huge_page_bytes,
+                           fu_capabilities_t allowed, fu_allocation_t *allocation) {
+    bool place = false;
+    if (fu_status_t const status = prepare_allocation(topology, huge_page_bytes, allowed, place, allocation))
+        return status;
+    fu::machine_topology_t const &machine = topology->topology;
+    if (memory_domain >= machine.memory_domains_count()) return fu_invalid_argument_k;
+    fu::numa_node_id_t const node =
+        place ? fu::to_numa_node_id(machine.memory_node_id(memory_domain)) : fu::any_numa_node_k;
+    return allocate(fu::numa_nodes_t(node), bytes, huge_page_bytes, place, allocation);
+}
+
+fu_status_t fu_allocate_symmetric(fu_topology_t topology, size_t slice_bytes, size_t huge_page_bytes,
+                                  fu_capabilities_t allowed, fu_allocation_t *allocation) {
+    bool place = false;
+    if (fu_status_t const status = prepare_allocation(topology, huge_page_bytes, allowed, place, allocation))
+        return status;
+    fu::machine_topology_t const &machine = topology->topology;
+    if (place) return allocate(machine, slice_bytes, huge_page_bytes, true, allocation);
+    return allocate(unbound_domains_t{machine.memory_domains_count()}, slice_bytes, huge_page_bytes, false, allocation);
+}
+
+fu_status_t fu_deallocate(fu_allocation_t *allocation) {
+    if (!allocation) return fu_invalid_argument_k;
+    if (allocation->address) {
+        fu::symmetric_region_t region;
+        region.address = static_cast<std::byte *>(allocation->address);
+        region.slice_bytes = allocation->slice_bytes;
+        region.slices_count = allocation->slices_count;
+        fu::symmetric_memory_allocator_t().deallocate(region); // unmapping needs only the address and length
+    }
+    *allocation = fu_allocation_t{};
+    return fu_success_k;
+}
+
+// ---- Fabric ----
+
+fu_fabric_t fu_fabric_new(void) {
+    return new (std::nothrow) fu_fabric;
+}
+void fu_fabric_delete(fu_fabric_t fabric) {
+    delete fabric;
+}
+
+fu_status_t fu_fabric_harvest(fu_fabric_t fabric, fu_topology_t topology, fu_pool_t pool, size_t buffer_bytes) {
+    if (!fabric || !topology || !pool) return fu_invalid_argument_k;
+    if (pool->orphaned()) return fu_not_spawned_k;
+    // A harvest pins the pool's threads to each domain in turn and binds a buffer to each memory domain.
+    fu::capabilities_t const needs = fu::capability_thread_pinning_k | fu::capability_memory_placement_k;
+    if ((pool->effective() & needs) != needs) return fu_unsupported_k;
+    return to_c(fabric->fabric.try_harvest(topology->topology, pool->backend, buffer_bytes));
+}
+
+int fu_fabric_harvested(fu_fabric_t f) {
+    return f && f->fabric.harvested() ? 1 : 0;
+}
+size_t fu_fabric_memory_levels_count(fu_fabric_t f) {
+    return f ? f->fabric.memory_levels_count() : 0;
+}
+size_t fu_fabric_memory_level_in(fu_fabric_t f, size_t m) {
+    return f ? f->fabric.memory_level_in(m) : 0;
+}
+size_t fu_fabric_memory_distance(fu_fabric_t f, size_t c, size_t m) {
+    return f ? f->fabric.memory_distance(c, m) : 0;
+}
+double fu_fabric_memory_latency_ns(fu_fabric_t f, size_t c, size_t m) {
+    return f ? f->fabric.memory_latency_ns(c, m) : 0;
+}
+double fu_fabric_memory_bandwidth(fu_fabric_t f, size_t c, size_t m) {
+    return f ? f->fabric.memory_bandwidth(c, m) : 0;
+}
+
+} // extern "C"
