@@ -15,7 +15,9 @@ add_executable(forkunion_topology_probe topology_probe.cpp)
 target_link_libraries(forkunion_topology_probe PRIVATE forkunion::header forkunion_warnings)
 find_program(FORKUNION_TASKSET taskset)
 if(FORKUNION_TASKSET)
-    add_test(NAME topology.taskset_one_core COMMAND "${FORKUNION_TASKSET}" -c 0 $<TARGET_FILE:forkunion_topology_probe> 0)
+    # In cross builds the probe runs under the emulator, itself started by taskset (the mask is inherited).
+    add_test(NAME topology.taskset_one_core
+             COMMAND "${FORKUNION_TASKSET}" -c 0 ${CMAKE_CROSSCOMPILING_EMULATOR} $<TARGET_FILE:forkunion_topology_probe> 0)
 else()
     message(WARNING "forkunion: taskset not found, topology.taskset_one_core is not registered (apt-get install util-linux)")
 endif()
