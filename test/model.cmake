@@ -2,10 +2,10 @@
 # and a brute-force sweep of the u8 claim cursors. See the README comment at the top of test/model/flat.pml.
 
 # I5 for std::uint8_t: every n and T in [0, 255] under adversarial interleavings (~15 s of one core); sanitized
-# builds (several times slower) sweep only the thread counts where the bound is tight.
+# and emulated builds (several times slower) sweep only the thread counts where the bound is tight.
 add_executable(forkunion_model_cursor_sweep model/cursor_sweep.cpp)
 target_link_libraries(forkunion_model_cursor_sweep PRIVATE forkunion::header forkunion_warnings)
-if(FORKUNION_SANITIZER)
+if(FORKUNION_SANITIZER OR CMAKE_CROSSCOMPILING)
     add_test(NAME model.cursor_sweep_u8 COMMAND forkunion_model_cursor_sweep --quick)
 else()
     add_test(NAME model.cursor_sweep_u8 COMMAND forkunion_model_cursor_sweep)
