@@ -519,7 +519,10 @@ TYPED_TEST(allocator_contract, impossible_requests_fail_cleanly) {
     EXPECT_THROW((void)allocator.allocate(allocator.max_size() + 1), std::bad_array_new_length);
     EXPECT_THROW((void)allocator.allocate(SIZE_MAX), std::bad_array_new_length);
     // Representable, but more than any address space: the OS refuses, and the refusal is reported.
-    for (std::size_t count : {allocator.max_size(), (std::size_t(1) << 60) / 8}) {
+    // (2^60 bytes where `size_t` has 64 bits; a 32-bit address space has only `max_size()` itself to refuse.)
+    std::size_t const huge =
+        sizeof(std::size_t) == 8 ? (std::size_t(1) << (sizeof(std::size_t) * 8 - 4)) / 8 : allocator.max_size();
+    for (std::size_t count : {allocator.max_size(), huge}) {
         auto const result = allocator.try_allocate_at_least(count);
         EXPECT_EQ(result.status, fu::status_code_t::bad_alloc_k) << count;
         EXPECT_EQ(result.ptr, nullptr);

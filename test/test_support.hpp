@@ -9,6 +9,7 @@
 #pragma once
 #include <algorithm>
 #include <atomic>
+#include <initializer_list>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -23,33 +24,35 @@
 
 namespace forkunion::testing {
 
+/**
+ *  The `candidates` that are at most `limit`, sorted, each once. Built by insertion rather than `erase`, on which
+ *  GCC 12's -Warray-bounds misfires in the i686 cross build.
+ */
+inline std::vector<std::size_t> sorted_unique_up_to(std::initializer_list<std::size_t> candidates, std::size_t limit) {
+    std::vector<std::size_t> kept;
+    for (std::size_t candidate : candidates)
+        if (candidate <= limit && std::find(kept.begin(), kept.end(), candidate) == kept.end())
+            kept.push_back(candidate);
+    std::sort(kept.begin(), kept.end());
+    return kept;
+}
+
 /**  Thread counts every property runs at: 1, 2, the allowed cores, one more, and 3x (oversubscribed). */
 template <typename index_t>
 std::vector<std::size_t> thread_counts() {
     std::size_t const cores = allowed_cores_count();
-    std::vector<std::size_t> counts {1, 2, cores, cores + 1, 3 * cores};
-    std::size_t const limit = std::numeric_limits<index_t>::max();
-    counts.erase(std::remove_if(counts.begin(), counts.end(), [&](std::size_t c) { return c > limit; }),
-                 counts.end());
-    std::sort(counts.begin(), counts.end());
-    counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
-    return counts;
+    return sorted_unique_up_to({1, 2, cores, cores + 1, 3 * cores}, std::numeric_limits<index_t>::max());
 }
 
 /**  Task counts of the exactly-once properties for T threads: {0, 1, T-1, T, T+1, 2T+3, 3T, 10^4}. */
 template <typename index_t>
 std::vector<std::size_t> task_counts(std::size_t threads) {
-    std::vector<std::size_t> counts {0, 1, threads - 1, threads, threads + 1, 2 * threads + 3, 3 * threads, 10000};
-    std::size_t const limit = std::numeric_limits<index_t>::max();
-    counts.erase(std::remove_if(counts.begin(), counts.end(), [&](std::size_t c) { return c > limit; }),
-                 counts.end());
-    std::sort(counts.begin(), counts.end());
-    counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
-    return counts;
+    return sorted_unique_up_to({0, 1, threads - 1, threads, threads + 1, 2 * threads + 3, 3 * threads, 10000},
+                               std::numeric_limits<index_t>::max());
 }
 
 /**  Generous deadline of every bounded wait: a failure, never a hang, even on a loaded 2-core VM. */
-inline constexpr std::chrono::seconds deadline_k {60};
+inline constexpr std::chrono::seconds deadline_k{60};
 
 /**  Polls `predicate` (yielding between polls) until it holds or `limit` passes; returns whether it held. */
 template <typename predicate_t>
@@ -103,7 +106,7 @@ inline bool threads_settle_to(std::size_t expected) {
 
 /**  CPU seconds consumed by every thread of this process. */
 inline double process_cpu_seconds() {
-    timespec now {};
+    timespec now{};
     ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
     return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
@@ -113,8 +116,10 @@ class task_ledger {
 public:
     explicit task_ledger(std::size_t tasks) : counts_(tasks) {}
     void record(std::size_t task) noexcept {
-        if (task < counts_.size()) counts_[task].fetch_add(1, std::memory_order_relaxed);
-        else out_of_bounds_.fetch_add(1, std::memory_order_relaxed);
+        if (task < counts_.size())
+            counts_[task].fetch_add(1, std::memory_order_relaxed);
+        else
+            out_of_bounds_.fetch_add(1, std::memory_order_relaxed);
     }
     /**  Number of tasks that did not run exactly once, plus calls out of bounds: 0 is a pass. */
     std::size_t mistakes() const noexcept {
@@ -126,7 +131,7 @@ public:
 
 private:
     std::vector<std::atomic<std::uint32_t>> counts_;
-    std::atomic<std::size_t> out_of_bounds_ {0};
+    std::atomic<std::size_t> out_of_bounds_{0};
 };
 
 } // namespace forkunion::testing
