@@ -21,6 +21,9 @@
 #include <sys/syscall.h> // `SYS_get_mempolicy`
 #include <unistd.h>      // `access`, `syscall`
 #include <cerrno>        // `errno`, `ENOSYS`
+#elif FORKUNION_OS_WINDOWS
+#include <forkunion/detail/allocators_windows.hpp>
+#include <forkunion/detail/cores_windows.hpp>
 #endif
 
 namespace forkunion::c_api {
@@ -28,7 +31,7 @@ namespace forkunion::c_api {
 /**  @brief  The OS facilities this build has code for: topology harvest, pinning, placement, huge pages. */
 constexpr capabilities_t os_comptime_capabilities() noexcept {
     capabilities_t mask = capabilities_none_k;
-    if (os_linux_k) mask |= capability_topology_k | capability_huge_pages_k;
+    if (os_linux_k || os_windows_k) mask |= capability_topology_k | capability_huge_pages_k;
     if (affinity_supported_k) mask |= capability_thread_pinning_k;
     if (memory_placement_k) mask |= capability_memory_placement_k;
     return mask;
@@ -56,6 +59,31 @@ inline capabilities_t detect_os_capabilities() noexcept {
 
 inline bool register_fork_child_handler(void (*handler)()) noexcept {
     return ::pthread_atfork(nullptr, nullptr, handler) == 0;
+}
+
+#elif FORKUNION_OS_WINDOWS
+
+/**
+ *  @brief  Windows: `GetLogicalProcessorInformationEx` describes the processor groups (topology); this thread's
+ *          group affinity can be read (pinning); `GetNumaHighestNodeNumber` answers (placement); the process can
+ *          enable `SeLockMemoryPrivilege`, which large pages need (huge pages: usually only for accounts an
+ *          administrator granted "Lock pages in memory").
+ */
+inline capabilities_t detect_os_capabilities() noexcept {
+    capabilities_t mask = capabilities_none_k;
+    detail::windows_groups_t groups;
+    if (detail::windows_cores_t::try_read_groups(groups)) mask |= capability_topology_k;
+    cpu_mask_t allowed;
+    if (try_read_current_affinity(allowed)) mask |= capability_thread_pinning_k;
+    ULONG highest = 0;
+    if (::GetNumaHighestNodeNumber(&highest)) mask |= capability_memory_placement_k;
+    if (detail::windows_memory_backend_t::try_enable_large_pages()) mask |= capability_huge_pages_k;
+    return mask & os_comptime_capabilities();
+}
+
+/**  @brief  Windows has no `fork`: nothing to watch for. */
+inline bool register_fork_child_handler(void (*)()) noexcept {
+    return false;
 }
 
 #else

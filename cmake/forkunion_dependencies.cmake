@@ -57,7 +57,16 @@ macro(forkunion_require_catch2)
             target_link_libraries(forkunion_catch2 INTERFACE Catch2::Catch2WithMain)
             target_compile_definitions(forkunion_catch2 INTERFACE FORKUNION_CATCH2_V3=1)
         else()
-            target_link_libraries(forkunion_catch2 INTERFACE Catch2::Catch2)
+            # A host package's include directory is the host's /usr/include, whose C headers a compiler for
+            # another OS (MinGW-w64, emscripten) must not see: such builds get a copy of the header alone.
+            get_target_property(_forkunion_catch2_includes Catch2::Catch2 INTERFACE_INCLUDE_DIRECTORIES)
+            if(CMAKE_CROSSCOMPILING AND NOT CMAKE_SYSTEM_NAME STREQUAL "Linux"
+               AND _forkunion_catch2_includes STREQUAL "/usr/include" AND EXISTS "/usr/include/catch2/catch.hpp")
+                file(COPY "/usr/include/catch2" DESTINATION "${CMAKE_BINARY_DIR}/_deps/catch2_header")
+                target_include_directories(forkunion_catch2 SYSTEM INTERFACE "${CMAKE_BINARY_DIR}/_deps/catch2_header")
+            else()
+                target_link_libraries(forkunion_catch2 INTERFACE Catch2::Catch2)
+            endif()
             target_compile_definitions(forkunion_catch2 INTERFACE FORKUNION_CATCH2_V3=0)
         endif()
     endif()

@@ -59,8 +59,10 @@
 #include <stdint.h> /* `uint64_t` */
 
 #if defined(FORKUNION_C_BUILD)
-#if defined(_WIN32)
+#if defined(_WIN32) && defined(FORKUNION_C_SHARED)
 #define FORKUNION_API __declspec(dllexport)
+#elif defined(_WIN32)
+#define FORKUNION_API
 #else
 #define FORKUNION_API __attribute__((visibility("default")))
 #endif

@@ -5,6 +5,8 @@
  *  The primitives the placement-aware pools are built from. One small interface with one back end per OS
  *  (STYLE #7), picked by `affinity_backend_t`:
  *  - `detail::linux_affinity_t` (`forkunion/detail/affinity_linux.hpp`): `pthread_setaffinity_np` and `pthread_setname_np`;
+ *  - `detail::windows_affinity_t` (`forkunion/detail/affinity_windows.hpp`): `SetThreadGroupAffinity` and
+ *    `SetThreadDescription`; a thread is named by its id, and a mask must lie in one processor group;
  *  - `detail::portable_affinity_t` (`forkunion/detail/affinity_portable.hpp`): everything answers `unsupported`.
  *  Every function is a template whose back end defaults to `affinity_backend_t`, so tests can run the portable
  *  one on Linux: `fu::try_pin_current_thread<fu::portable_affinity_t>(mask)`.
@@ -33,6 +35,7 @@
 
 #include <forkunion/detail/affinity_linux.hpp>
 #include <forkunion/detail/affinity_portable.hpp>
+#include <forkunion/detail/affinity_windows.hpp>
 #include <forkunion/cpu_mask.hpp>
 #include <forkunion/types.hpp>
 
@@ -40,6 +43,8 @@ namespace forkunion {
 
 #if FORKUNION_OS_LINUX
 using affinity_backend_t = detail::linux_affinity_t;
+#elif FORKUNION_OS_WINDOWS
+using affinity_backend_t = detail::windows_affinity_t;
 #else
 using affinity_backend_t = detail::portable_affinity_t;
 #endif
@@ -47,7 +52,7 @@ using affinity_backend_t = detail::portable_affinity_t;
 /**  @brief  Whether this build can pin and name threads (a real back end exists for the OS). */
 inline constexpr bool affinity_supported_k = affinity_backend_t::supported_k;
 
-/**  @brief  The native thread handle the back end pins and names (`pthread_t` on Linux). */
+/**  @brief  What the back end pins and names a thread by: `pthread_t` on Linux, the thread id on Windows. */
 using thread_handle_t = affinity_backend_t::thread_handle_t;
 
 /**  @brief  Bytes of a thread name buffer: 15 characters and a NUL, Linux's `TASK_COMM_LEN`. */

@@ -57,6 +57,7 @@
  *  | backend                      | header                    | places memory with                       |
  *  | ---------------------------- | ------------------------- | ---------------------------------------- |
  *  | `detail::linux_memory_backend_t`     | `allocators_linux.hpp`    | `mmap` + `mbind(MPOL_BIND)` + huge pages |
+ *  | `detail::windows_memory_backend_t`   | `allocators_windows.hpp`  | `VirtualAllocExNuma` (preferred node) + large pages |
  *  | `detail::portable_memory_backend_t`  | `allocators_portable.hpp` | aligned `operator new`, node 0 only      |
  */
 #pragma once
@@ -70,17 +71,21 @@
 #include <forkunion/allocators_common.hpp>
 #include <forkunion/detail/allocators_linux.hpp>
 #include <forkunion/detail/allocators_portable.hpp>
+#include <forkunion/detail/allocators_windows.hpp>
 #include <forkunion/types.hpp>
 
 namespace forkunion {
 
 #if FORKUNION_OS_LINUX
 using memory_backend_t = detail::linux_memory_backend_t;
+#elif FORKUNION_OS_WINDOWS
+using memory_backend_t = detail::windows_memory_backend_t;
 #else
 using memory_backend_t = detail::portable_memory_backend_t;
 #endif
 
-/**  @brief  True where this build can bind memory to NUMA nodes (Linux); elsewhere only node 0 is served. */
+/**  @brief  True where this build can place memory on NUMA nodes (Linux binds, Windows prefers); elsewhere only
+ *          node 0 is served. */
 inline constexpr bool memory_placement_k = memory_backend_t::binds_nodes_k;
 
 /**
@@ -288,7 +293,7 @@ public:
     }
 };
 
-/**  @brief  The STL allocator on this platform's backend: NUMA placement on Linux, node 0 only elsewhere. */
+/**  @brief  The STL allocator on this platform's backend: NUMA placement on Linux and Windows, node 0 only elsewhere. */
 template <typename value_type_>
 using domain_allocator_t = basic_domain_allocator_t<value_type_, memory_backend_t>;
 
@@ -300,6 +305,11 @@ using portable_allocator_t = basic_domain_allocator_t<value_type_, detail::porta
 /**  @brief  `mmap` + `mbind` + huge pages, without libnuma. */
 template <typename value_type_>
 using linux_numa_allocator_t = basic_domain_allocator_t<value_type_, detail::linux_memory_backend_t>;
+#endif
+#if FORKUNION_OS_WINDOWS
+/**  @brief  `VirtualAllocExNuma` on a preferred node, large pages where the privilege is held. */
+template <typename value_type_>
+using windows_numa_allocator_t = basic_domain_allocator_t<value_type_, detail::windows_memory_backend_t>;
 #endif
 
 /**

@@ -82,7 +82,7 @@ public:
     static_assert(std::is_integral_v<value_t> && !std::is_same_v<value_t, bool>, "an integral, non-bool type");
     static_assert(sizeof(value_t) == 1 || sizeof(value_t) == 2 || sizeof(value_t) == 4 || sizeof(value_t) == 8);
 
-    static constexpr std::size_t required_alignment_k = std::atomic_ref<value_t>::required_alignment_k;
+    static constexpr std::size_t required_alignment_k = detail::standard_atomic_ref_t<value_t>::required_alignment;
 
     /**  @brief  Refers to `object`, which must be aligned to `required_alignment_k` and outlive the reference. */
     explicit basic_atomic_ref_t(value_t &object) noexcept : object_(&object) {}
@@ -95,10 +95,10 @@ public:
     }
 
     value_t load(std::memory_order order = std::memory_order_seq_cst) const noexcept {
-        return std::atomic_ref<value_t>(*object_).load(order);
+        return detail::standard_atomic_ref_t<value_t>(*object_).load(order);
     }
     void store(value_t value, std::memory_order order = std::memory_order_seq_cst) const noexcept {
-        std::atomic_ref<value_t>(*object_).store(value, order);
+        detail::standard_atomic_ref_t<value_t>(*object_).store(value, order);
     }
     value_t exchange(value_t value, std::memory_order order = std::memory_order_seq_cst) const noexcept {
         return dispatch_<atomic_verb_t::exchange_k>(
@@ -121,7 +121,7 @@ public:
                                std::memory_order failure) const noexcept {
         return dispatch_<atomic_verb_t::compare_exchange_k>(success, [&](auto backend) noexcept {
             if constexpr (std::is_same_v<decltype(backend), portable_atomics_t>)
-                return std::atomic_ref<value_t>(*object_).compare_exchange_weak(expected, desired, success, failure);
+                return detail::standard_atomic_ref_t<value_t>(*object_).compare_exchange_weak(expected, desired, success, failure);
             else
                 return decltype(backend)::compare_exchange(*object_, expected, desired, success, failure);
         });

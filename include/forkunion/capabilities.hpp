@@ -33,7 +33,7 @@ struct portable_detector_t {
     static capabilities_t detect() noexcept { return capabilities_none_k; }
 };
 
-#if FORKUNION_ARCH_X86 && FORKUNION_INLINE_ASM
+#if FORKUNION_ARCH_X86 && (FORKUNION_INLINE_ASM || defined(_MSC_VER))
 using cpu_detector_t = detail::x86_detector_t;
 #elif FORKUNION_ARCH_ARM64 && FORKUNION_OS_LINUX
 using cpu_detector_t = detail::arm64_detector_t;

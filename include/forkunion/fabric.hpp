@@ -103,7 +103,8 @@
  *
  *  @section backends Back ends
  *  `basic_fabric_t<platform_t>` takes its pinning, placement and clock from a platform (STYLE #7):
- *  `detail::linux_fabric_platform_t` (`fabric_linux.hpp`) or `detail::portable_fabric_platform_t` (`fabric_portable.hpp`);
+ *  `detail::linux_fabric_platform_t` (`fabric_linux.hpp`), `detail::windows_fabric_platform_t` (`fabric_windows.hpp`)
+ *  or `detail::portable_fabric_platform_t` (`fabric_portable.hpp`);
  *  `fabric_platform_t` picks the one for this OS, and `fabric_t` uses it.
  */
 #pragma once
@@ -123,6 +124,8 @@
 // Only the platform this build uses: the portable one includes `<chrono>` (~50 ms per translation unit).
 #if FORKUNION_OS_LINUX
 #include <forkunion/detail/fabric_linux.hpp>
+#elif FORKUNION_OS_WINDOWS
+#include <forkunion/detail/fabric_windows.hpp>
 #else
 #include <forkunion/detail/fabric_portable.hpp>
 #endif
@@ -131,6 +134,8 @@ namespace forkunion {
 
 #if FORKUNION_OS_LINUX
 using fabric_platform_t = detail::linux_fabric_platform_t;
+#elif FORKUNION_OS_WINDOWS
+using fabric_platform_t = detail::windows_fabric_platform_t;
 #else
 using fabric_platform_t = detail::portable_fabric_platform_t;
 #endif

@@ -17,10 +17,15 @@
  *
  *  @section harvest Harvests
  *  - `try_harvest()`: the running OS. On Linux: sysfs, narrowed to the calling thread's affinity mask (so
- *    `taskset -c 0` sees one core). Elsewhere: one domain of `std::thread::hardware_concurrency()` cores.
+ *    `taskset -c 0` sees one core). On Windows: `GetLogicalProcessorInformationEx`, every processor group,
+ *    narrowed to the process's affinity mask. On WebAssembly: one domain of the threads the host can run.
+ *    Elsewhere: one domain of `std::thread::hardware_concurrency()` cores.
  *  - `try_harvest_from_sysfs(root)`: a recorded Linux tree, where `root` stands for `/` (so it reads
  *    `root/sys/devices/system/node/…`); not narrowed by this process's mask. An overload narrows it to a given
  *    `cpu_mask_t`. On other OSes it answers false.
+ *  - `try_harvest_from_processor_information(buffer, bytes)`: a recorded Windows
+ *    `GetLogicalProcessorInformationEx(RelationAll)` buffer, on any OS (the rules are in
+ *    `forkunion/detail/topology_windows.hpp`); not narrowed by this process's mask. An overload narrows it.
  *  A harvest either succeeds whole or returns false and leaves the object answering exactly as before; it never
  *  half-fills. It fails when no usable CPU can be found (no sysfs, no online CPU, none allowed) or memory runs
  *  out. The rules that turn sysfs files into domains are written once, in `forkunion/detail/topology_linux.hpp`.
@@ -45,7 +50,9 @@
  *
  *  @section backends Back ends
  *  `basic_machine_topology_t<source_t>` answers from a `topology_facts_t` that a source fills:
- *  `detail::linux_topology_source_t` (`topology_linux.hpp`) or `detail::portable_topology_source_t` (`topology_portable.hpp`);
+ *  `detail::linux_topology_source_t` (`topology_linux.hpp`), `detail::windows_topology_source_t`
+ *  (`topology_windows.hpp`), `detail::wasm_topology_source_t` (`topology_wasm.hpp`) or
+ *  `detail::portable_topology_source_t` (`topology_portable.hpp`);
  *  `topology_source_t` picks the one for this OS, and `machine_topology_t` uses it.
  */
 #pragma once
@@ -56,12 +63,18 @@
 #include <forkunion/topology_facts.hpp>
 #include <forkunion/detail/topology_linux.hpp>
 #include <forkunion/detail/topology_portable.hpp>
+#include <forkunion/detail/topology_wasm.hpp>
+#include <forkunion/detail/topology_windows.hpp>
 #include <forkunion/types.hpp>
 
 namespace forkunion {
 
 #if FORKUNION_OS_LINUX
 using topology_source_t = detail::linux_topology_source_t;
+#elif FORKUNION_OS_WINDOWS
+using topology_source_t = detail::windows_topology_source_t;
+#elif FORKUNION_OS_WASM
+using topology_source_t = detail::wasm_topology_source_t;
 #else
 using topology_source_t = detail::portable_topology_source_t;
 #endif
@@ -146,6 +159,25 @@ public:
      */
     [[nodiscard]] bool try_harvest_from_sysfs(char const *root, cpu_mask_t const &allowed) noexcept {
         return try_replace_([&](facts_t &harvest) { return source_t::try_harvest_sysfs(root, &allowed, harvest); });
+    }
+
+    /**
+     *  @brief  Harvests a recorded Windows `GetLogicalProcessorInformationEx(RelationAll)` buffer of `bytes`
+     *          bytes (64-bit layout), on any OS. Every active processor of the buffer counts. False if the buffer
+     *          has no processor-group record before its framing breaks, or no active processor.
+     */
+    [[nodiscard]] bool try_harvest_from_processor_information(void const *buffer, std::size_t bytes) noexcept {
+        return try_replace_([&](facts_t &harvest) {
+            return detail::windows_topology_parser_t::try_parse(buffer, bytes, nullptr, harvest);
+        });
+    }
+
+    /**  @brief  The same, narrowed to the CPU ids of `allowed` (dense across groups). */
+    [[nodiscard]] bool try_harvest_from_processor_information(void const *buffer, std::size_t bytes,
+                                                              cpu_mask_t const &allowed) noexcept {
+        return try_replace_([&](facts_t &harvest) {
+            return detail::windows_topology_parser_t::try_parse(buffer, bytes, &allowed, harvest);
+        });
     }
 
     /**  @brief  Whether a harvest succeeded (false for the single-domain stand-in). */

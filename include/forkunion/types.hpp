@@ -57,6 +57,16 @@
 #else
 #define FORKUNION_OS_LINUX 0
 #endif
+#if defined(_WIN32)
+#define FORKUNION_OS_WINDOWS 1
+#else
+#define FORKUNION_OS_WINDOWS 0
+#endif
+#if defined(__EMSCRIPTEN__)
+#define FORKUNION_OS_WASM 1
+#else
+#define FORKUNION_OS_WASM 0
+#endif
 
 namespace forkunion {
 
@@ -70,6 +80,8 @@ inline constexpr bool arch_arm32_k = FORKUNION_ARCH_ARM32;
 inline constexpr bool arch_riscv_k = FORKUNION_ARCH_RISCV;
 inline constexpr bool arch_s390x_k = FORKUNION_ARCH_S390X;
 inline constexpr bool os_linux_k = FORKUNION_OS_LINUX;
+inline constexpr bool os_windows_k = FORKUNION_OS_WINDOWS;
+inline constexpr bool os_wasm_k = FORKUNION_OS_WASM;
 
 /**
  *  @brief  Padding for every contended word of a pool.

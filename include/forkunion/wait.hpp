@@ -46,7 +46,7 @@ namespace forkunion {
 
 // The micro-waits and address waits are public API: any of them may be a pool's `micro_yield_t`.
 using detail::standard_yield_t;
-#if FORKUNION_ARCH_X86
+#if FORKUNION_ARCH_X86 && (FORKUNION_INLINE_ASM || defined(_MSC_VER))
 using detail::x86_pause_t;
 #endif
 #if FORKUNION_ARCH_X86 && FORKUNION_INLINE_ASM && !FORKUNION_PORTABLE
@@ -69,7 +69,7 @@ using detail::riscv_wrs_t;
 using risc5_wrs_t [[deprecated("use riscv_wrs_t")]] = riscv_wrs_t;
 #endif
 
-#if FORKUNION_ARCH_X86
+#if FORKUNION_ARCH_X86 && (FORKUNION_INLINE_ASM || defined(_MSC_VER))
 using default_micro_yield_t = x86_pause_t;
 #elif FORKUNION_ARCH_ARM64
 using default_micro_yield_t = arm64_yield_t;

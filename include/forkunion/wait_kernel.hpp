@@ -10,7 +10,10 @@
  *
  *  Linux (`detail/wait_kernel_linux.hpp`): the raw `futex(FUTEX_WAIT_PRIVATE)` system call with a relative
  *  `timespec` split into seconds and nanoseconds, so waits of 1 s and more work (a single nanosecond count of 1e9 or
- *  more is `EINVAL` for `nanosleep`-style calls). Elsewhere (`detail/wait_kernel_portable.hpp`):
+ *  more is `EINVAL` for `nanosleep`-style calls). Windows (`detail/wait_kernel_windows.hpp`): `WaitOnAddress` and
+ *  `WakeByAddressAll`, timeouts rounded up to whole milliseconds. WebAssembly with threads
+ *  (`detail/wait_kernel_wasm.hpp`): `memory.atomic.wait32`/`notify` (a spin on the main browser thread, which may
+ *  not block). Elsewhere, and in WebAssembly builds without threads (`detail/wait_kernel_portable.hpp`):
  *  `std::atomic::wait`/`notify_all` when untimed, and a `sleep_for` of the timeout when timed.
  *
  *  A kernel wake-up costs tens of microseconds on a 2-vCPU KVM guest (`forkunion_bench_wake`, AMD Zen 5), so pools
@@ -21,8 +24,13 @@
 #include <cstdint> // `std::uint32_t`
 
 #include <forkunion/types.hpp>
+#include <forkunion/detail/system_wasm.hpp>
 #if FORKUNION_OS_LINUX
 #include <forkunion/detail/wait_kernel_linux.hpp>
+#elif FORKUNION_OS_WINDOWS
+#include <forkunion/detail/wait_kernel_windows.hpp>
+#elif FORKUNION_OS_WASM && FORKUNION_WASM_THREADS
+#include <forkunion/detail/wait_kernel_wasm.hpp>
 #else
 #include <forkunion/detail/wait_kernel_portable.hpp>
 #endif
@@ -35,6 +43,10 @@ static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t) &&
 
 #if FORKUNION_OS_LINUX
 using kernel_wait_backend_t = detail::linux_kernel_wait_t;
+#elif FORKUNION_OS_WINDOWS
+using kernel_wait_backend_t = detail::windows_kernel_wait_t;
+#elif FORKUNION_OS_WASM && FORKUNION_WASM_THREADS
+using kernel_wait_backend_t = detail::wasm_kernel_wait_t;
 #else
 using kernel_wait_backend_t = detail::portable_kernel_wait_t;
 #endif
@@ -44,7 +56,7 @@ inline void kernel_wait(std::atomic<std::uint32_t> &word, std::uint32_t expected
     kernel_wait_backend_t::wait(word, expected, timeout_us);
 }
 
-/**  @brief  Wakes every thread blocked in `kernel_wait` on `word`. Any thread; a system call on Linux. */
+/**  @brief  Wakes every thread blocked in `kernel_wait` on `word`. Any thread; a system call on Linux and Windows. */
 inline void kernel_wake_all(std::atomic<std::uint32_t> &word) noexcept { kernel_wait_backend_t::wake_all(word); }
 
 } // namespace forkunion

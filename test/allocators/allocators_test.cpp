@@ -30,6 +30,10 @@
 #include <utility>
 #include <vector>
 
+#include <forkunion/allocators.hpp>
+#include <forkunion/flat.hpp>
+
+#if FORKUNION_OS_LINUX
 #include <fcntl.h>           // `open`
 #include <linux/filter.h>    // `sock_filter`, `BPF_STMT`
 #include <linux/mempolicy.h> // `MPOL_F_NODE`, `MPOL_F_ADDR`, `MPOL_BIND`, `MPOL_DEFAULT`
@@ -42,8 +46,12 @@
 #include <sys/wait.h>        // `waitpid`
 #include <unistd.h>          // `fork`, `sysconf`
 
-#include <forkunion/allocators.hpp>
-#include <forkunion/flat.hpp>
+#elif FORKUNION_OS_WINDOWS
+#include <forkunion/detail/system_windows.hpp>
+#include <psapi.h> // `QueryWorkingSetEx`
+#elif FORKUNION_OS_WASM
+#include <emscripten/heap.h> // `emscripten_get_heap_size`
+#endif
 
 namespace fu = forkunion;
 
@@ -75,6 +83,7 @@ namespace {
 
 constexpr std::size_t kib_k = 1024, mib_k = 1024 * kib_k;
 
+#if FORKUNION_OS_LINUX
 std::size_t base_page() {
     return static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
 }
@@ -252,6 +261,120 @@ void expect_placed(void const *address, std::size_t bytes, std::size_t page, int
     EXPECT_EQ(page_node(static_cast<char const *>(address) + bytes - 1), node);
 }
 
+#elif FORKUNION_OS_WINDOWS
+// Windows oracles. Committing with a preferred node is observable only as a committed, writable range
+// (`VirtualQuery`); the node of a resident page is `QueryWorkingSetEx`'s, where Windows reports one (wine does
+// not: there placement itself cannot be observed, and the checks below stop at the commit).
+
+std::size_t base_page() {
+    SYSTEM_INFO info{};
+    ::GetSystemInfo(&info);
+    return info.dwPageSize;
+}
+
+/**  Nodes 0 .. `GetNumaHighestNodeNumber()`: each one a placement target. */
+std::vector<int> memory_nodes() {
+    ULONG highest = 0;
+    if (!::GetNumaHighestNodeNumber(&highest)) highest = 0;
+    std::vector<int> nodes;
+    for (ULONG node = 0; node <= highest; ++node) nodes.push_back(static_cast<int>(node));
+    return nodes;
+}
+
+/**  The node after the highest one: it does not exist on this machine. */
+int absent_node() {
+    return memory_nodes().back() + 1;
+}
+
+/**  Address space of this process in use (reserved or committed), summed over `VirtualQuery`'s regions. */
+std::size_t virtual_bytes() {
+    std::size_t total = 0;
+    MEMORY_BASIC_INFORMATION region{};
+    for (char const *address = nullptr; ::VirtualQuery(address, &region, sizeof(region)) == sizeof(region);
+         address = static_cast<char const *>(region.BaseAddress) + region.RegionSize)
+        if (region.State != MEM_FREE) total += region.RegionSize;
+    return total;
+}
+
+/**  Writes one byte per page, from the threads of a pool. */
+void touch_pages(void *address, std::size_t bytes, std::size_t page) {
+    fu::flat_pool_t pool;
+    if (!pool.spawn(2)) {
+        for (std::size_t offset = 0; offset < bytes; offset += page) static_cast<char *>(address)[offset] = 1;
+        return;
+    }
+    pool.for_n(bytes / page, [&](std::size_t index) noexcept { static_cast<char *>(address)[index * page] = 1; })
+        .join();
+}
+
+/**  Expects the page at `address` committed, private and writable: what a commit for any node leaves. */
+void expect_bound(void const *address, fu::numa_node_id_t) {
+    MEMORY_BASIC_INFORMATION region{};
+    ASSERT_EQ(::VirtualQuery(address, &region, sizeof(region)), sizeof(region));
+    EXPECT_EQ(region.State, static_cast<DWORD>(MEM_COMMIT));
+    EXPECT_EQ(region.Type, static_cast<DWORD>(MEM_PRIVATE));
+    EXPECT_EQ(region.Protect, static_cast<DWORD>(PAGE_READWRITE));
+}
+
+/**  Expects nothing reserved at `address` any more. */
+void expect_unmapped(void const *address) {
+    MEMORY_BASIC_INFORMATION region{};
+    ASSERT_EQ(::VirtualQuery(address, &region, sizeof(region)), sizeof(region));
+    EXPECT_EQ(region.State, static_cast<DWORD>(MEM_FREE)) << "still reserved";
+}
+
+/**  Expects every touched page committed and, where Windows names the node of a resident page, on `node`. */
+void expect_placed(void const *address, std::size_t bytes, std::size_t page, int node) {
+    std::size_t misplaced = 0, observed = 0;
+    for (std::size_t offset = 0; offset < bytes; offset += page) {
+        void const *const at = static_cast<char const *>(address) + offset;
+        expect_bound(at, node);
+        PSAPI_WORKING_SET_EX_INFORMATION information{};
+        information.VirtualAddress = const_cast<void *>(at);
+        if (!::QueryWorkingSetEx(::GetCurrentProcess(), &information, sizeof(information)) ||
+            !information.VirtualAttributes.Valid)
+            continue;
+        ++observed;
+        misplaced += static_cast<int>(information.VirtualAttributes.Node) != node;
+    }
+    EXPECT_EQ(misplaced, 0u) << "of " << observed << " pages whose node Windows reports, wanted " << node;
+}
+
+#define FORKUNION_SKIP_WITHOUT_NUMA_SYSCALLS() static_cast<void>(0)
+
+#else
+// WebAssembly: only the portable backend exists; a module's memory is one linear space on no node.
+
+std::size_t base_page() {
+    return 65536; // a WebAssembly page; the portable backend's granule is 4 KiB whatever the platform
+}
+std::vector<int> memory_nodes() {
+    return {0};
+}
+int absent_node() {
+    return 1;
+}
+/**  The size of the module's linear memory: what refused allocations must not grow. */
+std::size_t virtual_bytes() {
+    return ::emscripten_get_heap_size();
+}
+void touch_pages(void *address, std::size_t bytes, std::size_t page) {
+    for (std::size_t offset = 0; offset < bytes; offset += page) static_cast<char *>(address)[offset] = 1;
+}
+void expect_bound(void const *, fu::numa_node_id_t) {
+    ADD_FAILURE() << "no backend places memory here";
+}
+void expect_unmapped(void const *) {
+    ADD_FAILURE() << "no backend places memory here";
+}
+void expect_placed(void const *, std::size_t, std::size_t, int) {
+    ADD_FAILURE() << "no backend places memory here";
+}
+
+#define FORKUNION_SKIP_WITHOUT_NUMA_SYSCALLS() static_cast<void>(0)
+
+#endif
+
 /**  A topology as `machine_topology_t` answers it: node ids as `long` (so -1 means any node), and the memory
  *  domain local to each compute domain. */
 struct fake_topology {
@@ -277,6 +400,7 @@ static_assert(std::is_convertible_v<std::vector<fu::numa_node_id_t>, fu::numa_no
 static_assert(std::is_convertible_v<fu::numa_node_id_t const (&)[3], fu::numa_nodes_t>);
 static_assert(!std::is_convertible_v<int, fu::numa_nodes_t>);
 
+#if FORKUNION_OS_LINUX
 /**
  *  Runs `body` in a forked child in which the listed system calls fail with the given `errno` (a seccomp filter),
  *  and returns its exit code: 0 when every check passed, else the number of the first one that failed.
@@ -383,6 +507,8 @@ long free_huge_pages(std::size_t page_bytes) {
     return count < 0 ? 0 : count;
 }
 
+#endif
+
 /**  The granule each backend must round to, from the platform and the documentation, not from the code. */
 template <typename backend_t>
 std::size_t expected_granule() {
@@ -395,11 +521,13 @@ std::vector<int> served_nodes() {
     return backend_t::binds_nodes_k ? memory_nodes() : std::vector<int>{0};
 }
 
+#if FORKUNION_OS_LINUX
 /**  The system call glibc's `mmap` makes: `mmap2` where it exists (32-bit ABIs), else `mmap`. */
 #if defined(SYS_mmap2)
 constexpr long mmap_syscall_k = SYS_mmap2;
 #else
 constexpr long mmap_syscall_k = SYS_mmap;
+#endif
 #endif
 
 struct record_24 {
@@ -414,11 +542,15 @@ template <typename backend_t>
 class allocator_contract : public ::testing::Test {
 protected:
     void SetUp() override {
-        if constexpr (std::is_same_v<backend_t, fu::detail::linux_memory_backend_t>)
+        if constexpr (!std::is_same_v<backend_t, fu::detail::portable_memory_backend_t>)
             FORKUNION_SKIP_WITHOUT_NUMA_SYSCALLS();
     }
 };
-using backends_t = ::testing::Types<fu::detail::linux_memory_backend_t, fu::detail::portable_memory_backend_t>;
+#if FORKUNION_OS_LINUX || FORKUNION_OS_WINDOWS
+using backends_t = ::testing::Types<fu::memory_backend_t, fu::detail::portable_memory_backend_t>;
+#else
+using backends_t = ::testing::Types<fu::detail::portable_memory_backend_t>;
+#endif
 TYPED_TEST_SUITE(allocator_contract, backends_t);
 
 TYPED_TEST(allocator_contract, works_in_standard_containers) {
@@ -769,6 +901,7 @@ TYPED_TEST(allocator_contract, reallocating_arrays_release_the_old_storage) {
     EXPECT_LT(virtual_bytes(), before + 4 * bytes + 64 * mib_k) << "replaced regions stayed mapped";
 }
 
+#if FORKUNION_OS_LINUX
 /* ---- Linux: placement, refusals on nodes that exist, huge pages ---------------------------------------------- */
 
 /**  The Linux backend's own tests: they bind, read policies back and move pages, so they need the NUMA syscalls. */
@@ -1008,6 +1141,135 @@ TEST_F(linux_numa_allocator, threads_allocate_and_free_concurrently) {
     EXPECT_EQ(failures.load(std::memory_order_relaxed), 0u);
 }
 
+#endif // FORKUNION_OS_LINUX
+
+#if FORKUNION_OS_WINDOWS
+/* ---- Windows: commits on every node, refusals, large pages and the privilege they need ------------------------ */
+
+namespace {
+
+/**  Whether this process's token holds `SeLockMemoryPrivilege` at all (enabled or not), read from the token itself:
+ *   large pages are possible exactly then. */
+bool token_holds_lock_memory_privilege() {
+    HANDLE token = nullptr;
+    if (!::OpenProcessToken(::GetCurrentProcess(), TOKEN_QUERY, &token)) return false;
+    DWORD bytes = 0;
+    ::GetTokenInformation(token, TokenPrivileges, nullptr, 0, &bytes);
+    std::vector<unsigned char> buffer(bytes ? bytes : 1);
+    bool held = false;
+    LUID wanted{};
+    if (::GetTokenInformation(token, TokenPrivileges, buffer.data(), bytes, &bytes) &&
+        ::LookupPrivilegeValueW(nullptr, L"SeLockMemoryPrivilege", &wanted)) {
+        auto const *privileges = reinterpret_cast<TOKEN_PRIVILEGES const *>(buffer.data());
+        for (DWORD i = 0; i != privileges->PrivilegeCount; ++i)
+            held = held || (privileges->Privileges[i].Luid.LowPart == wanted.LowPart &&
+                            privileges->Privileges[i].Luid.HighPart == wanted.HighPart);
+    }
+    ::CloseHandle(token);
+    return held;
+}
+
+} // namespace
+
+TEST(windows_numa_allocator, commits_every_node_and_places_pages_at_first_touch) {
+    std::size_t const page = base_page();
+    for (int node : memory_nodes()) {
+        fu::windows_numa_allocator_t<char> const allocator(node);
+        auto const result = allocator.try_allocate_at_least(64 * page);
+        ASSERT_TRUE(result.status) << "node " << node << ": " << result.status.name();
+        EXPECT_EQ(result.page_bytes, page);
+        expect_bound(result.ptr, node);
+        expect_bound(result.ptr + 64 * page - 1, node);
+        touch_pages(result.ptr, 64 * page, page);
+        expect_placed(result.ptr, 64 * page, page, node);
+        allocator.deallocate(result.ptr, result.count);
+        expect_unmapped(result.ptr);
+    }
+}
+
+TEST(windows_numa_allocator, symmetric_slices_are_committed_whole_and_released_whole) {
+    std::size_t const page = base_page();
+    std::vector<int> const nodes = memory_nodes();
+    fake_topology topology;
+    for (std::size_t slice = 0; slice != 3; ++slice) topology.nodes.push_back(nodes[slice % nodes.size()]);
+    topology.nodes.push_back(-1); // and one slice for any node
+    fu::basic_symmetric_memory_allocator_t<fu::detail::windows_memory_backend_t> const symmetric;
+    fu::symmetric_region_t const region = symmetric.try_allocate(topology, 5 * page + 1);
+    ASSERT_TRUE(region.status) << region.status.name();
+    EXPECT_EQ(region.slice_bytes, 6 * page);
+    for (std::size_t slice = 0; slice != region.slices_count; ++slice) {
+        expect_bound(region.slice(slice), 0);
+        expect_bound(region.slice(slice) + region.slice_bytes - 1, 0);
+    }
+    symmetric.deallocate(region);
+    expect_unmapped(region.address);
+}
+
+TEST(windows_numa_allocator, large_pages_follow_the_lock_memory_privilege) {
+    std::size_t const page = base_page(), large = ::GetLargePageMinimum();
+    bool const held = token_holds_lock_memory_privilege();
+    fu::status_t const enabled = fu::detail::windows_memory_backend_t::try_enable_large_pages();
+    if (large == 0)
+        EXPECT_EQ(enabled, fu::status_code_t::unsupported_k);
+    else
+        EXPECT_EQ(enabled, held ? fu::status_code_t::success_k : fu::status_code_t::placement_refused_k);
+    std::printf("large pages of %zu bytes; SeLockMemoryPrivilege %s: try_enable_large_pages() = %s\n", large,
+                held ? "held" : "not held", enabled.name());
+
+    // One node, the large-page size: large pages where the privilege allows, else base pages, rounded the same.
+    fu::windows_numa_allocator_t<char> const allocator(0, fu::huge_page_2mib_k);
+    auto const result = allocator.try_allocate_at_least(3 * mib_k);
+    ASSERT_TRUE(result.status) << result.status.name();
+    EXPECT_EQ(result.count, 4 * mib_k) << "rounded to the requested granule either way";
+    EXPECT_EQ(result.page_bytes, enabled && large == fu::huge_page_2mib_k ? large : page);
+    result.ptr[0] = 1, result.ptr[result.count - 1] = 1;
+    expect_bound(result.ptr + result.count - 1, 0);
+    allocator.deallocate(result.ptr, result.count);
+    expect_unmapped(result.ptr);
+
+    // Two different nodes in one range: Windows commits large pages for one node per call, so base pages.
+    fake_topology const two{{0, -1}};
+    fu::symmetric_region_t const region =
+        fu::basic_symmetric_memory_allocator_t<fu::detail::windows_memory_backend_t>(fu::huge_page_2mib_k)
+            .try_allocate(two, 1);
+    ASSERT_TRUE(region.status) << region.status.name();
+    EXPECT_EQ(region.page_bytes, page);
+    EXPECT_EQ(region.slice_bytes, fu::huge_page_2mib_k);
+    fu::basic_symmetric_memory_allocator_t<fu::detail::windows_memory_backend_t>(fu::huge_page_2mib_k)
+        .deallocate(region);
+
+    // A size Windows has no large page for: base pages, still rounded to it.
+    fu::windows_numa_allocator_t<char> const gigantic(0, fu::huge_page_1gib_k);
+    auto const odd = gigantic.try_allocate_at_least(1);
+    ASSERT_TRUE(odd.status) << odd.status.name();
+    EXPECT_EQ(odd.page_bytes, page);
+    EXPECT_EQ(odd.count, fu::huge_page_1gib_k);
+    gigantic.deallocate(odd.ptr, odd.count);
+}
+
+TEST(windows_numa_allocator, threads_allocate_and_free_concurrently) {
+    std::vector<int> const nodes = memory_nodes();
+    std::size_t const page = base_page();
+    fu::flat_pool_t pool;
+    ASSERT_TRUE(pool.spawn(4));
+    std::atomic<std::size_t> failures{0};
+    pool.for_threads([&](std::size_t thread) noexcept {
+            fu::windows_numa_allocator_t<char> const allocator(nodes[thread % nodes.size()]);
+            for (int round = 0; round != 50; ++round) {
+                auto const result = allocator.try_allocate_at_least(8 * page);
+                if (!result.status) {
+                    failures.fetch_add(1, std::memory_order_relaxed);
+                    continue;
+                }
+                for (std::size_t offset = 0; offset < result.count; offset += page) result.ptr[offset] = char(round);
+                allocator.deallocate(result.ptr, result.count);
+            }
+        })
+        .join();
+    EXPECT_EQ(failures.load(std::memory_order_relaxed), 0u);
+}
+#endif // FORKUNION_OS_WINDOWS
+
 TEST(allocators, node_lists_and_views_are_what_they_say) {
     fu::numa_node_id_t const array[3] = {4, 5, 6};
     std::vector<fu::numa_node_id_t> const vector{7, 8};
@@ -1028,7 +1290,7 @@ TEST(allocators, node_lists_and_views_are_what_they_say) {
     EXPECT_TRUE(fu::array_view_t<int>().empty());
 }
 
-TEST_F(linux_numa_allocator, node_ids_convert_without_aliasing_any_node) {
+TEST(allocators, node_ids_convert_without_aliasing_any_node) {
     EXPECT_EQ(fu::to_numa_node_id(std::uint8_t(200)), 200);
     EXPECT_EQ(fu::to_numa_node_id(std::size_t(1023)), 1023);
     EXPECT_EQ(fu::to_numa_node_id(std::size_t(1024)), fu::invalid_numa_node_k);

@@ -23,15 +23,29 @@
 namespace {
 std::atomic<std::size_t> allocations{0};
 
+#if defined(_WIN32)
+// The CRT's aligned blocks must be freed by `_aligned_free`: every block comes from `_aligned_malloc`, so one
+// release function serves every `delete`.
+void *raw_allocate(std::size_t size, std::size_t alignment) {
+    return ::_aligned_malloc(size, alignment < alignof(std::max_align_t) ? alignof(std::max_align_t) : alignment);
+}
+void raw_free(void *pointer) {
+    ::_aligned_free(pointer);
+}
+#else
+void *raw_allocate(std::size_t size, std::size_t alignment) {
+    void *pointer = nullptr;
+    if (alignment <= alignof(std::max_align_t)) return std::malloc(size);
+    return ::posix_memalign(&pointer, alignment, size) == 0 ? pointer : nullptr;
+}
+void raw_free(void *pointer) {
+    std::free(pointer);
+}
+#endif
+
 void *counted_allocate(std::size_t size, std::size_t alignment = alignof(std::max_align_t)) {
     allocations.fetch_add(1, std::memory_order_relaxed);
-    if (size == 0) size = 1;
-    void *pointer = nullptr;
-    if (alignment <= alignof(std::max_align_t))
-        pointer = std::malloc(size);
-    else if (::posix_memalign(&pointer, alignment, size) != 0)
-        pointer = nullptr;
-    return pointer;
+    return raw_allocate(size == 0 ? 1 : size, alignment);
 }
 } // namespace
 
@@ -56,28 +70,28 @@ void *operator new[](std::size_t size, std::nothrow_t const &) noexcept {
     return counted_allocate(size);
 }
 void operator delete(void *pointer) noexcept {
-    std::free(pointer);
+    raw_free(pointer);
 }
 void operator delete[](void *pointer) noexcept {
-    std::free(pointer);
+    raw_free(pointer);
 }
 void operator delete(void *pointer, std::size_t) noexcept {
-    std::free(pointer);
+    raw_free(pointer);
 }
 void operator delete[](void *pointer, std::size_t) noexcept {
-    std::free(pointer);
+    raw_free(pointer);
 }
 void operator delete(void *pointer, std::align_val_t) noexcept {
-    std::free(pointer);
+    raw_free(pointer);
 }
 void operator delete[](void *pointer, std::align_val_t) noexcept {
-    std::free(pointer);
+    raw_free(pointer);
 }
 void operator delete(void *pointer, std::size_t, std::align_val_t) noexcept {
-    std::free(pointer);
+    raw_free(pointer);
 }
 void operator delete[](void *pointer, std::size_t, std::align_val_t) noexcept {
-    std::free(pointer);
+    raw_free(pointer);
 }
 
 namespace fu = forkunion;

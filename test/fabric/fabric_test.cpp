@@ -23,14 +23,14 @@
 #include <string>    // `std::string`
 #include <vector>    // `std::vector`
 
-#include <sched.h> // `sched_getaffinity`, `cpu_set_t`
-
 #include <gtest/gtest.h>
 
 #include <forkunion.hpp>
 #include <forkunion/detail/fabric_portable.hpp>
 
 #include "topology_support.hpp"
+
+#include <forkunion/detail/system_windows.hpp> // `GetNumaHighestNodeNumber`, on Windows only
 
 namespace fu = forkunion;
 namespace fut = forkunion::testing;
@@ -315,26 +315,33 @@ TEST(fabric_queries, every_query_reads_zero_before_a_harvest) {
 
 // ---- What the kernel says, independent of the library ----
 
-/**  Each pool thread's CPU mask, as the kernel reports it. */
+/**  Each pool thread's CPU mask, as the kernel reports it (read on the thread itself). */
 template <typename pool_t>
 std::vector<std::set<std::size_t>> masks_of(pool_t &pool) {
     std::vector<std::set<std::size_t>> masks(pool.threads_count());
-    std::vector<cpu_set_t> raw(pool.threads_count());
-    pool.for_threads([&](std::size_t thread) noexcept { ::sched_getaffinity(0, sizeof(cpu_set_t), &raw[thread]); })
-        .join();
-    for (std::size_t thread = 0; thread != raw.size(); ++thread)
-        for (std::size_t cpu = 0; cpu != CPU_SETSIZE; ++cpu)
-            if (CPU_ISSET(cpu, &raw[thread])) masks[thread].insert(cpu);
+    pool.for_threads([&](std::size_t thread) noexcept { masks[thread] = fut::kernel_affinity(); }).join();
     return masks;
 }
 
-/**  The NUMA nodes with memory on this machine, from the kernel (node 0 where the kernel has no NUMA). */
+#if FORKUNION_OS_WINDOWS
+/**  The NUMA nodes of this machine, from Windows: 0 .. `GetNumaHighestNodeNumber()`. */
+std::set<std::size_t> live_memory_nodes() {
+    ULONG highest = 0;
+    if (!::GetNumaHighestNodeNumber(&highest)) highest = 0;
+    std::set<std::size_t> nodes;
+    for (ULONG node = 0; node <= highest; ++node) nodes.insert(node);
+    return nodes;
+}
+#else
+/**  The NUMA nodes with memory on this machine, from the kernel (node 0 where the kernel has no NUMA, and on
+ *   targets with no kernel view at all). */
 std::set<std::size_t> live_memory_nodes() {
     std::ifstream file("/sys/devices/system/node/has_memory");
     std::string list;
     if (!file || !std::getline(file, list) || list.empty()) return {0};
     return fut::cpus_of(list);
 }
+#endif
 
 // ---- Live harvests ----
 
@@ -541,6 +548,7 @@ std::vector<bool> expected_reach(fu::machine_topology_t const &recorded, std::si
 }
 
 TEST(fabric_recorded, a_two_socket_xeon_this_machine_partly_lacks_reports_what_it_cannot_reach) {
+    if (!fu::os_linux_k) GTEST_SKIP() << "recorded sysfs trees are read by the Linux back end only";
     fu::machine_topology_t recorded;
     ASSERT_TRUE(recorded.try_harvest_from_sysfs(two_socket_xeon.c_str()));
     ASSERT_EQ(recorded.compute_domains_count(), 2u);
@@ -608,6 +616,7 @@ TEST(fabric_portable, one_compute_domain_is_measured_where_the_threads_run) {
 }
 
 TEST(fabric_portable, a_machine_of_two_compute_domains_cannot_be_measured_without_pinning) {
+    if (!fu::os_linux_k) GTEST_SKIP() << "recorded sysfs trees are read by the Linux back end only";
     fu::machine_topology_t recorded;
     ASSERT_TRUE(recorded.try_harvest_from_sysfs(two_socket_xeon.c_str()));
     fu::flat_pool_t pool;

@@ -18,7 +18,7 @@ namespace {
 
 bool replay(std::filesystem::path const &path) {
     std::ifstream file(path, std::ios::binary);
-    if (!file) return std::fprintf(stderr, "cannot read %s\n", path.c_str()), false;
+    if (!file) return std::fprintf(stderr, "cannot read %s\n", path.string().c_str()), false;
     std::vector<char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
     // A copy of exactly `size` bytes, so ASan flags any read past the end.
     std::vector<std::uint8_t> exact(bytes.begin(), bytes.end());

@@ -17,6 +17,7 @@
 #include <string>
 
 #include <forkunion/capabilities.hpp>
+#include <forkunion/detail/system_windows.hpp> // `AddVectoredExceptionHandler`, on Windows only
 
 namespace fu = forkunion;
 
@@ -156,14 +157,39 @@ TEST(capabilities, runtime_detection_matches_what_the_emulator_offers) {
 
 namespace {
 
+#if FORKUNION_OS_WINDOWS
+// Windows reports an illegal instruction as the structured exception EXCEPTION_ILLEGAL_INSTRUCTION. A vectored
+// handler records it and resumes right after the instruction, whose length the probe names.
+std::size_t probe_length = 0;
+bool probe_trapped = false;
+LONG WINAPI on_illegal_instruction(EXCEPTION_POINTERS *exception) {
+    if (exception->ExceptionRecord->ExceptionCode != EXCEPTION_ILLEGAL_INSTRUCTION || !probe_length)
+        return EXCEPTION_CONTINUE_SEARCH;
+    probe_trapped = true;
+    exception->ContextRecord->Rip += probe_length;
+    return EXCEPTION_CONTINUE_EXECUTION;
+}
+
+/**  Runs `instruction` (`length` bytes of machine code) with illegal instructions caught: true if it executed. */
+template <typename instruction_t>
+bool executes(instruction_t instruction, std::size_t length) {
+    void *const handler = ::AddVectoredExceptionHandler(1, on_illegal_instruction);
+    probe_length = length, probe_trapped = false;
+    instruction();
+    probe_length = 0;
+    ::RemoveVectoredExceptionHandler(handler);
+    return !probe_trapped;
+}
+#else
 sigjmp_buf probe_jump;
 [[maybe_unused]] void on_illegal_instruction(int) {
     siglongjmp(probe_jump, 1);
 }
 
-/**  Runs `instruction` with SIGILL caught: true if it executed, false if it trapped. Main thread only. */
+/**  Runs `instruction` with SIGILL caught: true if it executed, false if it trapped. Main thread only. The
+ *   length is for Windows, which resumes after the instruction instead of jumping out. */
 template <typename instruction_t>
-bool executes(instruction_t instruction) {
+bool executes(instruction_t instruction, std::size_t) {
     struct sigaction action {
     }, previous{};
     action.sa_handler = on_illegal_instruction;
@@ -177,6 +203,7 @@ bool executes(instruction_t instruction) {
     sigaction(SIGILL, &previous, nullptr);
     return executed;
 }
+#endif
 
 struct probe_t {
     fu::capabilities_t bit;
@@ -197,7 +224,7 @@ std::vector<probe_t> probes() {
                         return executes([] {
                             __asm__ __volatile__(".byte 0x66, 0x0F, 0xAE, 0xF1" ::"c"(1u), "a"(0u), "d"(0u)
                                                  : "memory", "cc");
-                        });
+                        }, 4);
                     }});
 #endif
 #if FORKUNION_ARCH_X86_64 && FORKUNION_INLINE_ASM
@@ -208,12 +235,12 @@ std::vector<probe_t> probes() {
                                                  : "+a"(compare)
                                                  : "D"(&probe_word), "c"(0u)
                                                  : "memory", "cc");
-                        });
+                        }, 5);
                     }});
     list.push_back({fu::capability_x86_raoint_k, true, [] {
                         return executes([] {
                             __asm__ __volatile__(".byte 0x0F, 0x38, 0xFC, 0x07" ::"D"(&probe_word), "a"(0u) : "memory");
-                        });
+                        }, 4);
                     }});
 #endif
 #if FORKUNION_ARCH_ARM64 && FORKUNION_INLINE_ASM
@@ -226,13 +253,13 @@ std::vector<probe_t> probes() {
                                                  : "=r"(rt)
                                                  : "r"(rs), "r"(rn)
                                                  : "memory"); // LDADDAL x0, x1, [x2]
-                        });
+                        }, 4);
                     }});
     list.push_back({fu::capability_arm64_wfxt_k, true, [] {
                         return executes([] {
                             register std::uint64_t deadline asm("x0") = 0; // in the past: returns at once
                             __asm__ __volatile__(".inst 0xD5031000" ::"r"(deadline) : "memory"); // WFET x0
-                        });
+                        }, 4);
                     }});
 #endif
 #if FORKUNION_ARCH_RISCV && FORKUNION_INLINE_ASM
@@ -241,11 +268,11 @@ std::vector<probe_t> probes() {
              return executes([] {
                  long old;
                  __asm__ __volatile__(".insn r 0x2F, 3, 0, %0, %1, x0" : "=r"(old) : "r"(&probe_word) : "memory");
-             });
+             }, 4);
          }});
     // WRS.STO with no reservation held returns at once.
     list.push_back({fu::capability_riscv_zawrs_k, true, [] {
-                        return executes([] { __asm__ __volatile__(".4byte 0x01D00073" ::: "memory"); });
+                        return executes([] { __asm__ __volatile__(".4byte 0x01D00073" ::: "memory"); }, 4);
                     }});
     list.push_back({fu::capability_riscv_zacas_k, true, [] {
                         return executes([] {
@@ -254,7 +281,7 @@ std::vector<probe_t> probes() {
                                                  : "+r"(compare)
                                                  : "r"(&probe_word)
                                                  : "memory");
-                        });
+                        }, 4);
                     }});
 #endif
     return list;
@@ -278,13 +305,19 @@ TEST(capabilities, runtime_detection_never_claims_an_instruction_that_traps) {
 }
 
 // ---- /proc/cpuinfo: the kernel's view, native builds only (qemu-user shows the host's file) ----
+// Under wine a Windows program executes CPUID on the host CPU, whose kernel view wine maps at Z:\proc\cpuinfo
+// (`FORKUNION_TEST_CPUINFO`); a real Windows has no such file, and the test says so and skips.
 
-#if !FORKUNION_TEST_EMULATED && FORKUNION_OS_LINUX
+#if !defined(FORKUNION_TEST_CPUINFO)
+#define FORKUNION_TEST_CPUINFO "/proc/cpuinfo"
+#endif
+
+#if !FORKUNION_TEST_EMULATED && (FORKUNION_OS_LINUX || FORKUNION_OS_WINDOWS)
 namespace {
 
 /**  The words of the first line of /proc/cpuinfo whose key is `key`, split at blanks or `separators`. */
 std::set<std::string> cpuinfo_words(char const *key, char separator = ' ') {
-    std::ifstream file("/proc/cpuinfo");
+    std::ifstream file(FORKUNION_TEST_CPUINFO);
     std::string line;
     while (std::getline(file, line)) {
         std::size_t const colon = line.find(':');
@@ -306,6 +339,7 @@ std::set<std::string> cpuinfo_words(char const *key, char separator = ' ') {
 } // namespace
 
 TEST(capabilities, runtime_detection_matches_proc_cpuinfo) {
+    if (!std::ifstream(FORKUNION_TEST_CPUINFO)) GTEST_SKIP() << FORKUNION_TEST_CPUINFO << " is absent: no kernel view";
     fu::capabilities_t const detected = fu::runtime_capabilities();
     struct flag_t {
         char const *word;

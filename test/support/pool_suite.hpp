@@ -87,7 +87,8 @@ void for_each_shape(body_t &&body) {
             ASSERT_EQ(static_cast<std::size_t>(pool.threads_count()), threads);
             body(pool, threads, exclusivity);
             pool.terminate();
-            EXPECT_TRUE(threads_settle_to(threads_before)) << "a worker outlived terminate()";
+            EXPECT_TRUE(threads_settle_to(threads_before))
+                << "a worker outlived terminate(): " << live_threads() << " threads, " << threads_before << " before";
         }
     }
 }

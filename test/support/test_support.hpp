@@ -5,6 +5,12 @@
  *  Rules the suites follow: no gtest assertion runs on a pool's worker thread (workers record into atomics and
  *  the main thread asserts); no sleep stands in for synchronization (waits poll a condition with a deadline and
  *  fail when it passes); thread counts go up to 3x the allowed cores, so spinning workers must yield.
+ *
+ *  Platforms: threads are counted from `/proc/self/task` on Linux and from a Toolhelp snapshot on Windows; a
+ *  WebAssembly module cannot see its threads, so there `thread_count_observable_k` is false and the leak checks
+ *  built on `threads_settle_to` hold by definition (they are proven on the other targets). A WebAssembly build
+ *  without threads can start none: `spawnable_threads()` is 1 there, and `FORKUNION_SKIP_UNLESS_THREADS(n)` skips
+ *  a GoogleTest test that needs `n` threads, saying why.
  */
 #pragma once
 #include <algorithm>
@@ -17,12 +23,34 @@
 #include <thread>
 #include <vector>
 
-#include <dirent.h> // `opendir`, to count this process's threads
-#include <time.h>   // `clock_gettime`
+#include <time.h> // `clock_gettime`
 
 #include <forkunion/cores.hpp>
+#include <forkunion/types.hpp>
+
+#if FORKUNION_OS_WINDOWS
+#include <forkunion/detail/system_windows.hpp>
+#include <tlhelp32.h> // `CreateToolhelp32Snapshot`, to count this process's threads
+#else
+#include <dirent.h> // `opendir`, to count this process's threads
+#endif
+#if FORKUNION_OS_WASM
+#include <forkunion/detail/system_wasm.hpp>
+#endif
 
 namespace forkunion::testing {
+
+#if FORKUNION_OS_WASM && !FORKUNION_WASM_THREADS
+/**  Threads a pool can have in this build: a WebAssembly build without threads starts none beyond the caller. */
+inline std::size_t spawnable_threads() { return 1; }
+#else
+inline std::size_t spawnable_threads() { return std::numeric_limits<std::size_t>::max(); }
+#endif
+
+/**  In a GoogleTest test: skips it, with the reason, when this build cannot run `threads` threads at once. */
+#define FORKUNION_SKIP_UNLESS_THREADS(threads)                                                                        \
+    if (static_cast<std::size_t>(threads) > ::forkunion::testing::spawnable_threads())                               \
+    GTEST_SKIP() << "needs " << (threads) << " threads; this WebAssembly build has no threads (no -pthread)"
 
 /**
  *  The `candidates` that are at most `limit`, sorted, each once. Built by insertion rather than `erase`, on which
@@ -41,7 +69,8 @@ inline std::vector<std::size_t> sorted_unique_up_to(std::initializer_list<std::s
 template <typename index_t>
 std::vector<std::size_t> thread_counts() {
     std::size_t const cores = allowed_cores_count();
-    return sorted_unique_up_to({1, 2, cores, cores + 1, 3 * cores}, std::numeric_limits<index_t>::max());
+    std::size_t const limit = std::min<std::size_t>(std::numeric_limits<index_t>::max(), spawnable_threads());
+    return sorted_unique_up_to({1, 2, cores, cores + 1, 3 * cores}, limit);
 }
 
 /**  Task counts of the exactly-once properties for T threads: {0, 1, T-1, T, T+1, 2T+3, 3T, 10^4}. */
@@ -65,6 +94,27 @@ bool eventually(predicate_t &&predicate, std::chrono::steady_clock::duration lim
     return true;
 }
 
+#if FORKUNION_OS_WINDOWS
+inline constexpr bool thread_count_observable_k = true;
+/**  Threads of this process, from a Toolhelp snapshot (Windows). */
+inline std::size_t live_threads() {
+    std::size_t count = 0;
+    HANDLE const snapshot = ::CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
+    if (snapshot == INVALID_HANDLE_VALUE) return 0;
+    THREADENTRY32 entry{};
+    entry.dwSize = sizeof(entry);
+    DWORD const self = ::GetCurrentProcessId();
+    for (BOOL more = ::Thread32First(snapshot, &entry); more; more = ::Thread32Next(snapshot, &entry))
+        if (entry.th32OwnerProcessID == self) ++count;
+    ::CloseHandle(snapshot);
+    return count;
+}
+#elif FORKUNION_OS_WASM
+inline constexpr bool thread_count_observable_k = false;
+/**  A WebAssembly module cannot list its threads (Web Workers): 0, and `threads_settle_to` always holds. */
+inline std::size_t live_threads() { return 0; }
+#else
+inline constexpr bool thread_count_observable_k = true;
 /**  Threads of this process, from `/proc/self/task` (Linux). */
 inline std::size_t live_threads() {
     std::size_t count = 0;
@@ -75,13 +125,14 @@ inline std::size_t live_threads() {
     }
     return count;
 }
+#endif
 
 /**
  *  Threads of this process once the runtime's own helpers exist: sanitizer runtimes (TSan) start a background
  *  thread with the first `pthread_create`, so a baseline taken before any thread ran would be one short.
  */
 inline std::size_t settled_live_threads() {
-    std::thread([] {}).join();
+    if (spawnable_threads() > 1) std::thread([] {}).join();
     // A thread joined just before (this helper, or the previous test's workers) may still be listed for a moment
     // (see `threads_settle_to`): the fewest of a few reads, so the baseline does not count a thread on its way out.
     std::size_t fewest = live_threads();

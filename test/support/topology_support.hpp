@@ -9,11 +9,13 @@
  */
 #pragma once
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -22,10 +24,15 @@
 #include <utility>
 #include <vector>
 
-#include <sched.h>  // `sched_getaffinity`
-#include <unistd.h> // `mkdtemp`
-
 #include <forkunion/cpu_mask.hpp>
+#include <forkunion/types.hpp>
+
+#if FORKUNION_OS_LINUX
+#include <sched.h> // `sched_getaffinity`
+#elif FORKUNION_OS_WINDOWS
+#include <forkunion/detail/system_windows.hpp> // `GetThreadGroupAffinity`
+#include <tlhelp32.h>                          // `CreateToolhelp32Snapshot`
+#endif
 
 namespace forkunion::testing {
 
@@ -57,6 +64,8 @@ inline std::set<std::size_t> ids_of(cpu_mask_t const &mask) {
     return ids;
 }
 
+#if FORKUNION_OS_LINUX
+inline constexpr bool kernel_affinity_observable_k = true;
 /**  The calling thread's mask, straight from the kernel (not through the code under test); empty on failure. */
 inline std::set<std::size_t> kernel_affinity() {
     cpu_set_t set;
@@ -78,6 +87,53 @@ inline std::multiset<std::string> comms_of_this_process() {
     }
     return names;
 }
+#elif FORKUNION_OS_WINDOWS
+inline constexpr bool kernel_affinity_observable_k = true;
+/**  The calling thread's group affinity straight from Windows, as dense ids (the processor index: the maximum
+ *   processor counts of the groups before, plus the bit); empty on failure. */
+inline std::set<std::size_t> kernel_affinity() {
+    std::set<std::size_t> ids;
+    GROUP_AFFINITY affinity{};
+    if (!::GetThreadGroupAffinity(::GetCurrentThread(), &affinity)) return ids;
+    std::size_t first = 0;
+    for (WORD group = 0; group != affinity.Group; ++group) first += ::GetMaximumProcessorCount(group);
+    for (std::size_t bit = 0; bit != 64; ++bit)
+        if ((static_cast<std::uint64_t>(affinity.Mask) >> bit) & 1u) ids.insert(first + bit);
+    return ids;
+}
+
+/**  Every thread description of this process, straight from Windows (a Toolhelp snapshot, then
+ *   `GetThreadDescription` on each thread), as UTF-8; unnamed threads are left out. */
+inline std::multiset<std::string> comms_of_this_process() {
+    std::multiset<std::string> names;
+    using get_t = HRESULT(WINAPI *)(HANDLE, PWSTR *);
+    auto const get = reinterpret_cast<get_t>(reinterpret_cast<void (*)()>(
+        ::GetProcAddress(::GetModuleHandleW(L"kernel32.dll"), "GetThreadDescription")));
+    HANDLE const snapshot = ::CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
+    if (!get || snapshot == INVALID_HANDLE_VALUE) return names;
+    THREADENTRY32 entry{};
+    entry.dwSize = sizeof(entry);
+    for (BOOL more = ::Thread32First(snapshot, &entry); more; more = ::Thread32Next(snapshot, &entry)) {
+        if (entry.th32OwnerProcessID != ::GetCurrentProcessId()) continue;
+        HANDLE const thread = ::OpenThread(THREAD_QUERY_LIMITED_INFORMATION, FALSE, entry.th32ThreadID);
+        if (!thread) continue;
+        PWSTR wide = nullptr;
+        if (SUCCEEDED(get(thread, &wide)) && wide) {
+            char name[256] = {};
+            if (wide[0] && ::WideCharToMultiByte(CP_UTF8, 0, wide, -1, name, sizeof(name), nullptr, nullptr) > 0)
+                names.insert(name);
+            ::LocalFree(wide);
+        }
+        ::CloseHandle(thread);
+    }
+    ::CloseHandle(snapshot);
+    return names;
+}
+#else
+inline constexpr bool kernel_affinity_observable_k = false;
+/**  No affinity exists here (WebAssembly): every thread may run anywhere, and no id can be observed. */
+inline std::set<std::size_t> kernel_affinity() { return {}; }
+#endif
 
 /**  A temporary folder standing for `/`, with files written under it. */
 class synthetic_tree_t {
@@ -85,9 +141,16 @@ class synthetic_tree_t {
 
 public:
     synthetic_tree_t() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "forkunion-sysfs-XXXXXX").string();
-        if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-        root_ = pattern;
+        // `create_directory` is false for a name that exists: a fresh name per try, as `mkdtemp` does.
+        static std::atomic<unsigned> serial{0};
+        std::random_device entropy;
+        for (int attempt = 0; attempt != 100 && root_.empty(); ++attempt) {
+            std::filesystem::path const candidate =
+                std::filesystem::temp_directory_path() /
+                ("forkunion-sysfs-" + std::to_string(entropy()) + "-" + std::to_string(serial.fetch_add(1)));
+            if (std::filesystem::create_directory(candidate)) root_ = candidate;
+        }
+        if (root_.empty()) throw std::runtime_error("cannot create a temporary folder");
     }
     ~synthetic_tree_t() {
         std::error_code ignored;

@@ -16,11 +16,15 @@
 #include <thread>
 #include <vector>
 
+#include <forkunion/affinity.hpp>
+
+#if FORKUNION_OS_LINUX
 #include <sched.h>       // `sched_getaffinity`, `sched_getcpu`
 #include <sys/syscall.h> // `SYS_gettid`
 #include <unistd.h>      // `syscall`
-
-#include <forkunion/affinity.hpp>
+#elif FORKUNION_OS_WINDOWS
+#include <forkunion/detail/system_windows.hpp> // `GetThreadDescription`, `GetCurrentProcessorNumberEx`
+#endif
 
 #include "topology_support.hpp"
 
@@ -32,6 +36,7 @@ using forkunion::testing::on_own_thread;
 
 namespace {
 
+#if FORKUNION_OS_LINUX
 /**  The comm of this thread, from procfs. */
 std::string comm_of_this_thread() {
     std::ifstream file("/proc/self/task/" + std::to_string(::syscall(SYS_gettid)) + "/comm");
@@ -40,7 +45,62 @@ std::string comm_of_this_thread() {
     return name;
 }
 
+/**  The CPU the calling thread runs on, from the kernel. */
+std::size_t current_cpu() {
+    return static_cast<std::size_t>(::sched_getcpu());
+}
+
+/**  How the library names `worker` (whose own `current_thread()` is `published`): its `pthread_t`. */
+fu::thread_handle_t handle_of(std::thread &worker, fu::thread_handle_t) {
+    return worker.native_handle();
+}
+#elif FORKUNION_OS_WINDOWS
+/**  The description of this thread, straight from Windows (`GetThreadDescription`), as UTF-8. */
+std::string comm_of_this_thread() {
+    using get_t = HRESULT(WINAPI *)(HANDLE, PWSTR *);
+    auto const get = reinterpret_cast<get_t>(reinterpret_cast<void (*)()>(
+        ::GetProcAddress(::GetModuleHandleW(L"kernel32.dll"), "GetThreadDescription")));
+    PWSTR wide = nullptr;
+    if (!get || !SUCCEEDED(get(::GetCurrentThread(), &wide)) || !wide) return {};
+    char name[256] = {};
+    ::WideCharToMultiByte(CP_UTF8, 0, wide, -1, name, sizeof(name), nullptr, nullptr);
+    ::LocalFree(wide);
+    return name;
+}
+
+/**  The processor the calling thread runs on, as a dense id: the groups before it, then its number. */
+std::size_t current_cpu() {
+    PROCESSOR_NUMBER number{};
+    ::GetCurrentProcessorNumberEx(&number);
+    std::size_t first = 0;
+    for (WORD group = 0; group != number.Group; ++group) first += ::GetMaximumProcessorCount(group);
+    return first + number.Number;
+}
+
+/**  How the library names `worker`: its thread id, which the worker published (its `native_handle()` is a
+ *   winpthreads handle, not a Windows one). */
+fu::thread_handle_t handle_of(std::thread &, fu::thread_handle_t published) {
+    return published;
+}
+#else
+std::string comm_of_this_thread() {
+    return {};
+}
+std::size_t current_cpu() {
+    return 0;
+}
+fu::thread_handle_t handle_of(std::thread &, fu::thread_handle_t published) {
+    return published;
+}
+#endif
+
+/**  Skips a test that pins or names threads where no back end can (WebAssembly), saying so. */
+#define FORKUNION_SKIP_WITHOUT_AFFINITY()                                                                             \
+    if (!fu::affinity_supported_k)                                                                                     \
+    GTEST_SKIP() << "no thread affinity or names on this platform: its back end is the portable one, tested below"
+
 TEST(affinity, pins_the_calling_thread_to_each_allowed_core) {
+    FORKUNION_SKIP_WITHOUT_AFFINITY();
     std::set<std::size_t> const allowed = kernel_affinity();
     ASSERT_FALSE(allowed.empty());
     on_own_thread([&] {
@@ -50,7 +110,7 @@ TEST(affinity, pins_the_calling_thread_to_each_allowed_core) {
             EXPECT_TRUE(status) << core << ": " << status.name();
             EXPECT_EQ(kernel_affinity(), std::set<std::size_t>{core});
             // The kernel migrates a thread that pins itself before the call returns.
-            EXPECT_EQ(static_cast<std::size_t>(::sched_getcpu()), core);
+            EXPECT_EQ(current_cpu(), core);
             fu::cpu_mask_t read;
             EXPECT_TRUE(fu::try_read_current_affinity(read));
             EXPECT_EQ(ids_of(read), std::set<std::size_t>{core});
@@ -59,18 +119,23 @@ TEST(affinity, pins_the_calling_thread_to_each_allowed_core) {
 }
 
 TEST(affinity, pins_another_thread_by_handle) {
+    FORKUNION_SKIP_WITHOUT_AFFINITY();
     std::set<std::size_t> const allowed = kernel_affinity();
     std::size_t const core = *allowed.rbegin();
-    std::atomic<bool> pinned{false}, checked{false};
+    std::atomic<bool> pinned{false}, checked{false}, started{false};
     std::set<std::size_t> seen;
+    fu::thread_handle_t published{};
     std::thread worker([&] {
+        published = fu::affinity_backend_t::current_thread();
+        started.store(true, std::memory_order_release); // pairs with the acquire below
         while (!pinned.load(std::memory_order_acquire)) std::this_thread::yield(); // pairs with the release below
         seen = kernel_affinity();
         checked.store(true, std::memory_order_release);
     });
+    while (!started.load(std::memory_order_acquire)) std::this_thread::yield();
     fu::cpu_mask_t mask;
     mask.set(core);
-    EXPECT_TRUE(fu::try_pin_thread(worker.native_handle(), mask));
+    EXPECT_TRUE(fu::try_pin_thread(handle_of(worker, published), mask));
     pinned.store(true, std::memory_order_release); // pairs with the worker's acquire
     worker.join();
     EXPECT_TRUE(checked.load(std::memory_order_relaxed));
@@ -78,6 +143,7 @@ TEST(affinity, pins_another_thread_by_handle) {
 }
 
 TEST(affinity, save_and_restore_round_trip) {
+    FORKUNION_SKIP_WITHOUT_AFFINITY();
     std::set<std::size_t> const allowed = kernel_affinity();
     on_own_thread([&] {
         fu::saved_affinity_t saved;
@@ -115,6 +181,7 @@ TEST(affinity, save_and_restore_round_trip) {
 }
 
 TEST(affinity, a_cpu_this_machine_lacks_is_refused_and_changes_nothing) {
+    FORKUNION_SKIP_WITHOUT_AFFINITY();
     std::set<std::size_t> const allowed = kernel_affinity();
     std::size_t missing = 1000;
     while (allowed.count(missing)) ++missing; // 1000, unless this machine really has it
@@ -136,6 +203,7 @@ TEST(affinity, a_cpu_this_machine_lacks_is_refused_and_changes_nothing) {
 }
 
 TEST(affinity, names_appear_in_proc) {
+    FORKUNION_SKIP_WITHOUT_AFFINITY();
     on_own_thread([] {
         ASSERT_TRUE(fu::try_name_current_thread("fu-affinity"));
         EXPECT_EQ(comm_of_this_thread(), "fu-affinity");
@@ -164,13 +232,18 @@ TEST(affinity, names_appear_in_proc) {
 }
 
 TEST(affinity, names_by_handle) {
-    std::atomic<bool> named{false};
+    FORKUNION_SKIP_WITHOUT_AFFINITY();
+    std::atomic<bool> named{false}, started{false};
     std::string seen;
+    fu::thread_handle_t published{};
     std::thread worker([&] {
+        published = fu::affinity_backend_t::current_thread();
+        started.store(true, std::memory_order_release); // pairs with the acquire below
         while (!named.load(std::memory_order_acquire)) std::this_thread::yield(); // pairs with the release below
         seen = comm_of_this_thread();
     });
-    EXPECT_TRUE(fu::try_name_thread(worker.native_handle(), "by-handle"));
+    while (!started.load(std::memory_order_acquire)) std::this_thread::yield();
+    EXPECT_TRUE(fu::try_name_thread(handle_of(worker, published), "by-handle"));
     named.store(true, std::memory_order_release);
     worker.join();
     EXPECT_EQ(seen, "by-handle");
@@ -178,7 +251,7 @@ TEST(affinity, names_by_handle) {
 }
 
 TEST(affinity, a_sixteen_character_name_is_truncated_safely) {
-    on_own_thread([] {
+    if (fu::affinity_supported_k) on_own_thread([] {
         EXPECT_TRUE(fu::try_name_current_thread("abcdefghijklmnop")); // 16: Linux alone would refuse it
         EXPECT_EQ(comm_of_this_thread(), "abcdefghijklmno");
         // A cut never splits a UTF-8 character: 14 ASCII bytes then "é" (2 bytes) keeps 14 bytes.
@@ -219,12 +292,12 @@ TEST(affinity, composed_names_keep_their_index_whole) {
 
 TEST(affinity, the_portable_backend_reports_unsupported_and_changes_nothing) {
     static_assert(!fu::detail::portable_affinity_t::supported_k);
-    static_assert(fu::affinity_supported_k == fu::os_linux_k);
+    static_assert(fu::affinity_supported_k == (fu::os_linux_k || fu::os_windows_k));
     std::set<std::size_t> const allowed = kernel_affinity();
     std::string const name = comm_of_this_thread();
     std::size_t const refusals = fu::affinity_refusals_count();
     fu::cpu_mask_t mask;
-    mask.set(*allowed.begin());
+    mask.set(allowed.empty() ? 0 : *allowed.begin());
     EXPECT_EQ(fu::try_pin_current_thread<fu::detail::portable_affinity_t>(mask), fu::status_code_t::unsupported_k);
     fu::cpu_mask_t read;
     read.set(1);

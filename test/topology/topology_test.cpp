@@ -20,18 +20,26 @@
 #include <thread>
 #include <vector>
 
+#include <forkunion/cores.hpp>
+#include <forkunion/topology.hpp>
+
+#if FORKUNION_OS_LINUX
 #include <sched.h>    // `sched_getaffinity`
 #include <sys/stat.h> // `mkfifo`
 #include <unistd.h>   // `symlink`
-
-#include <forkunion/cores.hpp>
-#include <forkunion/topology.hpp>
+#elif FORKUNION_OS_WINDOWS
+#include <forkunion/detail/system_windows.hpp> // `GetActiveProcessorCount`, `SetThreadGroupAffinity`
+#endif
 
 #include "json_reader.hpp"
 #include "topology_support.hpp"
 
 namespace fu = forkunion;
 namespace fut = forkunion::testing;
+
+/**  Skips a test of recorded or synthetic sysfs trees where no back end reads them, saying so. */
+#define FORKUNION_SKIP_WITHOUT_SYSFS()                                                                                \
+    if (!fu::os_linux_k) GTEST_SKIP() << "recorded sysfs trees are read by the Linux back end only"
 
 namespace {
 
@@ -126,6 +134,7 @@ std::vector<std::string> fixture_machines() {
 class recorded_machine : public ::testing::TestWithParam<std::string> {};
 
 TEST(recorded_machines, every_tarball_is_extracted_and_tested) {
+    FORKUNION_SKIP_WITHOUT_SYSFS();
     std::size_t tarballs = 0;
     for (auto const &entry : std::filesystem::recursive_directory_iterator(fixtures_source))
         if (entry.path().string().ends_with(".tar.gz")) {
@@ -138,6 +147,7 @@ TEST(recorded_machines, every_tarball_is_extracted_and_tested) {
 }
 
 TEST_P(recorded_machine, harvests_to_the_expected_facts) {
+    FORKUNION_SKIP_WITHOUT_SYSFS();
     std::string const machine = GetParam();
     fut::json_t const expected = fut::read_json_file(fixtures_source + "/" + machine + "/expected.json");
     fut::json_t const &summary = expected["summary"];
@@ -289,6 +299,7 @@ INSTANTIATE_TEST_SUITE_P(sysfs, recorded_machine, ::testing::ValuesIn(fixture_ma
                          });
 
 TEST(recorded_machines, an_allowed_mask_narrows_a_recorded_tree) {
+    FORKUNION_SKIP_WITHOUT_SYSFS();
     std::string const root = fixtures_root + "/32intel64-2p8co2t+8ve"; // node 0: 0-7,16-23; node 1: 8-15,24-31
     fu::cpu_mask_t allowed;
     allowed.set(0), allowed.set(16), allowed.set(8), allowed.set(4000);
@@ -307,6 +318,7 @@ TEST(recorded_machines, an_allowed_mask_narrows_a_recorded_tree) {
 }
 
 TEST(recorded_machines, a_failed_harvest_leaves_the_previous_answers) {
+    FORKUNION_SKIP_WITHOUT_SYSFS();
     fu::machine_topology_t topology;
     ASSERT_TRUE(topology.try_harvest_from_sysfs((fixtures_root + "/64amd64-4p2n4ca2co").c_str()));
     fu::topology_facts_t const before = topology.facts();
@@ -324,6 +336,7 @@ TEST(recorded_machines, a_failed_harvest_leaves_the_previous_answers) {
 }
 
 TEST(recorded_machines, a_trailing_slash_on_the_root_is_harmless) {
+    FORKUNION_SKIP_WITHOUT_SYSFS();
     fu::machine_topology_t plain, slashed;
     ASSERT_TRUE(plain.try_harvest_from_sysfs((fixtures_root + "/256ppc-8n8s4t").c_str()));
     ASSERT_TRUE(slashed.try_harvest_from_sysfs((fixtures_root + "/256ppc-8n8s4t//").c_str()));
@@ -332,6 +345,7 @@ TEST(recorded_machines, a_trailing_slash_on_the_root_is_harmless) {
 }
 
 TEST(recorded_machines, copies_and_moves_answer_alike) {
+    FORKUNION_SKIP_WITHOUT_SYSFS();
     fu::machine_topology_t original;
     ASSERT_TRUE(original.try_harvest_from_sysfs((fixtures_root + "/128ia64-17n4s2c").c_str()));
     fu::machine_topology_t copy = original;
@@ -352,6 +366,7 @@ fu::machine_topology_t harvest(fut::synthetic_tree_t const &tree) {
 }
 
 TEST(synthetic, a_plain_two_node_machine) {
+    FORKUNION_SKIP_WITHOUT_SYSFS();
     fut::synthetic_tree_t tree;
     fut::synthetic_machine_t{}.write_to(tree);
     fu::machine_topology_t const topology = harvest(tree);
@@ -376,6 +391,7 @@ TEST(synthetic, a_plain_two_node_machine) {
 }
 
 TEST(synthetic, offline_cpus_are_left_out) {
+    FORKUNION_SKIP_WITHOUT_SYSFS();
     fut::synthetic_tree_t tree;
     fut::synthetic_machine_t{}.write_to(tree);
     tree.write("sys/devices/system/cpu/online", "0-2,4-6\n");
@@ -402,6 +418,7 @@ TEST(synthetic, offline_cpus_are_left_out) {
 }
 
 TEST(synthetic, the_legacy_layout_reads_hex_masks) {
+    FORKUNION_SKIP_WITHOUT_SYSFS();
     fut::synthetic_machine_t machine;
     machine.legacy = true;
     machine.nodes = 2, machine.cpus_per_node = 40; // masks of two 32-bit words
@@ -417,6 +434,7 @@ TEST(synthetic, the_legacy_layout_reads_hex_masks) {
 }
 
 TEST(synthetic, holes_in_node_numbering) {
+    FORKUNION_SKIP_WITHOUT_SYSFS();
     fut::synthetic_machine_t machine;
     machine.nodes = 3;
     machine.node_ids = {0, 2, 7};
@@ -446,6 +464,7 @@ TEST(synthetic, holes_in_node_numbering) {
 }
 
 TEST(synthetic, a_node_without_cpulist) {
+    FORKUNION_SKIP_WITHOUT_SYSFS();
     fut::synthetic_tree_t tree;
     fut::synthetic_machine_t{}.write_to(tree);
     tree.remove("sys/devices/system/node/node1/cpulist");
@@ -464,6 +483,7 @@ TEST(synthetic, a_node_without_cpulist) {
 }
 
 TEST(synthetic, overlapping_node_lists_give_each_cpu_to_the_lowest_node) {
+    FORKUNION_SKIP_WITHOUT_SYSFS();
     fut::synthetic_tree_t tree;
     fut::synthetic_machine_t{}.write_to(tree);
     tree.write("sys/devices/system/node/node1/cpulist", "2-7\n");
@@ -473,6 +493,7 @@ TEST(synthetic, overlapping_node_lists_give_each_cpu_to_the_lowest_node) {
 }
 
 TEST(synthetic, capacity_classes_split_nodes_and_rank_levels) {
+    FORKUNION_SKIP_WITHOUT_SYSFS();
     fut::synthetic_machine_t machine;
     //                      node 0: 0     1     2    3  | node 1: 4    5    6     7
     machine.capacities = {1024, 1024, 980, 160, 170, 446, 480, 1024};
@@ -507,6 +528,7 @@ TEST(synthetic, capacity_classes_split_nodes_and_rank_levels) {
 }
 
 TEST(synthetic, one_untrusted_capacity_means_none_is_trusted) {
+    FORKUNION_SKIP_WITHOUT_SYSFS();
     fut::synthetic_machine_t machine;
     machine.capacities = {1024, 1024, 400, 400, 1024, 1024, 400, 400};
     fut::synthetic_tree_t tree;
@@ -522,6 +544,7 @@ TEST(synthetic, one_untrusted_capacity_means_none_is_trusted) {
 }
 
 TEST(synthetic, caches_are_the_largest_private_one) {
+    FORKUNION_SKIP_WITHOUT_SYSFS();
     fut::synthetic_machine_t machine;
     machine.l3_shared = "0-7"; // one L3 over both nodes: private to neither
     fut::synthetic_tree_t tree;
@@ -540,6 +563,7 @@ TEST(synthetic, caches_are_the_largest_private_one) {
 }
 
 TEST(synthetic, no_node_directory_means_one_memory_domain) {
+    FORKUNION_SKIP_WITHOUT_SYSFS();
     fut::synthetic_tree_t tree;
     fut::synthetic_machine_t{}.write_to(tree);
     tree.remove("sys/devices/system/node");
@@ -555,6 +579,7 @@ TEST(synthetic, no_node_directory_means_one_memory_domain) {
 }
 
 TEST(synthetic, no_cpu_directory_is_a_failed_harvest) {
+    FORKUNION_SKIP_WITHOUT_SYSFS();
     fut::synthetic_tree_t tree;
     fut::synthetic_machine_t{}.write_to(tree);
     tree.remove("sys/devices/system/cpu");
@@ -589,6 +614,20 @@ std::vector<garbage_case_t> garbage_cases() {
     return cases;
 }
 
+#if FORKUNION_OS_LINUX
+/**  Plants a FIFO or a symbolic link at `path` (POSIX only). */
+void plant_special(std::filesystem::path const &path, garbage_t kind) {
+    if (kind == garbage_t::fifo) ASSERT_EQ(::mkfifo(path.c_str(), 0644), 0);
+    if (kind == garbage_t::link_to_zero) ASSERT_EQ(::symlink("/dev/zero", path.c_str()), 0);
+    if (kind == garbage_t::link_loop) ASSERT_EQ(::symlink(path.filename().c_str(), path.c_str()), 0);
+}
+#else
+/**  Never reached: the garbage tests skip where no back end reads sysfs trees. */
+void plant_special(std::filesystem::path const &, garbage_t) {
+    ADD_FAILURE() << "special files are planted only where sysfs trees are read";
+}
+#endif
+
 void plant(fut::synthetic_tree_t const &tree, std::string const &file, garbage_case_t const &garbage) {
     std::filesystem::path const path = tree.path(file);
     std::filesystem::remove_all(path);
@@ -599,19 +638,14 @@ void plant(fut::synthetic_tree_t const &tree, std::string const &file, garbage_c
     case garbage_t::dir:
         std::filesystem::create_directories(path / "inner");
         break;
-    case garbage_t::fifo:
-        ASSERT_EQ(::mkfifo(path.c_str(), 0644), 0);
-        break;
-    case garbage_t::link_to_zero:
-        ASSERT_EQ(::symlink("/dev/zero", path.c_str()), 0);
-        break;
-    case garbage_t::link_loop:
-        ASSERT_EQ(::symlink(path.filename().c_str(), path.c_str()), 0);
+    default:
+        plant_special(path, garbage.kind);
         break;
     }
 }
 
 TEST(synthetic, garbage_in_every_file_is_skipped_and_never_trusted) {
+    FORKUNION_SKIP_WITHOUT_SYSFS();
     fut::synthetic_machine_t machine;
     machine.capacities = {1024, 1024, 512, 512, 1024, 1024, 512, 512};
     fut::synthetic_tree_t pristine;
@@ -671,6 +705,7 @@ TEST(synthetic, garbage_in_every_file_is_skipped_and_never_trusted) {
 }
 
 TEST(synthetic, specific_garbage_leaves_its_fact_unknown) {
+    FORKUNION_SKIP_WITHOUT_SYSFS();
     fut::synthetic_tree_t tree;
     fut::synthetic_machine_t{}.write_to(tree);
     std::string const node0 = "sys/devices/system/node/node0/";
@@ -694,19 +729,46 @@ TEST(synthetic, specific_garbage_leaves_its_fact_unknown) {
 // ---------------------------------------------------------------------------------------------------------------
 // The live machine, the stand-in, and the portable back end
 
+#if FORKUNION_OS_WINDOWS
+/**  Every active processor of every group, asked of Windows group by group (active processors are numbered
+ *   densely from bit 0 within a group), as dense ids: not through the library's buffer parser. */
+std::set<std::size_t> process_cores() {
+    std::set<std::size_t> ids;
+    std::size_t first = 0;
+    for (WORD group = 0; group != ::GetActiveProcessorGroupCount(); ++group) {
+        for (DWORD bit = 0; bit != ::GetActiveProcessorCount(group); ++bit) ids.insert(first + bit);
+        first += ::GetMaximumProcessorCount(group);
+    }
+    return ids;
+}
+#elif FORKUNION_OS_WASM
+/**  The threads the host can run, ids 0 .. n-1 (WebAssembly has no affinity). */
+std::set<std::size_t> process_cores() {
+    std::set<std::size_t> ids;
+    std::size_t const count = fu::detail::wasm_threads_k ? std::max(1u, std::thread::hardware_concurrency()) : 1;
+    for (std::size_t id = 0; id != count; ++id) ids.insert(id);
+    return ids;
+}
+#else
+std::set<std::size_t> process_cores() {
+    return fut::kernel_affinity();
+}
+#endif
+
 TEST(live, the_stand_in_is_one_domain_of_the_allowed_cores) {
     fu::machine_topology_t const topology;
     EXPECT_FALSE(topology.harvested());
     expect_invariants(topology);
     EXPECT_EQ(topology.compute_domains_count(), 1u);
     EXPECT_EQ(topology.memory_domains_count(), 1u);
-    EXPECT_EQ(cores_of(topology, 0), fut::kernel_affinity());
+    EXPECT_EQ(cores_of(topology, 0), process_cores());
     EXPECT_EQ(topology.logical_cores_count(), fu::allowed_cores_count());
     EXPECT_EQ(topology.compute_capacity_in(0), 0u);
     EXPECT_EQ(topology.volume_ram(), 0u);
     EXPECT_EQ(topology.declared_distance(0, 0), 10u);
 }
 
+#if FORKUNION_OS_LINUX
 TEST(live, the_harvest_matches_this_process) {
     fu::machine_topology_t topology;
     ASSERT_TRUE(topology.try_harvest());
@@ -747,6 +809,59 @@ TEST(live, the_harvest_follows_the_calling_threads_mask) {
     EXPECT_EQ(cores, 1u);
     EXPECT_EQ(first, last);
 }
+#elif FORKUNION_OS_WINDOWS
+TEST(live, the_harvest_matches_this_process) {
+    fu::machine_topology_t topology;
+    ASSERT_TRUE(topology.try_harvest());
+    EXPECT_TRUE(topology.harvested());
+    expect_invariants(topology);
+    std::set<std::size_t> all;
+    for (std::size_t d = 0; d != topology.compute_domains_count(); ++d)
+        for (std::uint32_t core : topology.cores_in(d)) all.insert(core);
+    EXPECT_EQ(all, process_cores()) << "every active processor of every group";
+    EXPECT_EQ(topology.online_cores_count(), ::GetActiveProcessorCount(ALL_PROCESSOR_GROUPS));
+    ULONG highest = 0;
+    ASSERT_TRUE(::GetNumaHighestNodeNumber(&highest));
+    EXPECT_EQ(topology.memory_domains_count(), highest + 1);
+    MEMORYSTATUSEX status{};
+    status.dwLength = sizeof(status);
+    ASSERT_TRUE(::GlobalMemoryStatusEx(&status));
+    if (highest == 0) {
+        EXPECT_EQ(topology.volume_ram(), status.ullTotalPhys);
+    }
+    std::printf("live: %zu compute domains, %zu cores, %zu levels, largest private cache of domain 0: %llu bytes\n",
+                topology.compute_domains_count(), topology.logical_cores_count(), topology.compute_levels_count(),
+                static_cast<unsigned long long>(topology.compute_cache_bytes_in(0)));
+}
+
+TEST(live, the_harvest_spans_every_group_whatever_the_threads_mask) {
+    // A Windows thread runs in one group; the process may use all of them, and the topology describes them all.
+    std::set<std::size_t> const cores = process_cores();
+    std::size_t harvested = 0;
+    std::thread([&] {
+        GROUP_AFFINITY one{};
+        one.Group = 0;
+        one.Mask = 1;
+        ASSERT_TRUE(::SetThreadGroupAffinity(::GetCurrentThread(), &one, nullptr));
+        fu::machine_topology_t topology;
+        ASSERT_TRUE(topology.try_harvest());
+        harvested = topology.logical_cores_count();
+    }).join();
+    EXPECT_EQ(harvested, cores.size());
+    EXPECT_EQ(fu::allowed_cores_count(), cores.size());
+}
+#else
+TEST(live, the_harvest_matches_this_process) {
+    fu::machine_topology_t topology;
+    ASSERT_TRUE(topology.try_harvest());
+    EXPECT_TRUE(topology.harvested());
+    expect_invariants(topology);
+    EXPECT_EQ(topology.compute_domains_count(), 1u);
+    EXPECT_EQ(topology.memory_domains_count(), 1u);
+    EXPECT_EQ(cores_of(topology, 0), process_cores());
+    EXPECT_EQ(fu::allowed_cores_count(), process_cores().size());
+}
+#endif
 
 TEST(portable, the_portable_source_is_one_domain_of_hardware_threads) {
     fu::basic_machine_topology_t<fu::detail::portable_topology_source_t> topology;

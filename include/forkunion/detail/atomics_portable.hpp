@@ -29,12 +29,91 @@
  */
 #pragma once
 #include <atomic>      // `std::atomic_ref`, `std::memory_order`
+#include <cstddef>     // `std::size_t`
 #include <cstdint>     // `std::uint8_t`
 #include <type_traits> // `std::make_unsigned_t`
 
 #include <forkunion/features.hpp>
 
 namespace forkunion::detail {
+
+#if FORKUNION_INLINE_ASM
+/**
+ *  @brief  The part of `std::atomic_ref` this library uses, over the GCC/Clang `__atomic` builtins: for standard
+ *          libraries that lack `std::atomic_ref` (emscripten 3.1.6's libc++, for example).
+ *
+ *  The builtins are what `std::atomic_ref` itself compiles to in libstdc++ and libc++, so the code is the same;
+ *  ThreadSanitizer instruments them too. The object must be aligned to `required_alignment` (its size: an
+ *  8-byte value on a 32-bit target needs `alignas(8)`), outlive the reference and be accessed only atomically
+ *  while it is in use. Declared wherever the builtins exist, and tested there, whichever one a build selects.
+ */
+template <typename value_type_>
+class builtin_atomic_ref_t {
+public:
+    using value_t = value_type_;
+    static constexpr std::size_t required_alignment = sizeof(value_t) > alignof(value_t) ? sizeof(value_t) : alignof(value_t);
+
+    explicit builtin_atomic_ref_t(value_t &object) noexcept : object_(&object) {}
+
+    value_t load(std::memory_order order = std::memory_order_seq_cst) const noexcept {
+        return __atomic_load_n(object_, gnu_(order));
+    }
+    void store(value_t value, std::memory_order order = std::memory_order_seq_cst) const noexcept {
+        __atomic_store_n(object_, value, gnu_(order));
+    }
+    value_t exchange(value_t value, std::memory_order order = std::memory_order_seq_cst) const noexcept {
+        return __atomic_exchange_n(object_, value, gnu_(order));
+    }
+    bool compare_exchange_strong(value_t &expected, value_t desired, std::memory_order success,
+                                 std::memory_order failure) const noexcept {
+        return __atomic_compare_exchange_n(object_, &expected, desired, false, gnu_(success), gnu_(failure));
+    }
+    bool compare_exchange_weak(value_t &expected, value_t desired, std::memory_order success,
+                               std::memory_order failure) const noexcept {
+        return __atomic_compare_exchange_n(object_, &expected, desired, true, gnu_(success), gnu_(failure));
+    }
+    value_t fetch_add(value_t value, std::memory_order order = std::memory_order_seq_cst) const noexcept {
+        return __atomic_fetch_add(object_, value, gnu_(order));
+    }
+    value_t fetch_sub(value_t value, std::memory_order order = std::memory_order_seq_cst) const noexcept {
+        return __atomic_fetch_sub(object_, value, gnu_(order));
+    }
+    value_t fetch_and(value_t value, std::memory_order order = std::memory_order_seq_cst) const noexcept {
+        return __atomic_fetch_and(object_, value, gnu_(order));
+    }
+    value_t fetch_or(value_t value, std::memory_order order = std::memory_order_seq_cst) const noexcept {
+        return __atomic_fetch_or(object_, value, gnu_(order));
+    }
+    value_t fetch_xor(value_t value, std::memory_order order = std::memory_order_seq_cst) const noexcept {
+        return __atomic_fetch_xor(object_, value, gnu_(order));
+    }
+
+private:
+    /**  The builtin's constant for a `std::memory_order` (`consume` is taken as `acquire`, as compilers do). */
+    static constexpr int gnu_(std::memory_order order) noexcept {
+        switch (order) {
+        case std::memory_order_relaxed: return __ATOMIC_RELAXED;
+        case std::memory_order_consume: return __ATOMIC_ACQUIRE;
+        case std::memory_order_acquire: return __ATOMIC_ACQUIRE;
+        case std::memory_order_release: return __ATOMIC_RELEASE;
+        case std::memory_order_acq_rel: return __ATOMIC_ACQ_REL;
+        default: return __ATOMIC_SEQ_CST;
+        }
+    }
+
+    value_t *object_;
+};
+#endif
+
+/**  @brief  The atomic reference the portable verbs are written with: `std::atomic_ref` where the standard
+ *          library has it, `builtin_atomic_ref_t` where it does not. */
+#if defined(__cpp_lib_atomic_ref)
+template <typename value_t>
+using standard_atomic_ref_t = std::atomic_ref<value_t>;
+#else
+template <typename value_t>
+using standard_atomic_ref_t = builtin_atomic_ref_t<value_t>;
+#endif
 
 /**  @brief  Every read-modify-write verb a backend may implement natively. */
 enum class atomic_verb_t : std::uint8_t {
@@ -93,39 +172,39 @@ struct portable_atomics_t {
 
     template <typename value_t>
     static value_t exchange(value_t &object, value_t value, std::memory_order order) noexcept {
-        return std::atomic_ref<value_t>(object).exchange(value, order);
+        return standard_atomic_ref_t<value_t>(object).exchange(value, order);
     }
     template <typename value_t>
     static bool compare_exchange(value_t &object, value_t &expected, value_t desired, std::memory_order success,
                                  std::memory_order failure) noexcept {
-        return std::atomic_ref<value_t>(object).compare_exchange_strong(expected, desired, success, failure);
+        return standard_atomic_ref_t<value_t>(object).compare_exchange_strong(expected, desired, success, failure);
     }
     template <typename value_t>
     static value_t fetch_add(value_t &object, value_t value, std::memory_order order) noexcept {
-        return std::atomic_ref<value_t>(object).fetch_add(value, order);
+        return standard_atomic_ref_t<value_t>(object).fetch_add(value, order);
     }
     template <typename value_t>
     static value_t fetch_sub(value_t &object, value_t value, std::memory_order order) noexcept {
-        return std::atomic_ref<value_t>(object).fetch_sub(value, order);
+        return standard_atomic_ref_t<value_t>(object).fetch_sub(value, order);
     }
     template <typename value_t>
     static value_t fetch_and(value_t &object, value_t value, std::memory_order order) noexcept {
-        return std::atomic_ref<value_t>(object).fetch_and(value, order);
+        return standard_atomic_ref_t<value_t>(object).fetch_and(value, order);
     }
     template <typename value_t>
     static value_t fetch_or(value_t &object, value_t value, std::memory_order order) noexcept {
-        return std::atomic_ref<value_t>(object).fetch_or(value, order);
+        return standard_atomic_ref_t<value_t>(object).fetch_or(value, order);
     }
     template <typename value_t>
     static value_t fetch_xor(value_t &object, value_t value, std::memory_order order) noexcept {
-        return std::atomic_ref<value_t>(object).fetch_xor(value, order);
+        return standard_atomic_ref_t<value_t>(object).fetch_xor(value, order);
     }
 
     /**  The compare-exchange loop of the conditional verbs: writes `next(old)` while `keep_going(old)`. */
     template <typename value_t, typename condition_t, typename next_t>
     static value_t update_while(value_t &object, std::memory_order order, condition_t keep_going,
                                 next_t next) noexcept {
-        std::atomic_ref<value_t> ref(object);
+        standard_atomic_ref_t<value_t> ref(object);
         std::memory_order const failure = load_part(order);
         value_t old = ref.load(failure);
         // A failed weak exchange reloads `old` with the load part of `order`, so an exit without a write
@@ -163,23 +242,23 @@ struct portable_atomics_t {
 
     template <typename value_t>
     static void add(value_t &object, value_t value, std::memory_order order) noexcept {
-        std::atomic_ref<value_t>(object).fetch_add(value, order);
+        standard_atomic_ref_t<value_t>(object).fetch_add(value, order);
     }
     template <typename value_t>
     static void sub(value_t &object, value_t value, std::memory_order order) noexcept {
-        std::atomic_ref<value_t>(object).fetch_sub(value, order);
+        standard_atomic_ref_t<value_t>(object).fetch_sub(value, order);
     }
     template <typename value_t>
     static void set_bits(value_t &object, value_t bits, std::memory_order order) noexcept {
-        std::atomic_ref<value_t>(object).fetch_or(bits, order);
+        standard_atomic_ref_t<value_t>(object).fetch_or(bits, order);
     }
     template <typename value_t>
     static void clear_bits(value_t &object, value_t bits, std::memory_order order) noexcept {
-        std::atomic_ref<value_t>(object).fetch_and(static_cast<value_t>(~bits), order);
+        standard_atomic_ref_t<value_t>(object).fetch_and(static_cast<value_t>(~bits), order);
     }
     template <typename value_t>
     static void flip_bits(value_t &object, value_t bits, std::memory_order order) noexcept {
-        std::atomic_ref<value_t>(object).fetch_xor(bits, order);
+        standard_atomic_ref_t<value_t>(object).fetch_xor(bits, order);
     }
 };
 

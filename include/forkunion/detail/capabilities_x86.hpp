@@ -17,7 +17,7 @@
  *  faulting, which Linux only does for processes that ask for it with `arch_prctl`).
  *
  *  `x86_cpuid_decoder_t`, the pure decoding, is declared on every target so that tests run it anywhere;
- *  `x86_detector_t`, which executes `CPUID`, only on x86 with GNU inline assembly.
+ *  `x86_detector_t`, which executes `CPUID`, only on x86: with GNU inline assembly, or with MSVC's `__cpuidex`.
  */
 #pragma once
 #include <cstdint> // `std::uint32_t`
@@ -59,6 +59,32 @@ struct x86_detector_t : x86_cpuid_decoder_t {
                              : "=a"(out.eax), "=b"(out.ebx), "=c"(out.ecx), "=d"(out.edx)
                              : "a"(leaf), "c"(subleaf));
         return out;
+    }
+
+    static capabilities_t detect() noexcept {
+        std::uint32_t const max_leaf = cpuid(0, 0).eax;
+        if (max_leaf < 7) return capabilities_none_k;
+        cpuid_t const leaf_7_0 = cpuid(7, 0);
+        cpuid_t const leaf_7_1 = leaf_7_0.eax >= 1 ? cpuid(7, 1) : cpuid_t{};
+        return from_leaves(max_leaf, leaf_7_0, leaf_7_1);
+    }
+};
+
+} // namespace forkunion::detail
+#endif
+
+#if FORKUNION_ARCH_X86 && !FORKUNION_INLINE_ASM && defined(_MSC_VER)
+#include <intrin.h> // `__cpuidex`
+
+namespace forkunion::detail {
+
+/**  @brief  Reads the x86 capability bits with MSVC's `__cpuidex` intrinsic (no inline assembly there). */
+struct x86_detector_t : x86_cpuid_decoder_t {
+    static cpuid_t cpuid(std::uint32_t leaf, std::uint32_t subleaf) noexcept {
+        int registers[4] = {};
+        __cpuidex(registers, static_cast<int>(leaf), static_cast<int>(subleaf));
+        return {static_cast<std::uint32_t>(registers[0]), static_cast<std::uint32_t>(registers[1]),
+                static_cast<std::uint32_t>(registers[2]), static_cast<std::uint32_t>(registers[3])};
     }
 
     static capabilities_t detect() noexcept {

@@ -1,10 +1,14 @@
 /**
  *  @file   forkunion/detail/cores_linux.hpp
  *  @brief  Linux backend of `allowed_cores_count()`: the population of the process's affinity mask.
+ *          Declared only on Linux; elsewhere this header declares nothing.
  */
 #pragma once
 #include <cstddef> // `std::size_t`
 
+#include <forkunion/types.hpp>
+
+#if FORKUNION_OS_LINUX
 #include <sched.h> // `sched_getaffinity`, `cpu_set_t`
 
 namespace forkunion::detail {
@@ -21,3 +25,4 @@ struct linux_cores_t {
 };
 
 } // namespace forkunion::detail
+#endif // FORKUNION_OS_LINUX

@@ -1,12 +1,16 @@
 /**
  *  @file   forkunion/detail/wait_kernel_linux.hpp
- *  @brief  Linux backend of `kernel_wait`/`kernel_wake_all`: the private futex.
+ *  @brief  Linux backend of `kernel_wait`/`kernel_wake_all`: the private futex. Declared only on Linux.
  */
 #pragma once
 #include <atomic>  // `std::atomic`
 #include <climits> // `INT_MAX`
 #include <cstdint> // `std::uint32_t`
 #include <ctime>   // `timespec`
+
+#include <forkunion/types.hpp>
+
+#if FORKUNION_OS_LINUX
 
 #include <linux/futex.h> // `FUTEX_WAIT_PRIVATE`
 #include <sys/syscall.h> // `SYS_futex`
@@ -31,3 +35,4 @@ struct linux_kernel_wait_t {
 };
 
 } // namespace forkunion::detail
+#endif // FORKUNION_OS_LINUX

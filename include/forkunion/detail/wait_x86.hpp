@@ -4,7 +4,8 @@
  *          (a light sleep on an address) and `x86_nap_t` (the pool's nap backend).
  *
  *  Defined only when compiling for x86 (32- or 64-bit); elsewhere this header declares nothing, so it compiles on
- *  its own on any target. The WAITPKG waits are left out of `FORKUNION_PORTABLE` builds.
+ *  its own on any target. The WAITPKG waits are left out of `FORKUNION_PORTABLE` builds and of compilers without
+ *  GNU inline assembly; with MSVC `x86_pause_t` is the `_mm_pause` intrinsic.
  *
  *  | wrapper        | instruction             | needs (CPUID)          | privilege | bound                         |
  *  | -------------- | ----------------------- | ---------------------- | --------- | ----------------------------- |
@@ -27,7 +28,7 @@
 #include <forkunion/capabilities.hpp>
 #include <forkunion/types.hpp> // `FORKUNION_ARCH_X86`
 
-#if FORKUNION_ARCH_X86
+#if FORKUNION_ARCH_X86 && FORKUNION_INLINE_ASM
 namespace forkunion::detail {
 
 /**
@@ -36,6 +37,21 @@ namespace forkunion::detail {
  */
 struct x86_pause_t {
     void operator()() const noexcept { __asm__ __volatile__("pause" ::: "memory"); }
+};
+
+} // namespace forkunion::detail
+#elif FORKUNION_ARCH_X86 && defined(_MSC_VER)
+#include <intrin.h> // `_mm_pause`, `_ReadWriteBarrier`
+
+namespace forkunion::detail {
+
+/**  @brief  The spin-loop hint through MSVC's intrinsic (no inline assembly there), with a compiler barrier, as
+ *          the GNU form's `"memory"` clobber. */
+struct x86_pause_t {
+    void operator()() const noexcept {
+        _mm_pause();
+        _ReadWriteBarrier();
+    }
 };
 
 } // namespace forkunion::detail
