@@ -65,19 +65,21 @@ void check_static_split_is_exact() {
                 SCOPED_TRACE(::testing::Message()
                              << exclusivity_name(exclusivity) << ", T = " << threads << ", n = " << n);
                 std::vector<std::atomic<std::size_t>> owner(n);
-                pool.for_n(static_cast<index_t>(n),
-                           [&](prong_t prong) noexcept {
-                               owner[prong.task].store(prong.thread, std::memory_order_relaxed);
-                           })
-                    .join();
+                forkunion::testing::require_ran(pool.for_n(static_cast<index_t>(n),
+                                                           [&](prong_t prong) noexcept {
+                                                               owner[prong.task].store(prong.thread,
+                                                                                       std::memory_order_relaxed);
+                                                           })
+                                                    .join());
                 std::vector<fu::slice_t<index_t>> slices(threads, fu::slice_t<index_t>{0, 0});
                 std::vector<std::atomic<std::size_t>> calls(threads);
-                pool.for_slices(static_cast<index_t>(n),
-                                [&](prong_t first, index_t count) noexcept {
-                                    slices[first.thread] = {first.task, count};
-                                    calls[first.thread].fetch_add(1, std::memory_order_relaxed);
-                                })
-                    .join();
+                forkunion::testing::require_ran(pool.for_slices(static_cast<index_t>(n),
+                                                                [&](prong_t first, index_t count) noexcept {
+                                                                    slices[first.thread] = {first.task, count};
+                                                                    calls[first.thread].fetch_add(
+                                                                        1, std::memory_order_relaxed);
+                                                                })
+                                                    .join());
                 std::size_t const q = n / threads, r = n % threads;
                 for (std::size_t thread = 0; thread != threads; ++thread) {
                     std::size_t const first = q * thread + std::min(thread, r);
@@ -155,7 +157,7 @@ TEST(flat, failed_allocation_refuses_spawn_and_leaks_nothing) {
     EXPECT_TRUE(threads_settle_to(threads_before));
     ASSERT_TRUE(pool.spawn(4)) << "a refused spawn leaves the pool spawnable";
     std::atomic<std::size_t> ran{0};
-    pool.for_n(100, [&](std::size_t) noexcept { ran.fetch_add(1); }).join();
+    forkunion::testing::require_ran(pool.for_n(100, [&](std::size_t) noexcept { ran.fetch_add(1); }).join());
     EXPECT_EQ(ran.load(), 100u);
 }
 
@@ -173,7 +175,7 @@ TEST(flat, refused_thread_stops_and_joins_the_started_ones) {
             EXPECT_TRUE(threads_settle_to(threads_before)) << "threads started before the refusal were joined";
             ASSERT_TRUE(pool.spawn(3, exclusivity));
             std::atomic<std::size_t> ran{0};
-            pool.for_threads([&](std::size_t) noexcept { ran.fetch_add(1); }).join();
+            forkunion::testing::require_ran(pool.for_threads([&](std::size_t) noexcept { ran.fetch_add(1); }).join());
             EXPECT_EQ(ran.load(), 3u);
         }
     }
@@ -197,7 +199,7 @@ TEST(flat, thread_limit_refuses_spawn_in_a_child_process) {
         if (!threads_settle_to(threads_before)) ::_exit(13);
         if (!pool.spawn(1)) ::_exit(14); // a caller-inclusive pool of one starts no thread
         std::atomic<std::size_t> ran{0};
-        pool.for_n(10, [&](std::size_t) noexcept { ran.fetch_add(1); }).join();
+        forkunion::testing::require_ran(pool.for_n(10, [&](std::size_t) noexcept { ran.fetch_add(1); }).join());
         ::_exit(ran.load() == 10 ? 0 : 15);
     }
     int child_status = 0;
@@ -210,16 +212,20 @@ TEST(flat, thread_limit_refuses_spawn_in_a_child_process) {
 
 // ---- Idle modes ----
 
-TEST(flat, sleeping_workers_burn_no_cpu) {
+TEST(flat, parked_workers_burn_no_cpu) {
     std::size_t const cores = fu::allowed_cores_count();
     for (std::size_t threads : {std::size_t(2), 3 * cores}) {
-        for (std::size_t microseconds : {std::size_t(0), std::size_t(1'500'000)}) {
-            SCOPED_TRACE(::testing::Message() << threads << " threads, sleep(" << microseconds << ")");
+        for (fu::idle_policy_t policy :
+             {fu::idle_policy_t::sleep(0), fu::idle_policy_t::sleep(1'500'000), fu::idle_policy_t{}}) {
+            SCOPED_TRACE(::testing::Message() << threads << " threads, " << fu::idle_mode_name(policy.mode) << " "
+                                              << policy.microseconds << " us");
             fu::flat_pool_t pool;
+            ASSERT_TRUE(pool.set_idle_policy(policy));
             ASSERT_TRUE(pool.spawn(threads));
-            pool.for_threads([](std::size_t) noexcept {}).join();
-            ASSERT_TRUE(pool.sleep(microseconds));
-            EXPECT_EQ(pool.idle_mode(), fu::idle_mode_t::sleep_k);
+            forkunion::testing::require_ran(pool.for_threads([](std::size_t) noexcept {}).join());
+            // The default, adaptive, parks too once its window passes: idle CPU is the default's job as well.
+            ASSERT_TRUE(eventually([&] { return pool.parked_threads_count() == threads - 1; }))
+                << pool.parked_threads_count() << " of " << threads - 1 << " workers parked";
             // The window is a measurement, not synchronization: spinning workers would burn `threads - 1`
             // cores for all of it (up to the cores available); blocked ones burn nothing.
             double const cpu_before = process_cpu_seconds();
@@ -229,9 +235,10 @@ TEST(flat, sleeping_workers_burn_no_cpu) {
             double const cpu = process_cpu_seconds() - cpu_before;
             EXPECT_LT(cpu, 0.1 * wall) << "workers burned " << cpu << " s of CPU in " << wall << " s asleep";
             std::atomic<std::size_t> ran{0};
-            pool.for_n(threads * 3, [&](std::size_t) noexcept { ran.fetch_add(1); }).join();
+            forkunion::testing::require_ran(
+                pool.for_n(threads * 3, [&](std::size_t) noexcept { ran.fetch_add(1); }).join());
             EXPECT_EQ(ran.load(), threads * 3);
-            EXPECT_EQ(pool.idle_mode(), fu::idle_mode_t::spin_k) << "a dispatch returns the pool to spinning";
+            EXPECT_EQ(pool.idle_policy(), policy) << "the policy outlives the dispatch";
         }
     }
 }
@@ -264,7 +271,8 @@ std::size_t blocked_threads_but_self() {
 TEST(flat, leaving_sleep_wakes_the_kernel_sleepers) {
     // Regression: `nap()` after `sleep(0)` stored its idle mode without waking the workers already blocked in the
     // kernel, and the next dispatch saw `nap`, not `sleep`, so it woke nobody and hung. The window is only open
-    // once the workers really block, which is what the poll below waits for.
+    // once the workers really block, which is what the poll below waits for. Policy changes now wake parked
+    // workers themselves, and dispatches wake whoever is parked whatever the policy says.
     std::size_t const cores = fu::allowed_cores_count();
     for (std::size_t threads : {std::size_t(2), 3 * cores}) {
         for (bool to_nap : {true, false}) {
@@ -272,11 +280,11 @@ TEST(flat, leaving_sleep_wakes_the_kernel_sleepers) {
                          << threads << " threads, sleep(0) then " << (to_nap ? "nap()" : "sleep(1 s)"));
             fu::flat_pool_t pool;
             ASSERT_TRUE(pool.spawn(threads, fu::caller_exclusive_k));
-            pool.for_threads([](std::size_t) noexcept {}).join();
-            ASSERT_TRUE(pool.sleep(0));
+            forkunion::testing::require_ran(pool.for_threads([](std::size_t) noexcept {}).join());
+            ASSERT_TRUE(pool.set_idle_policy(fu::idle_policy_t::sleep(0)));
             ASSERT_TRUE(eventually([&] { return blocked_threads_but_self() + 1 == live_threads(); }))
                 << "the workers never blocked in the kernel";
-            ASSERT_TRUE(to_nap ? pool.nap() : pool.sleep(1'000'000));
+            ASSERT_TRUE(pool.set_idle_policy(to_nap ? fu::idle_policy_t::nap() : fu::idle_policy_t::sleep(1'000'000)));
             if (!to_nap) { // the sleepers are back in the kernel, now with a period
                 ASSERT_TRUE(eventually([&] { return blocked_threads_but_self() + 1 == live_threads(); }));
             }
@@ -288,7 +296,7 @@ TEST(flat, leaving_sleep_wakes_the_kernel_sleepers) {
                 std::fflush(nullptr);
                 std::_Exit(EXIT_FAILURE);
             }
-            guard.join();
+            (void)guard.join();
             EXPECT_EQ(ran.load(), threads * 3);
         }
     }
@@ -300,10 +308,10 @@ TEST(flat, terminate_from_a_callback_is_ignored) {
     for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k}) {
         fu::flat_pool_t pool;
         ASSERT_TRUE(pool.spawn(3, exclusivity));
-        pool.for_threads([&](std::size_t) noexcept { pool.terminate(); }).join();
+        forkunion::testing::require_ran(pool.for_threads([&](std::size_t) noexcept { pool.terminate(); }).join());
         EXPECT_EQ(pool.threads_count(), 3u);
         std::atomic<std::size_t> ran{0};
-        pool.for_n(9, [&](std::size_t) noexcept { ran.fetch_add(1); }).join();
+        forkunion::testing::require_ran(pool.for_n(9, [&](std::size_t) noexcept { ran.fetch_add(1); }).join());
         EXPECT_EQ(ran.load(), 9u);
     }
 }

@@ -1,6 +1,7 @@
 # Runs a program under `strace -f` and fails if any thread made a forbidden system call between the two
 # `getppid` markers the program prints around its hot loop.
-#   cmake -D STRACE=... -D PROGRAM=... -D ARGS=... -D TRACE=... -P strace_check.cmake
+#   cmake -D STRACE=... -D PROGRAM=... -D ARGS=... -D TRACE=... -P strace_check.cmake   (ARGS: `|`-separated)
+string(REPLACE "|" ";" ARGS "${ARGS}")
 set(_forbidden "futex|sched_yield|nanosleep|clock_nanosleep|mmap|munmap|brk|mprotect|madvise")
 execute_process(COMMAND "${STRACE}" -f -qq -o "${TRACE}" -e "trace=getppid,futex,sched_yield,nanosleep,clock_nanosleep,mmap,munmap,brk,mprotect,madvise"
                         "${PROGRAM}" ${ARGS}
