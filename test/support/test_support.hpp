@@ -25,6 +25,9 @@
 
 #include <time.h> // `clock_gettime`
 
+#include <cstdio>  // `std::fprintf`
+#include <cstdlib> // `std::abort`
+
 #include <forkunion/cores.hpp>
 #include <forkunion/types.hpp>
 
@@ -51,6 +54,16 @@ inline std::size_t spawnable_threads() { return std::numeric_limits<std::size_t>
 #define FORKUNION_SKIP_UNLESS_THREADS(threads)                                                                        \
     if (static_cast<std::size_t>(threads) > ::forkunion::testing::spawnable_threads())                               \
     GTEST_SKIP() << "needs " << (threads) << " threads; this WebAssembly build has no threads (no -pthread)"
+
+/**
+ *  A dispatch the test expects the pool to accept: a refusal (`contended`, `not_spawned`, `forked`) would mean the
+ *  loop never ran, so it stops the test with the status and the place instead of letting it check stale results.
+ */
+inline void require_ran(status_t status, char const *file = __builtin_FILE(), int line = __builtin_LINE()) {
+    if (status) return;
+    std::fprintf(stderr, "%s:%d: a dispatch the test needs was refused: %s\n", file, line, status.name());
+    std::abort();
+}
 
 /**
  *  The `candidates` that are at most `limit`, sorted, each once. Built by insertion rather than `erase`, on which
