@@ -1260,18 +1260,20 @@ TEST(windows_numa_allocator, threads_allocate_and_free_concurrently) {
     ASSERT_TRUE(pool.spawn(4));
     std::atomic<std::size_t> failures{0};
     forkunion::testing::require_ran(pool.for_threads([&](std::size_t thread) noexcept {
-            fu::windows_numa_allocator_t<char> const allocator(nodes[thread % nodes.size()]);
-            for (int round = 0; round != 50; ++round) {
-                auto const result = allocator.try_allocate_at_least(8 * page);
-                if (!result.status) {
-                    failures.fetch_add(1, std::memory_order_relaxed);
-                    continue;
-                }
-                for (std::size_t offset = 0; offset < result.count; offset += page) result.ptr[offset] = char(round);
-                allocator.deallocate(result.ptr, result.count);
-            }
-        })
-        .join());
+                                            fu::windows_numa_allocator_t<char> const allocator(
+                                                nodes[thread % nodes.size()]);
+                                            for (int round = 0; round != 50; ++round) {
+                                                auto const result = allocator.try_allocate_at_least(8 * page);
+                                                if (!result.status) {
+                                                    failures.fetch_add(1, std::memory_order_relaxed);
+                                                    continue;
+                                                }
+                                                for (std::size_t offset = 0; offset < result.count; offset += page)
+                                                    result.ptr[offset] = char(round);
+                                                allocator.deallocate(result.ptr, result.count);
+                                            }
+                                        })
+                                        .join());
     EXPECT_EQ(failures.load(std::memory_order_relaxed), 0u);
 }
 #endif // FORKUNION_OS_WINDOWS

@@ -119,7 +119,7 @@ namespace {
 struct injection_t {
     std::atomic<bool> fail_allocate{false};
     std::atomic<long> constructs_until_failure{-1}; // -1: never fail
-    std::atomic<std::size_t> constructs{0};          // slots constructed so far (each starts a worker but one)
+    std::atomic<std::size_t> constructs{0};         // slots constructed so far (each starts a worker but one)
 };
 injection_t injection;
 

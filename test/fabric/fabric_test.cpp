@@ -320,7 +320,8 @@ TEST(fabric_queries, every_query_reads_zero_before_a_harvest) {
 template <typename pool_t>
 std::vector<std::set<std::size_t>> masks_of(pool_t &pool) {
     std::vector<std::set<std::size_t>> masks(pool.threads_count());
-    fut::require_ran(pool.for_threads([&](std::size_t thread) noexcept { masks[thread] = fut::kernel_affinity(); }).join());
+    fut::require_ran(
+        pool.for_threads([&](std::size_t thread) noexcept { masks[thread] = fut::kernel_affinity(); }).join());
     return masks;
 }
 
