@@ -25,6 +25,8 @@ endif()
 find_program(FORKUNION_NODE NAMES node nodejs REQUIRED)
 set(CMAKE_CROSSCOMPILING_EMULATOR "${FORKUNION_NODE};--no-experimental-fetch")
 include("${_forkunion_emscripten_root}/cmake/Modules/Platform/Emscripten.cmake")
+# Header-only Catch2's package config lives on the host, outside emscripten's sysroot (only its header is used).
+set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH)
 
 set(_forkunion_wasm_compile "-fexceptions")
 set(_forkunion_wasm_link "-fexceptions -sEXIT_RUNTIME=1 -sNODERAWFS=1 -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB")
