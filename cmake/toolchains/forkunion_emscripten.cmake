@@ -46,3 +46,5 @@ if(EXISTS "/usr/share/nodejs/acorn")
     set(CMAKE_C_LINKER_LAUNCHER "${CMAKE_COMMAND};-E;env;NODE_PATH=/usr/share/nodejs")
     set(CMAKE_CXX_LINKER_LAUNCHER "${CMAKE_COMMAND};-E;env;NODE_PATH=/usr/share/nodejs")
 endif()
+# Each GoogleTest program is one ctest test: a process start under the emulator costs more than most cases.
+set(FORKUNION_CROSS_WHOLE_PROGRAM_TESTS ON)

@@ -21,3 +21,5 @@ set(CMAKE_CROSSCOMPILING_EMULATOR "${CMAKE_CURRENT_LIST_DIR}/wine_run.sh")
 set(FORKUNION_CROSS_HOST_CPU ON)
 # The MinGW binutils, for the export check of the C API DLL.
 set(FORKUNION_CROSS_OBJDUMP ${FORKUNION_CROSS_TRIPLE}-objdump)
+# Each GoogleTest program is one ctest test: a process start under the emulator costs more than most cases.
+set(FORKUNION_CROSS_WHOLE_PROGRAM_TESTS ON)
