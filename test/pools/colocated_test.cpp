@@ -138,6 +138,7 @@ TEST(colocated, the_callers_mask_is_restored_after_terminate) {
 }
 
 TEST(colocated, refused_pins_are_counted_and_the_pool_still_runs_everything) {
+    if (!fu::os_linux_k) GTEST_SKIP() << "recorded sysfs trees are read by the Linux back end only";
     fu::machine_topology_t const &topology = recorded(two_sockets_k);
     ASSERT_EQ(topology.compute_domains_count(), 2u);
     for (std::size_t domain = 0; domain != 2; ++domain)
@@ -175,6 +176,7 @@ TEST(colocated, refused_pins_are_counted_and_the_pool_still_runs_everything) {
 }
 
 TEST(colocated, prongs_carry_the_pools_domain) {
+    if (!fu::os_linux_k) GTEST_SKIP() << "recorded sysfs trees are read by the Linux back end only";
     fu::machine_topology_t const &topology = recorded(two_sockets_k);
     fu::colocated_pool_t pool;
     ASSERT_TRUE(pool.spawn_on(topology, 1, 3, fu::caller_exclusive_k));
@@ -246,6 +248,7 @@ TEST(colocated, the_thread_table_lives_on_the_domains_node) {
     EXPECT_FALSE(pool.memory_placed()) << "nothing is placed while unspawned";
 
     // Node 1 of the recorded two-socket machine: placed only if this machine has a node 1 that binds.
+    if (!fu::os_linux_k) GTEST_SKIP() << "recorded sysfs trees are read by the Linux back end only";
     fu::machine_topology_t const &recorded_machine = recorded(two_sockets_k);
     ASSERT_TRUE(pool.spawn_on(recorded_machine, 1, 2));
     EXPECT_EQ(pool.memory_node(), 1);
