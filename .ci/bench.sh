@@ -45,7 +45,7 @@ same_everywhere() { # description, then the values that must all be equal
     echo "$description: identical across $# runs ($1)"
 }
 
-# The libomp binaries' rows, with the reference backend of the main binary, which ctest compared with every other.
+# The libomp binaries' rows, next to forkunion_static_shared of the main binary, which ctest compared with all others.
 libomp_rows() { forkunion_backends_of "$bin" "$1" | awk '$1 ~ /_libomp$/ || $2 == "forkunion_static_shared"'; }
 
 step "N-body: the libomp rows, 1 s, FORKUNION_NBODY_CHECK=1 (64 bodies)"

@@ -4,7 +4,7 @@
  *          this process can reach (the `topology`, `thread_pinning`, `memory_placement`, `huge_pages` bits that
  *          `features.hpp` leaves to the layers above), and the fork hook.
  *
- *  One interface, one back end per OS (STYLE #7), in namespace `forkunion::c_api`:
+ *  One interface, one back end per OS, picked at compile time, in namespace `forkunion::c_api`:
  *  - `os_comptime_capabilities()`: the OS bits this build has code for;
  *  - `detect_os_capabilities()`: those this process can reach now (a few system calls: call once and cache);
  *  - `register_fork_child_handler(fn)`: run `fn` in the child of every later `fork()`; false if the OS refused.

@@ -11,7 +11,7 @@
  *  - **idle CPU**: the pool is put in the mode, the caller sleeps, and the process's CPU time over the sleep,
  *    divided by its wall time, is what the idle workers burned (the sleeping caller adds ~0).
  *
- *  Environment (SPEC §9; unset or empty keeps the default; a malformed value names itself and exits 1):
+ *  Environment (unset or empty keeps the default; a malformed value names itself and exits 1):
  *  - `FORKUNION_THREADS` (count, 0 = all allowed cores; default all, at least 2): pool threads.
  *  - `FORKUNION_TIME_LIMIT` (integer + `ms` or `s`, default 10s): per mode, split between the two measurements.
  *  - `FORKUNION_WARMUP` (same form, default 1s): spin-mode dispatches before the first mode.

@@ -6,10 +6,11 @@
  *  @section use When to use it, and when not
  *  Use it for the large, long-lived arrays that parallel loops stream through: a shard per memory domain that the
  *  threads of that domain scan, or a read-mostly table replicated next to every domain. Every allocation is an
- *  `mmap` plus one `mbind` per slice, and every page then faults in on first touch: on this project's 2-vCPU
- *  KVM test machine an allocate-and-free took 2.5-6 us unbound and 10-22 us bound, and first touch 2-7 us per
- *  4 KiB page (64 MiB: ~70 ms on 4 KiB pages, ~18 ms on 2 MiB pages). Do not use it for small or short-lived
- *  objects (each allocation takes at least a whole page); allocate up front, and let dispatches run allocation-free.
+ *  `mmap` plus one `mbind` per slice, and every page then faults in on first touch: on a 2-vCPU KVM guest of a
+ *  Xeon (a one-off loop of 2000 allocations) an allocate-and-free took 2.5-6 us unbound and 10-22 us bound, and first
+ *  touch 2-7 us per 4 KiB page (64 MiB: ~70 ms on 4 KiB pages, ~18 ms on 2 MiB pages). Do not use it for small or
+ *  short-lived objects (each allocation takes at least a whole page); allocate up front, and let dispatches run
+ *  allocation-free.
  *
  *  @section api API
  *  - `basic_domain_allocator_t<T, backend>`: an STL allocator bound to one node (or `any_numa_node_k`), on base
@@ -34,7 +35,7 @@
  *  of `static_slice(count, domains, d)`, at the start of slice d; a replicated array stores replica d there.
  *
  *  @section failure Failure
- *  Nothing here is silently ignored (the reference returned unplaced memory when `mbind` failed):
+ *  Nothing here is silently ignored: memory is never returned unplaced because `mbind` failed.
  *  - a node the OS refuses (absent, memory-less, outside the cpuset, `mbind` denied): `placement_refused_k`;
  *  - a node id outside `[0, 1024)` other than `any_numa_node_k`, a topology domain out of range, zero domains,
  *    a page size that is not a power of two: `invalid_argument_k`, before any system call;
@@ -52,7 +53,7 @@
  *  destruction by one thread with no concurrent access. None of them synchronizes memory: publish the arrays to a
  *  pool the usual way (a dispatch happens-after everything its dispatcher did before it).
  *
- *  @section backends Backends (STYLE #7)
+ *  @section backends Backends (one per OS, each in its own header, behind one interface)
  *  The backend interface is in `allocators_common.hpp`; `memory_backend_t` picks one:
  *  | backend                      | header                    | places memory with                       |
  *  | ---------------------------- | ------------------------- | ---------------------------------------- |
@@ -223,14 +224,15 @@ public:
 
     /**  @brief  Binds to OS node `node`; a node that does not exist is refused at allocation, not here.
      *  @param huge_page_bytes  0 for base pages, or a huge page size such as `huge_page_2mib_k`. */
-    constexpr explicit basic_domain_allocator_t(numa_node_id_t node, std::size_t huge_page_bytes = base_pages_k) noexcept
+    constexpr explicit basic_domain_allocator_t(numa_node_id_t node,
+                                                std::size_t huge_page_bytes = base_pages_k) noexcept
         : node_(node), huge_page_bytes_(huge_page_bytes) {}
 
     /**  @brief  Binds to the node of memory domain `memory_domain` of `topology`; an out-of-range domain makes
      *          every allocation fail with `invalid_argument_k`. */
     template <memory_topology topology_t>
     basic_domain_allocator_t(topology_t const &topology, std::size_t memory_domain,
-                           std::size_t huge_page_bytes = base_pages_k) noexcept
+                             std::size_t huge_page_bytes = base_pages_k) noexcept
         : node_(memory_domain < static_cast<std::size_t>(topology.memory_domains_count())
                     ? to_numa_node_id(topology.memory_node_id(memory_domain))
                     : invalid_numa_node_k),
@@ -368,7 +370,7 @@ protected:
     /**  Allocates first, frees the old region only on success (the strong guarantee). */
     template <typename topology_t>
     status_t try_replace_(topology_t const &topology, std::size_t slice_elements, std::size_t size,
-                         std::size_t huge_page_bytes) noexcept {
+                          std::size_t huge_page_bytes) noexcept {
         if (slice_elements > static_cast<std::size_t>(PTRDIFF_MAX) / sizeof(value_type_))
             return status_code_t::bad_alloc_k;
         symmetric_region_t const region = basic_symmetric_memory_allocator_t<backend_type_>(huge_page_bytes)
