@@ -2,9 +2,9 @@
 # (`<!-- section:<name> reserved <N> lines -->` with nothing until `<!-- end section:<name> -->`) at its N lines,
 # and each arrived section within its reservation plus a tenth.
 #   cmake -D README=README.md -D LIMIT=450 -P readme_lines.cmake
-file(STRINGS "${README}" _lines)
-list(LENGTH _lines _count)
 file(READ "${README}" _text)
+string(REGEX MATCHALL "\n" _newlines "${_text}")
+list(LENGTH _newlines _count)
 string(REGEX MATCHALL "<!-- section:[a-z0-9/_-]+ reserved [0-9]+ lines -->" _sections "${_text}")
 set(_reserved 0)
 set(_report "")

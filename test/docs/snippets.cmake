@@ -1,5 +1,5 @@
 # Every C++ and C block of the README and of docs/ is compiled code: each ```cpp (or ```c++) and ```c block must be
-# verbatim text of a file under the given source folders (examples/, test/, bench/), all of which CI builds and
+# verbatim text (allowing one uniform indentation of 4, 8 or 12 spaces) of a file under the given source folders (examples/, test/, bench/), all of which CI builds and
 # runs, so no snippet can drift from the code or call something that does not exist. Other blocks (sh, cmake,
 # text output) are not checked here; the install recipe is run by test/install/readme_recipe.cmake.
 #   cmake -D DOCS="README.md|docs/a.md|..." -D SOURCES="examples|test|bench" -P snippets.cmake
@@ -45,7 +45,16 @@ foreach(_doc IN LISTS DOCS)
         math(EXPR _after "${_close} + 4")
         string(SUBSTRING "${_text}" ${_after} -1 _text) # the rest of the closing fence's line stays: no language
         if(_language STREQUAL "cpp" OR _language STREQUAL "c++" OR _language STREQUAL "c")
+            # Verbatim, or verbatim once every line is indented by the same 4, 8 or 12 spaces (an excerpt of a
+            # function body, dedented for the page).
             string(FIND "${_code}" "${_body}" _found)
+            foreach(_indent "    " "        " "            ")
+                if(_found EQUAL -1)
+                    string(REGEX REPLACE "\n([^\n])" "\n${_indent}\\1" _indented "\n${_body}")
+                    string(SUBSTRING "${_indented}" 1 -1 _indented)
+                    string(FIND "${_code}" "${_indented}" _found)
+                endif()
+            endforeach()
             if(_found EQUAL -1 OR _body STREQUAL "")
                 message(SEND_ERROR "${_doc}: this ```${_language} block is in no source file:\n${_body}\n")
                 math(EXPR _failures "${_failures} + 1")
