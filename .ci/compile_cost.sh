@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Compile cost of the umbrella header (SPEC §2): a hello world that includes <forkunion.hpp> and runs one for_n,
-# against the same program with only <thread>, <atomic> and <vector>. Best of N runs of `g++ -O2 -c` each, in CPU time; prints
-# the ratio (budget: ~1.25x). A measurement, not a gate: the machines are shared and noisy.
+# Compile cost of the umbrella header: a hello world that includes <forkunion.hpp> and runs one for_n, against the
+# same program with only <thread>, <atomic> and <vector>, and the flat-pool-only program (<forkunion/flat.hpp>).
+# Best of N runs of `g++ -O2 -c` each, in CPU time (user + system of the compiler), which a busy neighbour stretches
+# far less than wall time. Fails when the umbrella costs more than 1.25x the baseline: including forkunion must stay
+# cheap as layers are added. A ratio over the limit is measured once more before failing, since even CPU time moves
+# a little on a shared machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 compiler=${CXX:-g++}
@@ -51,12 +54,23 @@ best_of() {
 
 sed 's|<forkunion.hpp>|<forkunion/flat.hpp>|' "$work/forkunion.cpp" >"$work/flat.cpp"
 
-baseline=$(best_of "$work/baseline.cpp")
-for program in forkunion flat; do
-    ours=$(best_of "$work/$program.cpp")
+measure() { # prints "<baseline ms> <umbrella ms> <flat ms>"
+    echo "$(best_of "$work/baseline.cpp") $(best_of "$work/forkunion.cpp") $(best_of "$work/flat.cpp")"
+}
+verdict() { awk -v a="$2" -v b="$1" 'BEGIN { exit !(a / b <= 1.25) }'; }
+read -r baseline umbrella flat < <(measure)
+if ! verdict "$baseline" "$umbrella"; then
+    echo "compile cost: $(awk -v a="$umbrella" -v b="$baseline" 'BEGIN { printf "%.2f", a / b }')x on the first try; measuring again"
+    read -r baseline umbrella flat < <(measure)
+fi
+for program in umbrella flat; do
+    ours=${!program}
     header=$([[ $program == flat ]] && echo "<forkunion/flat.hpp>" || echo "<forkunion.hpp>")
     ratio=$(awk -v a="$ours" -v b="$baseline" 'BEGIN { printf "%.2f", a / b }')
-    verdict=$(awk -v r="$ratio" 'BEGIN { print (r <= 1.25 ? "within" : "OVER") }')
     echo "compile cost ($compiler -O2, CPU time, best of $runs): <thread>+<atomic>+<vector> ${baseline} ms," \
-         "${header} ${ours} ms, ratio ${ratio}x (${verdict} the 1.25x budget)"
+         "${header} ${ours} ms, ratio ${ratio}x (limit 1.25x)"
 done
+if ! verdict "$baseline" "$umbrella"; then
+    echo "compile_cost: <forkunion.hpp> costs more than 1.25x the baseline" >&2
+    exit 1
+fi

@@ -9,8 +9,8 @@
  *
  *  Pinning: each thread of the first team pins itself as `omp_get_thread_num()`. OpenMP keeps its threads
  *  across regions, so the pins hold; setting `OMP_PLACES='{0},{1}'` and `OMP_PROC_BIND=close` (as
- *  `bench/compare.sh` does) makes the runtime's own binding agree. `OMP_PLACES=cores` would pin nothing on
- *  this VM: libomp reads it as 1 core x 2 threads.
+ *  `bench/compare.sh` does) makes the runtime's own binding agree. `OMP_PLACES=cores` would pin nothing on a
+ *  guest whose two vCPUs libomp reads as 1 core x 2 threads (as on a 2-vCPU KVM guest of a Xeon).
  */
 #pragma once
 #include <algorithm> // `std::sort`, `std::unique`

@@ -141,7 +141,7 @@ static fu_pool_t spawned_pool(fu_capabilities_t allowed, size_t threads, fu_call
 
 static void test_status(fu_capabilities_t allowed) {
     (void)allowed;
-    /* The names are the contract (SPEC §8 and the C++ `status_code_t`): one per code, and "unknown" otherwise. */
+    /* The names are the contract (the same as the C++ `status_code_t` names): one per code, "unknown" otherwise. */
     CHECK(strcmp(fu_status_to_string(fu_success_k), "success") == 0);
     CHECK(strcmp(fu_status_to_string(fu_bad_alloc_k), "bad_alloc") == 0);
     CHECK(strcmp(fu_status_to_string(fu_invalid_argument_k), "invalid_argument") == 0);

@@ -5,8 +5,8 @@
  *          single-domain stand-in and the portable back end.
  *
  *  Expected facts never come from the library: the fixtures' `expected.json` files were written by a script that
- *  never saw it, lists are read with `cpus_of` (not `parse_cpulist`), and the domain rules of SPEC §5 (partition
- *  by node, 10% capacity classes, largest private cache) are re-derived here from those facts.
+ *  never saw it, lists are read with `cpus_of` (not `parse_cpulist`), and the domain rules of `topology_linux.hpp`
+ *  (partition by node, 10% capacity classes, largest private cache) are re-derived here from those facts.
  */
 #include <gtest/gtest.h>
 
@@ -95,7 +95,7 @@ void expect_invariants(fu::machine_topology_t const &topology) {
     EXPECT_EQ(topology.declared_distance(~std::size_t(0), ~std::size_t(0)), 0u);
 }
 
-/**  SPEC §5's capacity classes, re-derived: class index per distinct value, and each class's largest value. */
+/**  The 10% capacity classes, re-derived: class index per distinct value, and each class's largest value. */
 struct capacity_classes_t {
     std::map<std::size_t, std::size_t> class_of;
     std::vector<std::size_t> top;
