@@ -483,46 +483,52 @@ TEST(distributed, threads_split_in_proportion_to_each_nodes_cores) {
 
 TEST(distributed, every_task_runs_once_on_its_domains_cpus) {
     fu::machine_topology_t const &live = topology();
-    for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k})
-        on_own_thread([&] {
-            pool_t pool;
-            ASSERT_TRUE(pool.spawn(live, shape().online_cpus_count(), exclusivity));
-            EXPECT_EQ(pool.unpinned_threads_count(), 0u);
-            for (std::size_t d = 0; d != pool.compute_domains_count(); ++d) EXPECT_TRUE(pool.memory_placed_in(d));
-            std::size_t const n = 1000;
-            {
-                ledger_t ledger(n);
-                ASSERT_TRUE(
-                    dispatched(pool.for_n(n, [&](prong_t prong) noexcept { ledger.record(pool, live, prong); })));
-                EXPECT_EQ(ledger.not_once(), 0u) << "for_n";
-                EXPECT_EQ(ledger.misplaced.load(), 0u) << "for_n";
-                EXPECT_EQ(ledger.mislabelled.load(), 0u) << "for_n";
-            }
-            {
-                ledger_t ledger(n);
-                ASSERT_TRUE(dispatched(
-                    pool.for_n_dynamic(n, [&](prong_t prong) noexcept { ledger.record(pool, live, prong); })));
-                EXPECT_EQ(ledger.not_once(), 0u) << "for_n_dynamic";
-                EXPECT_EQ(ledger.misplaced.load(), 0u) << "for_n_dynamic";
-                EXPECT_EQ(ledger.mislabelled.load(), 0u) << "for_n_dynamic";
-            }
-            {
-                ledger_t ledger(n);
-                ASSERT_TRUE(dispatched(pool.for_slices(n, [&](prong_t first, std::size_t count) noexcept {
-                    for (std::size_t i = 0; i != count; ++i)
-                        ledger.record(pool, live, prong_t{first.task + i, first.thread, first.compute_domain});
-                })));
-                EXPECT_EQ(ledger.not_once(), 0u) << "for_slices";
-                EXPECT_EQ(ledger.misplaced.load(), 0u) << "for_slices";
-            }
-            {
-                ledger_t ledger(pool.threads_count());
-                ASSERT_TRUE(
-                    dispatched(pool.for_threads([&](prong_t prong) noexcept { ledger.record(pool, live, prong); })));
-                EXPECT_EQ(ledger.not_once(), 0u) << "for_threads";
-                EXPECT_EQ(ledger.misplaced.load(), 0u) << "for_threads";
-            }
-        });
+    // One thread per domain, one per CPU, and two per CPU (oversubscribed: idle threads must yield).
+    std::set<std::size_t> const thread_counts = {live.compute_domains_count(), shape().online_cpus_count(),
+                                                 2 * shape().online_cpus_count()};
+    for (std::size_t threads : thread_counts)
+        for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k})
+            on_own_thread([&] {
+                SCOPED_TRACE(std::to_string(threads) + " threads, caller " +
+                             (exclusivity == fu::caller_inclusive_k ? "inclusive" : "exclusive"));
+                pool_t pool;
+                ASSERT_TRUE(pool.spawn(live, threads, exclusivity));
+                EXPECT_EQ(pool.unpinned_threads_count(), 0u);
+                for (std::size_t d = 0; d != pool.compute_domains_count(); ++d) EXPECT_TRUE(pool.memory_placed_in(d));
+                std::size_t const n = 1000;
+                {
+                    ledger_t ledger(n);
+                    ASSERT_TRUE(
+                        dispatched(pool.for_n(n, [&](prong_t prong) noexcept { ledger.record(pool, live, prong); })));
+                    EXPECT_EQ(ledger.not_once(), 0u) << "for_n";
+                    EXPECT_EQ(ledger.misplaced.load(), 0u) << "for_n";
+                    EXPECT_EQ(ledger.mislabelled.load(), 0u) << "for_n";
+                }
+                {
+                    ledger_t ledger(n);
+                    ASSERT_TRUE(dispatched(
+                        pool.for_n_dynamic(n, [&](prong_t prong) noexcept { ledger.record(pool, live, prong); })));
+                    EXPECT_EQ(ledger.not_once(), 0u) << "for_n_dynamic";
+                    EXPECT_EQ(ledger.misplaced.load(), 0u) << "for_n_dynamic";
+                    EXPECT_EQ(ledger.mislabelled.load(), 0u) << "for_n_dynamic";
+                }
+                {
+                    ledger_t ledger(n);
+                    ASSERT_TRUE(dispatched(pool.for_slices(n, [&](prong_t first, std::size_t count) noexcept {
+                        for (std::size_t i = 0; i != count; ++i)
+                            ledger.record(pool, live, prong_t{first.task + i, first.thread, first.compute_domain});
+                    })));
+                    EXPECT_EQ(ledger.not_once(), 0u) << "for_slices";
+                    EXPECT_EQ(ledger.misplaced.load(), 0u) << "for_slices";
+                }
+                {
+                    ledger_t ledger(pool.threads_count());
+                    ASSERT_TRUE(dispatched(
+                        pool.for_threads([&](prong_t prong) noexcept { ledger.record(pool, live, prong); })));
+                    EXPECT_EQ(ledger.not_once(), 0u) << "for_threads";
+                    EXPECT_EQ(ledger.misplaced.load(), 0u) << "for_threads";
+                }
+            });
 }
 
 TEST(distributed, stealing_stays_in_the_domain_until_the_domain_runs_dry) {

@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=dash
 # The guest's /init: mounts the kernel's file systems, runs the suite on the shape it was booted with, then every
 # executable /payload/*/run (the MPI example, where the initramfs carries it), and powers off. The host reads the
 # verdict from the last console line, `forkunion-numa-vm: exit N`, and the suite's JUnit XML from the second port.

@@ -66,14 +66,15 @@ for candidate in /bin/busybox /usr/bin/busybox; do
 done
 [[ -n $busybox ]] || skip "no statically linked busybox (apt-get install busybox-static)"
 if ldd "$guest" >/dev/null 2>&1; then fail "$guest is dynamically linked; the guest has no libraries"; fi
-mapfile -t machine < <("$shape_tool" --qemu-args "$shape") && [[ ${#machine[@]} -gt 0 ]] ||
-    fail "$shape does not parse: $("$shape_tool" --describe "$shape" 2>&1)"
+mapfile -t machine < <("$shape_tool" --qemu-args "$shape")
+if ((${#machine[@]} == 0)); then fail "$shape does not parse: $("$shape_tool" --describe "$shape" 2>&1)"; fi
 
 # ---- The kernel: Debian's linux-image-amd64, downloaded once and extracted without its install scripts ----
 kernel=${FORKUNION_NUMA_VM_KERNEL:-}
 if [[ -z $kernel ]]; then
-    command -v apt-cache >/dev/null && command -v dpkg-deb >/dev/null ||
+    if ! command -v apt-cache >/dev/null || ! command -v dpkg-deb >/dev/null; then
         skip "no apt-cache/dpkg-deb to fetch Debian's kernel (or set FORKUNION_NUMA_VM_KERNEL to a bzImage)"
+    fi
     package=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
     version=$(apt-cache policy "$package" 2>/dev/null | awk '/Candidate:/ {print $2; exit}')
     [[ -n $package && -n $version && $version != "(none)" ]] ||
@@ -86,15 +87,20 @@ if [[ -z $kernel ]]; then
     if [[ ! -s $kernel ]]; then
         start=$SECONDS
         download=$(mktemp -d "$cache/download.XXXXXX")
-        if ! (cd "$download" && apt-get download -q -o APT::Sandbox::User=root "$package=$version" >/dev/null); then
-            rm -rf "$download"
-            skip "apt-get download $package=$version failed (no network, or stale package lists)"
+        if (cd "$download" && apt-get download -q -o APT::Sandbox::User=root "$package=$version" >/dev/null); then
+            dpkg-deb --fsys-tarfile "$download"/*.deb | tar -x -C "$download" --wildcards './boot/vmlinuz-*'
+            mkdir -p "$(dirname "$kernel")"
+            mv "$download"/boot/vmlinuz-* "$kernel"
+            echo "numa-vm: fetched $package $version into $(dirname "$kernel") in $((SECONDS - start)) s"
+        else
+            # Stale package lists name a version the mirror dropped: an earlier download still serves.
+            earlier=$(find "$cache" -mindepth 2 -maxdepth 2 -name vmlinuz -size +0 | sort -V | tail -n 1)
+            [[ -n $earlier ]] || { rm -rf "$download" && skip "apt-get download $package=$version failed" \
+                "(no network, or stale package lists: apt-get update)"; }
+            echo "numa-vm: apt-get download $package=$version failed; booting the earlier $earlier"
+            kernel=$earlier
         fi
-        dpkg-deb --fsys-tarfile "$download"/*.deb | tar -x -C "$download" --wildcards './boot/vmlinuz-*'
-        mkdir -p "$(dirname "$kernel")"
-        mv "$download"/boot/vmlinuz-* "$kernel"
         rm -rf "$download"
-        echo "numa-vm: fetched $package $version into $(dirname "$kernel") in $((SECONDS - start)) s"
     fi
     exec 9>&-
 fi
@@ -145,7 +151,7 @@ fi
 if [[ $accel == kvm ]]; then
     accelerator=(-accel kvm)
 else
-    accelerator=(-accel tcg,thread=multi)
+    accelerator=(-accel "tcg,thread=multi")
 fi
 
 # ---- Boot ----
