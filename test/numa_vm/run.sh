@@ -75,8 +75,8 @@ if [[ -z $kernel ]]; then
     if ! command -v apt-cache >/dev/null || ! command -v dpkg-deb >/dev/null; then
         skip "no apt-cache/dpkg-deb to fetch Debian's kernel (or set FORKUNION_NUMA_VM_KERNEL to a bzImage)"
     fi
-    package=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
-    version=$(apt-cache policy "$package" 2>/dev/null | awk '/Candidate:/ {print $2; exit}')
+    package=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}' || true)
+    version=$(apt-cache policy "$package" 2>/dev/null | awk '/Candidate:/ {print $2; exit}' || true)
     [[ -n $package && -n $version && $version != "(none)" ]] ||
         skip "apt knows no linux-image-amd64 package (apt-get update, or set FORKUNION_NUMA_VM_KERNEL)"
     cache=${FORKUNION_NUMA_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/forkunion/numa_vm}
