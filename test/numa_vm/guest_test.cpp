@@ -264,9 +264,11 @@ TEST(topology, harvest_equals_the_shape) {
             << "node " << m << ": " << total / nv::mib_k << " MiB of " << given / nv::mib_k << " MiB (kernel image "
             << allowance / nv::mib_k << " MiB)";
         EXPECT_EQ(live.huge_pages_count_in(m, nv::huge_page_2mib_bytes_k), shape().huge_pages_on(m)) << "node " << m;
-        std::printf("[ shape    ] node %zu: %zu CPUs online, %.1f of %.0f MiB, %zu huge pages of 2 MiB\n", m,
-                    shape().online_cpus_of(m).size(), total / nv::mib_k, given / nv::mib_k,
-                    live.huge_pages_count_in(m, nv::huge_page_2mib_bytes_k));
+        std::printf(
+            "[ shape    ] node %zu: %zu CPUs online, %.1f of %.0f MiB (%.1f MiB kernel image), %zu huge pages of "
+            "2 MiB\n",
+            m, shape().online_cpus_of(m).size(), total / nv::mib_k, given / nv::mib_k, allowance / nv::mib_k,
+            live.huge_pages_count_in(m, nv::huge_page_2mib_bytes_k));
     }
 }
 
