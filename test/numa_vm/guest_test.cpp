@@ -360,6 +360,36 @@ TEST(allocators, symmetric_allocations_stripe_one_slice_per_node) {
     allocator.deallocate(region);
 }
 
+TEST(allocators, sharded_and_replicated_arrays_keep_each_part_on_its_node) {
+    fu::machine_topology_t const &live = topology();
+    std::size_t const nodes = shape().nodes.size(), count = nodes * 100'000 + 3; // uneven shards
+    fu::sharded_array_t<std::uint64_t> sharded;
+    fu::replicated_array_t<std::uint64_t> replicated;
+    ASSERT_TRUE(sharded.try_allocate(live, count));
+    ASSERT_TRUE(replicated.try_allocate(live, 50'000));
+    ASSERT_EQ(sharded.shards_count(), nodes);
+    ASSERT_EQ(replicated.replicas_count(), nodes);
+    on_cpus(shape().online_cpus_of(compute_nodes().front()), [&] {
+        for (std::size_t i = 0; i != count; ++i) sharded[i] = i;
+        for (std::size_t i = 0; i != replicated.size(); ++i) replicated.replica(0)[i] = i;
+        replicated.broadcast(0);
+    });
+    for (std::size_t d = 0; d != nodes; ++d) {
+        auto const shard = sharded.shard(d);
+        std::vector<int> const placed = nodes_of(shard.data(), shard.size_bytes(), base_page());
+        EXPECT_EQ(std::count(placed.begin(), placed.end(), static_cast<int>(d)),
+                  static_cast<std::ptrdiff_t>(placed.size()))
+            << "shard " << d;
+        EXPECT_EQ(shard[0], sharded.shard_first(d)) << "shard " << d << " starts at its global index";
+        auto const replica = replicated.replica(d);
+        std::vector<int> const copied = nodes_of(replica.data(), replica.size_bytes(), base_page());
+        EXPECT_EQ(std::count(copied.begin(), copied.end(), static_cast<int>(d)),
+                  static_cast<std::ptrdiff_t>(copied.size()))
+            << "replica " << d;
+        EXPECT_EQ(replica[replica.size() - 1], replica.size() - 1) << "replica " << d << " holds the broadcast";
+    }
+}
+
 TEST(allocators, huge_pages_come_from_the_bound_node_only) {
     std::size_t const huge = nv::huge_page_2mib_bytes_k;
     for (std::size_t node = 0; node != shape().nodes.size(); ++node) {
