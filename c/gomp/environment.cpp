@@ -532,17 +532,22 @@ bool display_requested_ = false, display_verbose_ = false;
  *  CPUs the process was given. libgomp keeps only allowed CPUs in its places, so their union (asked of libgomp
  *  itself) restores the set; the initial thread gets its mask back, and the drop-in pins by its own places.
  */
-void undo_libgomp_pin(cpu_mask_t &allowed) noexcept {
+unsigned undo_libgomp_pin(cpu_mask_t &allowed) noexcept {
+    unsigned cores = static_cast<unsigned>(allowed.count());
     void *gomp = ::dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD);
-    if (!gomp) return;
+    if (!gomp) return cores;
     using count_fn_t = int (*)();
     using procs_fn_t = int (*)(int);
     using ids_fn_t = void (*)(int, int *);
     auto count = reinterpret_cast<count_fn_t>(::dlsym(gomp, "omp_get_num_places"));
     auto procs = reinterpret_cast<procs_fn_t>(::dlsym(gomp, "omp_get_place_num_procs"));
     auto ids = reinterpret_cast<ids_fn_t>(::dlsym(gomp, "omp_get_place_proc_ids"));
+    auto num_procs = reinterpret_cast<count_fn_t>(::dlsym(gomp, "omp_get_num_procs"));
     // Installed as `libgomp.so.1` itself (the `LD_LIBRARY_PATH` route), the handle is this library: nothing to undo.
-    if (count && procs && ids && count != &omp_get_num_places) {
+    if (count && procs && ids && num_procs && count != &omp_get_num_places) {
+        // libgomp counted the cores before it pinned: the process's count, even when the places cover fewer.
+        int const counted = num_procs();
+        if (counted > 0) cores = static_cast<unsigned>(counted);
         cpu_mask_t before = allowed;
         for (int place = 0, places = count(); place < places; ++place) {
             int cpus[max_cpus_k / 8];
@@ -554,6 +559,7 @@ void undo_libgomp_pin(cpu_mask_t &allowed) noexcept {
         if (!(before == allowed)) (void)try_pin_current_thread(allowed);
     }
     ::dlclose(gomp);
+    return cores;
 }
 
 } // namespace
@@ -567,8 +573,7 @@ void read_environment() noexcept {
     cpu_mask_t allowed;
     if (!try_read_current_affinity(allowed) || allowed.empty())
         allowed.clear(), (void)allowed.set_range(0, allowed_cores_count() - 1);
-    undo_libgomp_pin(allowed);
-    s.allowed_cores = static_cast<unsigned>(allowed.count());
+    s.allowed_cores = undo_libgomp_pin(allowed);
     s.initial.nthreads = s.allowed_cores;
     s.initial.run_sched = sched_dynamic_k; // libgomp's default run-sched-var: dynamic, 1
     s.initial.run_chunk = 1;

@@ -20,11 +20,11 @@ using namespace forkunion::gomp;
 
 namespace {
 
-/**  A Fortran character argument as a NUL-terminated string, its trailing blanks dropped (at most 1 KiB). */
+/**  A Fortran character argument as a NUL-terminated string, trailing blanks kept as libgomp keeps them (at most
+ *   1 KiB). */
 struct c_string_t {
     char text[1024];
     c_string_t(char const *data, std::size_t length) noexcept {
-        while (length && data[length - 1] == ' ') --length;
         if (length >= sizeof(text)) length = sizeof(text) - 1;
         std::memcpy(text, data, length);
         text[length] = '\0';

@@ -180,6 +180,10 @@ bool claim_stealing(task_t &task, std::uint64_t &first, std::uint64_t &last) noe
                 std::uint64_t const chunk = block.first + (seen & offset_mask_k);
                 first = chunk * shape.chunk;
                 last = shape.n - first < shape.chunk ? shape.n : first + shape.chunk;
+                // GCC's `lastprivate` code copies out on the thread whose last chunk ends the loop: the thread
+                // that takes the final chunk takes no other after it (its own block is dry; the rest is drained
+                // by their owners, who always finish their own blocks).
+                if (last == shape.n) ws.victims_left = 0;
                 return true;
             }
         }

@@ -283,6 +283,9 @@ static void ordered_loops(void) {
     printf("doacross chain %ld, wavefront %ld\n", chain[n_k - 1], grid[39][39]);
 }
 
+// GCC 12 warns that its own private copy of `last_section` may be read uninitialized: it is read only when assigned.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 static void conditional_lastprivate(void) {
     int last = -1, last_section = 0;
 #pragma omp parallel
@@ -302,6 +305,42 @@ static void conditional_lastprivate(void) {
     }
     printf("conditional lastprivate: %d %d\n", last, last_section);
 }
+#pragma GCC diagnostic pop
+
+/**  `lastprivate`: the value of the sequentially last iteration, whichever thread ran it and in whatever order its
+ *   chunks came (GCC copies out on the thread whose last chunk ends the loop), for every schedule, many times. */
+static volatile long sink;
+static void slow_if_early(int i, int n) {
+    // The first iterations are slow, so the threads owning the late ones finish first and go stealing.
+    if (i < n / 3)
+        for (int spin = 0; spin < 2000; ++spin) sink += spin;
+}
+static void lastprivate_loops(void) {
+    int wrong = 0;
+    for (int round = 0; round < 200; ++round) {
+        int const n = 50 + round;
+        long a = -1, b = -1, c = -1, d = -1, e = -1;
+#pragma omp parallel for lastprivate(a) schedule(nonmonotonic : dynamic, 1)
+        for (int i = 0; i < n; ++i) {
+            slow_if_early(i, n);
+            a = i;
+        }
+#pragma omp parallel for lastprivate(b) schedule(dynamic, 3)
+        for (int i = 0; i < n; ++i) {
+            slow_if_early(i, n);
+            b = 2L * i;
+        }
+#pragma omp parallel for lastprivate(c) schedule(guided)
+        for (int i = 0; i < n; ++i) c = 3L * i;
+#pragma omp parallel for lastprivate(d) schedule(static, 2)
+        for (int i = 0; i < n; ++i) d = 4L * i;
+#pragma omp parallel for lastprivate(e) schedule(runtime)
+        for (int i = n - 1; i >= 0; --i) e = 5L * i;
+        wrong += a != n - 1 || b != 2L * (n - 1) || c != 3L * (n - 1) || d != 4L * (n - 1) || e != 0;
+    }
+    CHECK(wrong == 0);
+    printf("lastprivate: the last iteration's value under every schedule\n");
+}
 
 int main(void) {
     report_server();
@@ -312,5 +351,6 @@ int main(void) {
     iteration_spaces();
     ordered_loops();
     conditional_lastprivate();
+    lastprivate_loops();
     return 0;
 }

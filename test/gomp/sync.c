@@ -10,10 +10,11 @@ typedef struct {
     double weight;
 } payload_t;
 
+static int phase[max_threads_k]; // each thread's barrier round
+
 int main(void) {
     report_server();
     // Barrier: no thread sees the next phase before every thread finished the previous one.
-    static int phase[max_threads_k];
     int barrier_errors = 0, team = 0;
 #pragma omp parallel reduction(+ : barrier_errors)
     {
