@@ -55,8 +55,9 @@ void run_task(task_t &parent, bool final, void (*fn)(void *), void *data, void (
     void *heap = nullptr;
     void *block = nullptr;
     if (size > static_cast<std::size_t>(stack_block_k)) {
-        heap = std::aligned_alloc(align < alignof(std::max_align_t) ? alignof(std::max_align_t) : align,
-                                  (size + align - 1) / align * align);
+        // `aligned_alloc` wants a size that is a multiple of the alignment.
+        std::size_t const heap_align = align < alignof(std::max_align_t) ? alignof(std::max_align_t) : align;
+        heap = std::aligned_alloc(heap_align, (size + heap_align - 1) / heap_align * heap_align);
         if (!heap) refuse("a task's data block", "out of memory");
         block = heap;
     } else if (size) {

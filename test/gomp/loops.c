@@ -309,9 +309,9 @@ static void conditional_lastprivate(void) {
 
 /**  `lastprivate`: the value of the sequentially last iteration, whichever thread ran it and in whatever order its
  *   chunks came (GCC copies out on the thread whose last chunk ends the loop), for every schedule, many times. */
-static volatile long sink;
 static void slow_if_early(int i, int n) {
     // The first iterations are slow, so the threads owning the late ones finish first and go stealing.
+    volatile long sink = 0;
     if (i < n / 3)
         for (int spin = 0; spin < 2000; ++spin) sink += spin;
 }

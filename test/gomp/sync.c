@@ -45,7 +45,7 @@ int main(void) {
 #pragma omp critical(a)
         named_a += 2;
 #pragma omp critical(b)
-        named_b += named_a & 1;
+        named_b += 3;
     }
     printf("critical: %ld %ld %ld\n", unnamed, named_a, named_b);
 
@@ -54,15 +54,12 @@ int main(void) {
     double real = 0;
     long double wide = 0;
     __int128 huge = 0;
-#pragma omp parallel for schedule(static, 7)
+#pragma omp parallel for schedule(static, 7) reduction(max : captured_max)
     for (int i = 0; i < 20000; ++i) {
         long old;
 #pragma omp atomic capture
         old = counter++;
-        if (old > captured_max) {
-#pragma omp critical
-            if (old > captured_max) captured_max = old;
-        }
+        captured_max = old > captured_max ? old : captured_max;
 #pragma omp atomic
         real += 0.5;
 #pragma omp atomic
