@@ -140,72 +140,72 @@ using forkunion::try_read_current_affinity;
 
 // ---- Team and thread queries ----
 
-FU_GOMP_EXPORT void omp_set_num_threads(int count) {
+FORKUNION_GOMP_EXPORT void omp_set_num_threads(int count) {
     task().icv.nthreads = count > 0 ? static_cast<unsigned>(count) : 1;
 }
-FU_GOMP_EXPORT int omp_get_num_threads(void) {
+FORKUNION_GOMP_EXPORT int omp_get_num_threads(void) {
     return static_cast<int>(task().team_size);
 }
-FU_GOMP_EXPORT int omp_get_max_threads(void) {
+FORKUNION_GOMP_EXPORT int omp_get_max_threads(void) {
     return static_cast<int>(task().icv.nthreads);
 }
-FU_GOMP_EXPORT int omp_get_thread_num(void) {
+FORKUNION_GOMP_EXPORT int omp_get_thread_num(void) {
     return static_cast<int>(task().thread_num);
 }
-FU_GOMP_EXPORT int omp_get_num_procs(void) {
+FORKUNION_GOMP_EXPORT int omp_get_num_procs(void) {
     return static_cast<int>(settings().allowed_cores);
 }
-FU_GOMP_EXPORT int omp_in_parallel(void) {
+FORKUNION_GOMP_EXPORT int omp_in_parallel(void) {
     return task().active_level > 0;
 }
-FU_GOMP_EXPORT void omp_set_dynamic(int on) {
+FORKUNION_GOMP_EXPORT void omp_set_dynamic(int on) {
     task().icv.dynamic = on != 0;
 }
-FU_GOMP_EXPORT int omp_get_dynamic(void) {
+FORKUNION_GOMP_EXPORT int omp_get_dynamic(void) {
     return task().icv.dynamic;
 }
-FU_GOMP_EXPORT int omp_get_thread_limit(void) {
+FORKUNION_GOMP_EXPORT int omp_get_thread_limit(void) {
     return static_cast<int>(settings().thread_limit);
 }
-FU_GOMP_EXPORT int omp_get_level(void) {
+FORKUNION_GOMP_EXPORT int omp_get_level(void) {
     return task().level;
 }
-FU_GOMP_EXPORT int omp_get_active_level(void) {
+FORKUNION_GOMP_EXPORT int omp_get_active_level(void) {
     return task().active_level;
 }
-FU_GOMP_EXPORT int omp_in_final(void) {
+FORKUNION_GOMP_EXPORT int omp_in_final(void) {
     return task().in_final;
 }
-FU_GOMP_EXPORT int omp_get_cancellation(void) {
+FORKUNION_GOMP_EXPORT int omp_get_cancellation(void) {
     return settings().cancellation;
 }
-FU_GOMP_EXPORT int omp_get_proc_bind(void) {
+FORKUNION_GOMP_EXPORT int omp_get_proc_bind(void) {
     return task().icv.bind;
 }
-FU_GOMP_EXPORT int omp_get_max_task_priority(void) {
+FORKUNION_GOMP_EXPORT int omp_get_max_task_priority(void) {
     return settings().max_task_priority;
 }
-FU_GOMP_EXPORT int omp_get_supported_active_levels(void) {
+FORKUNION_GOMP_EXPORT int omp_get_supported_active_levels(void) {
     return supported_active_levels_k;
 }
 
-FU_GOMP_EXPORT void omp_set_max_active_levels(int levels) {
+FORKUNION_GOMP_EXPORT void omp_set_max_active_levels(int levels) {
     // More levels than supported: max-active-levels becomes the supported number, as the specification says.
     if (levels < 0) return;
     settings().max_active_levels.store(levels < supported_active_levels_k ? levels : supported_active_levels_k,
                                        std::memory_order_relaxed);
 }
-FU_GOMP_EXPORT int omp_get_max_active_levels(void) {
+FORKUNION_GOMP_EXPORT int omp_get_max_active_levels(void) {
     return settings().max_active_levels.load(std::memory_order_relaxed);
 }
-FU_GOMP_EXPORT void omp_set_nested(int on) {
+FORKUNION_GOMP_EXPORT void omp_set_nested(int on) {
     omp_set_max_active_levels(on ? supported_active_levels_k : 1);
 }
-FU_GOMP_EXPORT int omp_get_nested(void) {
+FORKUNION_GOMP_EXPORT int omp_get_nested(void) {
     return omp_get_max_active_levels() > 1;
 }
 
-FU_GOMP_EXPORT void omp_set_schedule(int kind, int chunk) {
+FORKUNION_GOMP_EXPORT void omp_set_schedule(int kind, int chunk) {
     task_icv_t &icv = task().icv;
     int const base = kind & ~static_cast<int>(sched_monotonic_k);
     if (base < sched_static_k || base > sched_auto_k) return; // unknown kinds change nothing
@@ -213,7 +213,7 @@ FU_GOMP_EXPORT void omp_set_schedule(int kind, int chunk) {
     if (base == sched_auto_k) return; // `auto` has no chunk
     icv.run_chunk = chunk >= 1 ? chunk : (base == sched_static_k ? 0 : 1);
 }
-FU_GOMP_EXPORT void omp_get_schedule(int *kind, int *chunk) {
+FORKUNION_GOMP_EXPORT void omp_get_schedule(int *kind, int *chunk) {
     task_icv_t const &icv = task().icv;
     *kind = icv.run_sched;
     *chunk = icv.run_chunk;
@@ -229,62 +229,62 @@ task_t const *ancestor(int level) noexcept {
 }
 } // namespace
 
-FU_GOMP_EXPORT int omp_get_ancestor_thread_num(int level) {
+FORKUNION_GOMP_EXPORT int omp_get_ancestor_thread_num(int level) {
     task_t const *found = ancestor(level);
     return found ? static_cast<int>(found->thread_num) : -1;
 }
-FU_GOMP_EXPORT int omp_get_team_size(int level) {
+FORKUNION_GOMP_EXPORT int omp_get_team_size(int level) {
     task_t const *found = ancestor(level);
     return found ? static_cast<int>(found->team_size) : -1;
 }
 
 // ---- Devices and teams: the host is the only device ----
 
-FU_GOMP_EXPORT void omp_set_default_device(int device) {
+FORKUNION_GOMP_EXPORT void omp_set_default_device(int device) {
     task().icv.default_device = device;
 }
-FU_GOMP_EXPORT int omp_get_default_device(void) {
+FORKUNION_GOMP_EXPORT int omp_get_default_device(void) {
     return task().icv.default_device;
 }
-FU_GOMP_EXPORT int omp_get_num_devices(void) {
+FORKUNION_GOMP_EXPORT int omp_get_num_devices(void) {
     return 0;
 }
-FU_GOMP_EXPORT int omp_get_device_num(void) {
+FORKUNION_GOMP_EXPORT int omp_get_device_num(void) {
     return 0;
 }
-FU_GOMP_EXPORT int omp_get_initial_device(void) {
+FORKUNION_GOMP_EXPORT int omp_get_initial_device(void) {
     return 0;
 }
-FU_GOMP_EXPORT int omp_is_initial_device(void) {
+FORKUNION_GOMP_EXPORT int omp_is_initial_device(void) {
     return 1;
 }
-FU_GOMP_EXPORT int omp_get_num_teams(void) {
+FORKUNION_GOMP_EXPORT int omp_get_num_teams(void) {
     return teams_count();
 }
-FU_GOMP_EXPORT int omp_get_team_num(void) {
+FORKUNION_GOMP_EXPORT int omp_get_team_num(void) {
     return teams_number();
 }
-FU_GOMP_EXPORT void omp_set_num_teams(int teams) {
+FORKUNION_GOMP_EXPORT void omp_set_num_teams(int teams) {
     if (teams > 0) settings().num_teams = teams;
 }
-FU_GOMP_EXPORT int omp_get_max_teams(void) {
+FORKUNION_GOMP_EXPORT int omp_get_max_teams(void) {
     return settings().num_teams;
 }
-FU_GOMP_EXPORT void omp_set_teams_thread_limit(int limit) {
+FORKUNION_GOMP_EXPORT void omp_set_teams_thread_limit(int limit) {
     if (limit > 0) settings().teams_thread_limit = limit;
 }
-FU_GOMP_EXPORT int omp_get_teams_thread_limit(void) {
+FORKUNION_GOMP_EXPORT int omp_get_teams_thread_limit(void) {
     return settings().teams_thread_limit;
 }
 
 // ---- Timers ----
 
-FU_GOMP_EXPORT double omp_get_wtime(void) {
+FORKUNION_GOMP_EXPORT double omp_get_wtime(void) {
     timespec now{};
     ::clock_gettime(CLOCK_MONOTONIC, &now);
     return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
-FU_GOMP_EXPORT double omp_get_wtick(void) {
+FORKUNION_GOMP_EXPORT double omp_get_wtick(void) {
     timespec resolution{};
     ::clock_getres(CLOCK_MONOTONIC, &resolution);
     return static_cast<double>(resolution.tv_sec) + static_cast<double>(resolution.tv_nsec) * 1e-9;
@@ -301,32 +301,32 @@ omp_nest_lock_layout_t *nest(void *lock) noexcept {
 }
 } // namespace
 
-FU_GOMP_EXPORT void omp_init_lock(void *lock) {
+FORKUNION_GOMP_EXPORT void omp_init_lock(void *lock) {
     simple(lock)->word.store(0, std::memory_order_relaxed);
 }
-FU_GOMP_EXPORT void omp_destroy_lock(void *lock) {
+FORKUNION_GOMP_EXPORT void omp_destroy_lock(void *lock) {
     (void)lock;
 }
-FU_GOMP_EXPORT void omp_set_lock(void *lock) {
+FORKUNION_GOMP_EXPORT void omp_set_lock(void *lock) {
     mutex_lock(simple(lock)->word);
 }
-FU_GOMP_EXPORT void omp_unset_lock(void *lock) {
+FORKUNION_GOMP_EXPORT void omp_unset_lock(void *lock) {
     mutex_unlock(simple(lock)->word);
 }
-FU_GOMP_EXPORT int omp_test_lock(void *lock) {
+FORKUNION_GOMP_EXPORT int omp_test_lock(void *lock) {
     return mutex_try_lock(simple(lock)->word);
 }
 
-FU_GOMP_EXPORT void omp_init_nest_lock(void *pointer) {
+FORKUNION_GOMP_EXPORT void omp_init_nest_lock(void *pointer) {
     omp_nest_lock_layout_t *lock = nest(pointer);
     lock->word.store(0, std::memory_order_relaxed);
     lock->depth = 0;
     lock->owner = nullptr;
 }
-FU_GOMP_EXPORT void omp_destroy_nest_lock(void *lock) {
+FORKUNION_GOMP_EXPORT void omp_destroy_nest_lock(void *lock) {
     (void)lock;
 }
-FU_GOMP_EXPORT void omp_set_nest_lock(void *pointer) {
+FORKUNION_GOMP_EXPORT void omp_set_nest_lock(void *pointer) {
     omp_nest_lock_layout_t *lock = nest(pointer);
     task_t const *self = lock_owner();
     // `owner` is only written by the holder: a reader that is not the owner can never see its own address there.
@@ -336,13 +336,13 @@ FU_GOMP_EXPORT void omp_set_nest_lock(void *pointer) {
     }
     ++lock->depth;
 }
-FU_GOMP_EXPORT void omp_unset_nest_lock(void *pointer) {
+FORKUNION_GOMP_EXPORT void omp_unset_nest_lock(void *pointer) {
     omp_nest_lock_layout_t *lock = nest(pointer);
     if (--lock->depth != 0) return;
     __atomic_store_n(&lock->owner, static_cast<task_t const *>(nullptr), __ATOMIC_RELAXED);
     mutex_unlock(lock->word);
 }
-FU_GOMP_EXPORT int omp_test_nest_lock(void *pointer) {
+FORKUNION_GOMP_EXPORT int omp_test_nest_lock(void *pointer) {
     omp_nest_lock_layout_t *lock = nest(pointer);
     task_t const *self = lock_owner();
     if (__atomic_load_n(&lock->owner, __ATOMIC_RELAXED) != self) {
@@ -353,40 +353,40 @@ FU_GOMP_EXPORT int omp_test_nest_lock(void *pointer) {
 }
 
 // libgomp keeps these names under OMP_1.0 too (the old lock ABI, refused.cpp): these are the OMP_3.0 defaults.
-FU_GOMP_DEFAULT_VERSION(omp_init_lock, "OMP_3.0");
-FU_GOMP_DEFAULT_VERSION(omp_destroy_lock, "OMP_3.0");
-FU_GOMP_DEFAULT_VERSION(omp_set_lock, "OMP_3.0");
-FU_GOMP_DEFAULT_VERSION(omp_unset_lock, "OMP_3.0");
-FU_GOMP_DEFAULT_VERSION(omp_test_lock, "OMP_3.0");
-FU_GOMP_DEFAULT_VERSION(omp_init_nest_lock, "OMP_3.0");
-FU_GOMP_DEFAULT_VERSION(omp_destroy_nest_lock, "OMP_3.0");
-FU_GOMP_DEFAULT_VERSION(omp_set_nest_lock, "OMP_3.0");
-FU_GOMP_DEFAULT_VERSION(omp_unset_nest_lock, "OMP_3.0");
-FU_GOMP_DEFAULT_VERSION(omp_test_nest_lock, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_init_lock, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_destroy_lock, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_set_lock, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_unset_lock, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_test_lock, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_init_nest_lock, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_destroy_nest_lock, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_set_nest_lock, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_unset_nest_lock, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_test_nest_lock, "OMP_3.0");
 
 // ---- Places ----
 
-FU_GOMP_EXPORT int omp_get_num_places(void) {
+FORKUNION_GOMP_EXPORT int omp_get_num_places(void) {
     return static_cast<int>(places().places_count);
 }
-FU_GOMP_EXPORT int omp_get_place_num_procs(int place) {
+FORKUNION_GOMP_EXPORT int omp_get_place_num_procs(int place) {
     places_t const &list = places();
     if (place < 0 || static_cast<unsigned>(place) >= list.places_count) return 0;
     return static_cast<int>(list.places[place].count);
 }
-FU_GOMP_EXPORT void omp_get_place_proc_ids(int place, int *ids) {
+FORKUNION_GOMP_EXPORT void omp_get_place_proc_ids(int place, int *ids) {
     places_t const &list = places();
     if (place < 0 || static_cast<unsigned>(place) >= list.places_count || !ids) return;
     place_t const &chosen = list.places[place];
     for (unsigned cpu = 0; cpu != chosen.count; ++cpu) ids[cpu] = static_cast<int>(list.cpus[chosen.first + cpu]);
 }
-FU_GOMP_EXPORT int omp_get_place_num(void) {
+FORKUNION_GOMP_EXPORT int omp_get_place_num(void) {
     return current_place();
 }
-FU_GOMP_EXPORT int omp_get_partition_num_places(void) {
+FORKUNION_GOMP_EXPORT int omp_get_partition_num_places(void) {
     return static_cast<int>(places().places_count);
 }
-FU_GOMP_EXPORT void omp_get_partition_place_nums(int *numbers) {
+FORKUNION_GOMP_EXPORT void omp_get_partition_place_nums(int *numbers) {
     if (!numbers) return;
     for (unsigned place = 0; place != places().places_count; ++place) numbers[place] = static_cast<int>(place);
 }
@@ -519,36 +519,36 @@ std::size_t format_affinity(char *buffer, std::size_t size, char const *format) 
 
 } // namespace
 
-FU_GOMP_EXPORT void omp_set_affinity_format(char const *format) {
+FORKUNION_GOMP_EXPORT void omp_set_affinity_format(char const *format) {
     if (!format) return;
     settings_t &s = settings();
     std::snprintf(s.affinity_format, sizeof(s.affinity_format), "%s", format);
 }
-FU_GOMP_EXPORT std::size_t omp_get_affinity_format(char *buffer, std::size_t size) {
+FORKUNION_GOMP_EXPORT std::size_t omp_get_affinity_format(char *buffer, std::size_t size) {
     char const *format = settings().affinity_format;
     std::size_t const length = std::strlen(format);
     if (buffer && size) std::snprintf(buffer, size, "%s", format);
     return length;
 }
-FU_GOMP_EXPORT std::size_t omp_capture_affinity(char *buffer, std::size_t size, char const *format) {
+FORKUNION_GOMP_EXPORT std::size_t omp_capture_affinity(char *buffer, std::size_t size, char const *format) {
     return format_affinity(buffer, buffer ? size : 0, format);
 }
-FU_GOMP_EXPORT void omp_display_affinity(char const *format) {
+FORKUNION_GOMP_EXPORT void omp_display_affinity(char const *format) {
     char line[1024];
     format_affinity(line, sizeof(line), format);
     std::fprintf(stderr, "%s\n", line);
 }
-FU_GOMP_EXPORT void omp_display_env(int verbose) {
+FORKUNION_GOMP_EXPORT void omp_display_env(int verbose) {
     display_environment(verbose != 0);
 }
 
 // ---- Resources ----
 
-FU_GOMP_EXPORT int omp_pause_resource(int kind, int device) {
+FORKUNION_GOMP_EXPORT int omp_pause_resource(int kind, int device) {
     if (device != 0 || (kind != 1 && kind != 2)) return -1;
     return pause_idle_roots();
 }
-FU_GOMP_EXPORT int omp_pause_resource_all(int kind) {
+FORKUNION_GOMP_EXPORT int omp_pause_resource_all(int kind) {
     if (kind != 1 && kind != 2) return -1;
     return pause_idle_roots();
 }
@@ -562,7 +562,7 @@ struct omp_alloctrait_layout_t {
 };
 } // namespace
 
-FU_GOMP_EXPORT std::uintptr_t omp_init_allocator(std::uintptr_t memspace, int ntraits, void const *trait_array) {
+FORKUNION_GOMP_EXPORT std::uintptr_t omp_init_allocator(std::uintptr_t memspace, int ntraits, void const *trait_array) {
     auto const *traits = static_cast<omp_alloctrait_layout_t const *>(trait_array);
     if (memspace > 4) return 0; // not one of the five memory spaces
     auto *made = new (std::nothrow) allocator_t();
@@ -599,37 +599,37 @@ FU_GOMP_EXPORT std::uintptr_t omp_init_allocator(std::uintptr_t memspace, int nt
     }
     return reinterpret_cast<std::uintptr_t>(made);
 }
-FU_GOMP_EXPORT void omp_destroy_allocator(std::uintptr_t allocator) {
+FORKUNION_GOMP_EXPORT void omp_destroy_allocator(std::uintptr_t allocator) {
     if (allocator > predefined_allocators_k) delete reinterpret_cast<allocator_t *>(allocator);
 }
-FU_GOMP_EXPORT void omp_set_default_allocator(std::uintptr_t allocator) {
+FORKUNION_GOMP_EXPORT void omp_set_default_allocator(std::uintptr_t allocator) {
     settings().default_allocator = allocator;
 }
-FU_GOMP_EXPORT std::uintptr_t omp_get_default_allocator(void) {
+FORKUNION_GOMP_EXPORT std::uintptr_t omp_get_default_allocator(void) {
     return settings().default_allocator;
 }
 
-FU_GOMP_EXPORT void *omp_alloc(std::size_t size, std::uintptr_t allocator) {
+FORKUNION_GOMP_EXPORT void *omp_alloc(std::size_t size, std::uintptr_t allocator) {
     return allocate(0, size, allocator, false);
 }
-FU_GOMP_EXPORT void *omp_aligned_alloc(std::size_t alignment, std::size_t size, std::uintptr_t allocator) {
+FORKUNION_GOMP_EXPORT void *omp_aligned_alloc(std::size_t alignment, std::size_t size, std::uintptr_t allocator) {
     return allocate(alignment, size, allocator, false);
 }
-FU_GOMP_EXPORT void *omp_calloc(std::size_t count, std::size_t size, std::uintptr_t allocator) {
+FORKUNION_GOMP_EXPORT void *omp_calloc(std::size_t count, std::size_t size, std::uintptr_t allocator) {
     if (size && count > ~std::size_t(0) / size) return nullptr;
     return allocate(0, count * size, allocator, true);
 }
-FU_GOMP_EXPORT void *omp_aligned_calloc(std::size_t alignment, std::size_t count, std::size_t size,
-                                        std::uintptr_t allocator) {
+FORKUNION_GOMP_EXPORT void *omp_aligned_calloc(std::size_t alignment, std::size_t count, std::size_t size,
+                                               std::uintptr_t allocator) {
     if (size && count > ~std::size_t(0) / size) return nullptr;
     return allocate(alignment, count * size, allocator, true);
 }
-FU_GOMP_EXPORT void omp_free(void *pointer, std::uintptr_t allocator) {
+FORKUNION_GOMP_EXPORT void omp_free(void *pointer, std::uintptr_t allocator) {
     (void)allocator; // the block knows its allocator
     release(pointer);
 }
-FU_GOMP_EXPORT void *omp_realloc(void *pointer, std::size_t size, std::uintptr_t allocator,
-                                 std::uintptr_t free_allocator) {
+FORKUNION_GOMP_EXPORT void *omp_realloc(void *pointer, std::size_t size, std::uintptr_t allocator,
+                                        std::uintptr_t free_allocator) {
     (void)free_allocator;
     if (!pointer) return allocate(0, size, allocator, false);
     if (size == 0) return release(pointer), nullptr;
@@ -641,10 +641,10 @@ FU_GOMP_EXPORT void *omp_realloc(void *pointer, std::size_t size, std::uintptr_t
     return moved;
 }
 
-FU_GOMP_EXPORT void *GOMP_alloc(std::size_t alignment, std::size_t size, std::uintptr_t allocator) {
+FORKUNION_GOMP_EXPORT void *GOMP_alloc(std::size_t alignment, std::size_t size, std::uintptr_t allocator) {
     return allocate(alignment, size, allocator, false);
 }
-FU_GOMP_EXPORT void GOMP_free(void *pointer, std::uintptr_t allocator) {
+FORKUNION_GOMP_EXPORT void GOMP_free(void *pointer, std::uintptr_t allocator) {
     (void)allocator;
     release(pointer);
 }

@@ -50,203 +50,203 @@ struct alignas(8) c_nest_lock_t {
 
 } // namespace
 
-#define FU_FORTRAN_GETTER(name, type)                                                                                  \
-    FU_GOMP_EXPORT type name##_(void) {                                                                                \
+#define FORKUNION_GOMP_FORTRAN_GETTER(name, type)                                                                      \
+    FORKUNION_GOMP_EXPORT type name##_(void) {                                                                         \
         return name();                                                                                                 \
     }
-#define FU_FORTRAN_SETTER(name)                                                                                        \
-    FU_GOMP_EXPORT void name##_(std::int32_t const *value) {                                                           \
+#define FORKUNION_GOMP_FORTRAN_SETTER(name)                                                                            \
+    FORKUNION_GOMP_EXPORT void name##_(std::int32_t const *value) {                                                    \
         name(static_cast<int>(*value));                                                                                \
     }                                                                                                                  \
-    FU_GOMP_EXPORT void name##_8_(std::int64_t const *value) {                                                         \
+    FORKUNION_GOMP_EXPORT void name##_8_(std::int64_t const *value) {                                                  \
         name(static_cast<int>(*value));                                                                                \
     }
-#define FU_FORTRAN_QUERY(name)                                                                                         \
-    FU_GOMP_EXPORT std::int32_t name##_(std::int32_t const *value) {                                                   \
+#define FORKUNION_GOMP_FORTRAN_QUERY(name)                                                                             \
+    FORKUNION_GOMP_EXPORT std::int32_t name##_(std::int32_t const *value) {                                            \
         return name(static_cast<int>(*value));                                                                         \
     }                                                                                                                  \
-    FU_GOMP_EXPORT std::int32_t name##_8_(std::int64_t const *value) {                                                 \
+    FORKUNION_GOMP_EXPORT std::int32_t name##_8_(std::int64_t const *value) {                                          \
         return name(static_cast<int>(*value));                                                                         \
     }
 
-FU_FORTRAN_GETTER(omp_get_num_threads, std::int32_t)
-FU_FORTRAN_GETTER(omp_get_max_threads, std::int32_t)
-FU_FORTRAN_GETTER(omp_get_thread_num, std::int32_t)
-FU_FORTRAN_GETTER(omp_get_num_procs, std::int32_t)
-FU_FORTRAN_GETTER(omp_in_parallel, std::int32_t)
-FU_FORTRAN_GETTER(omp_get_dynamic, std::int32_t)
-FU_FORTRAN_GETTER(omp_get_nested, std::int32_t)
-FU_FORTRAN_GETTER(omp_get_thread_limit, std::int32_t)
-FU_FORTRAN_GETTER(omp_get_max_active_levels, std::int32_t)
-FU_FORTRAN_GETTER(omp_get_supported_active_levels, std::int32_t)
-FU_FORTRAN_GETTER(omp_get_level, std::int32_t)
-FU_FORTRAN_GETTER(omp_get_active_level, std::int32_t)
-FU_FORTRAN_GETTER(omp_in_final, std::int32_t)
-FU_FORTRAN_GETTER(omp_get_cancellation, std::int32_t)
-FU_FORTRAN_GETTER(omp_get_proc_bind, std::int32_t)
-FU_FORTRAN_GETTER(omp_get_num_places, std::int32_t)
-FU_FORTRAN_GETTER(omp_get_place_num, std::int32_t)
-FU_FORTRAN_GETTER(omp_get_partition_num_places, std::int32_t)
-FU_FORTRAN_GETTER(omp_get_default_device, std::int32_t)
-FU_FORTRAN_GETTER(omp_get_num_devices, std::int32_t)
-FU_FORTRAN_GETTER(omp_get_device_num, std::int32_t)
-FU_FORTRAN_GETTER(omp_get_num_teams, std::int32_t)
-FU_FORTRAN_GETTER(omp_get_team_num, std::int32_t)
-FU_FORTRAN_GETTER(omp_is_initial_device, std::int32_t)
-FU_FORTRAN_GETTER(omp_get_initial_device, std::int32_t)
-FU_FORTRAN_GETTER(omp_get_max_task_priority, std::int32_t)
-FU_FORTRAN_GETTER(omp_get_max_teams, std::int32_t)
-FU_FORTRAN_GETTER(omp_get_teams_thread_limit, std::int32_t)
-FU_FORTRAN_GETTER(omp_get_wtime, double)
-FU_FORTRAN_GETTER(omp_get_wtick, double)
-FU_FORTRAN_GETTER(omp_get_default_allocator, std::uintptr_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_get_num_threads, std::int32_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_get_max_threads, std::int32_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_get_thread_num, std::int32_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_get_num_procs, std::int32_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_in_parallel, std::int32_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_get_dynamic, std::int32_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_get_nested, std::int32_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_get_thread_limit, std::int32_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_get_max_active_levels, std::int32_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_get_supported_active_levels, std::int32_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_get_level, std::int32_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_get_active_level, std::int32_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_in_final, std::int32_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_get_cancellation, std::int32_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_get_proc_bind, std::int32_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_get_num_places, std::int32_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_get_place_num, std::int32_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_get_partition_num_places, std::int32_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_get_default_device, std::int32_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_get_num_devices, std::int32_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_get_device_num, std::int32_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_get_num_teams, std::int32_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_get_team_num, std::int32_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_is_initial_device, std::int32_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_get_initial_device, std::int32_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_get_max_task_priority, std::int32_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_get_max_teams, std::int32_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_get_teams_thread_limit, std::int32_t)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_get_wtime, double)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_get_wtick, double)
+FORKUNION_GOMP_FORTRAN_GETTER(omp_get_default_allocator, std::uintptr_t)
 
-FU_FORTRAN_SETTER(omp_set_num_threads)
-FU_FORTRAN_SETTER(omp_set_dynamic)
-FU_FORTRAN_SETTER(omp_set_nested)
-FU_FORTRAN_SETTER(omp_set_max_active_levels)
-FU_FORTRAN_SETTER(omp_set_default_device)
-FU_FORTRAN_SETTER(omp_set_num_teams)
-FU_FORTRAN_SETTER(omp_set_teams_thread_limit)
+FORKUNION_GOMP_FORTRAN_SETTER(omp_set_num_threads)
+FORKUNION_GOMP_FORTRAN_SETTER(omp_set_dynamic)
+FORKUNION_GOMP_FORTRAN_SETTER(omp_set_nested)
+FORKUNION_GOMP_FORTRAN_SETTER(omp_set_max_active_levels)
+FORKUNION_GOMP_FORTRAN_SETTER(omp_set_default_device)
+FORKUNION_GOMP_FORTRAN_SETTER(omp_set_num_teams)
+FORKUNION_GOMP_FORTRAN_SETTER(omp_set_teams_thread_limit)
 
-FU_FORTRAN_QUERY(omp_get_ancestor_thread_num)
-FU_FORTRAN_QUERY(omp_get_team_size)
-FU_FORTRAN_QUERY(omp_get_place_num_procs)
+FORKUNION_GOMP_FORTRAN_QUERY(omp_get_ancestor_thread_num)
+FORKUNION_GOMP_FORTRAN_QUERY(omp_get_team_size)
+FORKUNION_GOMP_FORTRAN_QUERY(omp_get_place_num_procs)
 
-FU_GOMP_EXPORT void omp_set_schedule_(std::int32_t const *kind, std::int32_t const *chunk) {
+FORKUNION_GOMP_EXPORT void omp_set_schedule_(std::int32_t const *kind, std::int32_t const *chunk) {
     omp_set_schedule(*kind, *chunk);
 }
-FU_GOMP_EXPORT void omp_set_schedule_8_(std::int32_t const *kind, std::int64_t const *chunk) {
+FORKUNION_GOMP_EXPORT void omp_set_schedule_8_(std::int32_t const *kind, std::int64_t const *chunk) {
     omp_set_schedule(*kind, static_cast<int>(*chunk));
 }
-FU_GOMP_EXPORT void omp_get_schedule_(std::int32_t *kind, std::int32_t *chunk) {
+FORKUNION_GOMP_EXPORT void omp_get_schedule_(std::int32_t *kind, std::int32_t *chunk) {
     int k = 0, c = 0;
     omp_get_schedule(&k, &c);
     *kind = k, *chunk = c;
 }
-FU_GOMP_EXPORT void omp_get_schedule_8_(std::int32_t *kind, std::int64_t *chunk) {
+FORKUNION_GOMP_EXPORT void omp_get_schedule_8_(std::int32_t *kind, std::int64_t *chunk) {
     int k = 0, c = 0;
     omp_get_schedule(&k, &c);
     *kind = k, *chunk = c;
 }
 
-FU_GOMP_EXPORT void omp_get_place_proc_ids_(std::int32_t const *place, std::int32_t *ids) {
+FORKUNION_GOMP_EXPORT void omp_get_place_proc_ids_(std::int32_t const *place, std::int32_t *ids) {
     omp_get_place_proc_ids(*place, ids);
 }
-FU_GOMP_EXPORT void omp_get_place_proc_ids_8_(std::int64_t const *place, std::int64_t *ids) {
+FORKUNION_GOMP_EXPORT void omp_get_place_proc_ids_8_(std::int64_t const *place, std::int64_t *ids) {
     // Widened one by one: the Fortran array holds 8-byte integers.
     places_t const &list = places();
     if (*place < 0 || static_cast<std::uint64_t>(*place) >= list.places_count) return;
     place_t const &chosen = list.places[*place];
     for (unsigned cpu = 0; cpu != chosen.count; ++cpu) ids[cpu] = list.cpus[chosen.first + cpu];
 }
-FU_GOMP_EXPORT void omp_get_partition_place_nums_(std::int32_t *numbers) {
+FORKUNION_GOMP_EXPORT void omp_get_partition_place_nums_(std::int32_t *numbers) {
     omp_get_partition_place_nums(numbers);
 }
-FU_GOMP_EXPORT void omp_get_partition_place_nums_8_(std::int64_t *numbers) {
+FORKUNION_GOMP_EXPORT void omp_get_partition_place_nums_8_(std::int64_t *numbers) {
     for (int place = 0; place < omp_get_partition_num_places(); ++place) numbers[place] = place;
 }
 
 // ---- Locks ----
 
-FU_GOMP_EXPORT void omp_init_lock_(std::int32_t *lock) {
+FORKUNION_GOMP_EXPORT void omp_init_lock_(std::int32_t *lock) {
     omp_init_lock(lock);
 }
-FU_GOMP_EXPORT void omp_destroy_lock_(std::int32_t *lock) {
+FORKUNION_GOMP_EXPORT void omp_destroy_lock_(std::int32_t *lock) {
     omp_destroy_lock(lock);
 }
-FU_GOMP_EXPORT void omp_set_lock_(std::int32_t *lock) {
+FORKUNION_GOMP_EXPORT void omp_set_lock_(std::int32_t *lock) {
     omp_set_lock(lock);
 }
-FU_GOMP_EXPORT void omp_unset_lock_(std::int32_t *lock) {
+FORKUNION_GOMP_EXPORT void omp_unset_lock_(std::int32_t *lock) {
     omp_unset_lock(lock);
 }
-FU_GOMP_EXPORT std::int32_t omp_test_lock_(std::int32_t *lock) {
+FORKUNION_GOMP_EXPORT std::int32_t omp_test_lock_(std::int32_t *lock) {
     return omp_test_lock(lock);
 }
 
-FU_GOMP_EXPORT void omp_init_nest_lock_(std::int64_t *lock) {
+FORKUNION_GOMP_EXPORT void omp_init_nest_lock_(std::int64_t *lock) {
     auto *nest = new (std::nothrow) c_nest_lock_t();
     if (!nest) refuse("omp_init_nest_lock_", "out of memory for the Fortran nest lock");
     omp_init_nest_lock(nest);
     nest_of(lock) = nest;
 }
-FU_GOMP_EXPORT void omp_destroy_nest_lock_(std::int64_t *lock) {
+FORKUNION_GOMP_EXPORT void omp_destroy_nest_lock_(std::int64_t *lock) {
     auto *nest = static_cast<c_nest_lock_t *>(nest_of(lock));
     if (nest) omp_destroy_nest_lock(nest);
     delete nest;
     nest_of(lock) = nullptr;
 }
-FU_GOMP_EXPORT void omp_set_nest_lock_(std::int64_t *lock) {
+FORKUNION_GOMP_EXPORT void omp_set_nest_lock_(std::int64_t *lock) {
     omp_set_nest_lock(nest_of(lock));
 }
-FU_GOMP_EXPORT void omp_unset_nest_lock_(std::int64_t *lock) {
+FORKUNION_GOMP_EXPORT void omp_unset_nest_lock_(std::int64_t *lock) {
     omp_unset_nest_lock(nest_of(lock));
 }
-FU_GOMP_EXPORT std::int32_t omp_test_nest_lock_(std::int64_t *lock) {
+FORKUNION_GOMP_EXPORT std::int32_t omp_test_nest_lock_(std::int64_t *lock) {
     return omp_test_nest_lock(nest_of(lock));
 }
 
 // libgomp keeps these names under OMP_1.0 too (the old lock ABI, refused.cpp): these are the OMP_3.0 defaults.
-FU_GOMP_DEFAULT_VERSION(omp_init_lock_, "OMP_3.0");
-FU_GOMP_DEFAULT_VERSION(omp_destroy_lock_, "OMP_3.0");
-FU_GOMP_DEFAULT_VERSION(omp_set_lock_, "OMP_3.0");
-FU_GOMP_DEFAULT_VERSION(omp_unset_lock_, "OMP_3.0");
-FU_GOMP_DEFAULT_VERSION(omp_test_lock_, "OMP_3.0");
-FU_GOMP_DEFAULT_VERSION(omp_init_nest_lock_, "OMP_3.0");
-FU_GOMP_DEFAULT_VERSION(omp_destroy_nest_lock_, "OMP_3.0");
-FU_GOMP_DEFAULT_VERSION(omp_set_nest_lock_, "OMP_3.0");
-FU_GOMP_DEFAULT_VERSION(omp_unset_nest_lock_, "OMP_3.0");
-FU_GOMP_DEFAULT_VERSION(omp_test_nest_lock_, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_init_lock_, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_destroy_lock_, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_set_lock_, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_unset_lock_, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_test_lock_, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_init_nest_lock_, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_destroy_nest_lock_, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_set_nest_lock_, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_unset_nest_lock_, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_test_nest_lock_, "OMP_3.0");
 
 // ---- Strings, environment, resources, allocators ----
 
-FU_GOMP_EXPORT void omp_set_affinity_format_(char const *format, std::size_t length) {
+FORKUNION_GOMP_EXPORT void omp_set_affinity_format_(char const *format, std::size_t length) {
     c_string_t const text(format, length);
     omp_set_affinity_format(text.text);
 }
-FU_GOMP_EXPORT std::int32_t omp_get_affinity_format_(char *buffer, std::size_t length) {
+FORKUNION_GOMP_EXPORT std::int32_t omp_get_affinity_format_(char *buffer, std::size_t length) {
     char text[1024];
     std::size_t const needed = omp_get_affinity_format(text, sizeof(text));
     to_fortran(text, needed < sizeof(text) ? needed : sizeof(text) - 1, buffer, length);
     return static_cast<std::int32_t>(needed);
 }
-FU_GOMP_EXPORT void omp_display_affinity_(char const *format, std::size_t length) {
+FORKUNION_GOMP_EXPORT void omp_display_affinity_(char const *format, std::size_t length) {
     c_string_t const text(format, length);
     omp_display_affinity(text.text);
 }
-FU_GOMP_EXPORT std::int32_t omp_capture_affinity_(char *buffer, char const *format, std::size_t buffer_length,
-                                                  std::size_t format_length) {
+FORKUNION_GOMP_EXPORT std::int32_t omp_capture_affinity_(char *buffer, char const *format, std::size_t buffer_length,
+                                                         std::size_t format_length) {
     c_string_t const text(format, format_length);
     char line[1024];
     std::size_t const needed = omp_capture_affinity(line, sizeof(line), text.text);
     to_fortran(line, needed < sizeof(line) ? needed : sizeof(line) - 1, buffer, buffer_length);
     return static_cast<std::int32_t>(needed);
 }
-FU_GOMP_EXPORT void omp_display_env_(std::int32_t const *verbose) {
+FORKUNION_GOMP_EXPORT void omp_display_env_(std::int32_t const *verbose) {
     omp_display_env(*verbose != 0);
 }
-FU_GOMP_EXPORT void omp_display_env_8_(std::int64_t const *verbose) {
+FORKUNION_GOMP_EXPORT void omp_display_env_8_(std::int64_t const *verbose) {
     omp_display_env(*verbose != 0);
 }
-FU_GOMP_EXPORT std::int32_t omp_pause_resource_(std::int32_t const *kind, std::int32_t const *device) {
+FORKUNION_GOMP_EXPORT std::int32_t omp_pause_resource_(std::int32_t const *kind, std::int32_t const *device) {
     return omp_pause_resource(*kind, *device);
 }
-FU_GOMP_EXPORT std::int32_t omp_pause_resource_all_(std::int32_t const *kind) {
+FORKUNION_GOMP_EXPORT std::int32_t omp_pause_resource_all_(std::int32_t const *kind) {
     return omp_pause_resource_all(*kind);
 }
 
-FU_GOMP_EXPORT std::uintptr_t omp_init_allocator_(std::uintptr_t const *memspace, std::int32_t const *ntraits,
-                                                  void const *traits) {
+FORKUNION_GOMP_EXPORT std::uintptr_t omp_init_allocator_(std::uintptr_t const *memspace, std::int32_t const *ntraits,
+                                                         void const *traits) {
     return omp_init_allocator(*memspace, *ntraits, traits);
 }
-FU_GOMP_EXPORT std::uintptr_t omp_init_allocator_8_(std::uintptr_t const *memspace, std::int64_t const *ntraits,
-                                                    void const *traits) {
+FORKUNION_GOMP_EXPORT std::uintptr_t omp_init_allocator_8_(std::uintptr_t const *memspace, std::int64_t const *ntraits,
+                                                           void const *traits) {
     return omp_init_allocator(*memspace, static_cast<int>(*ntraits), traits);
 }
-FU_GOMP_EXPORT void omp_destroy_allocator_(std::uintptr_t const *allocator) {
+FORKUNION_GOMP_EXPORT void omp_destroy_allocator_(std::uintptr_t const *allocator) {
     omp_destroy_allocator(*allocator);
 }
-FU_GOMP_EXPORT void omp_set_default_allocator_(std::uintptr_t const *allocator) {
+FORKUNION_GOMP_EXPORT void omp_set_default_allocator_(std::uintptr_t const *allocator) {
     omp_set_default_allocator(*allocator);
 }

@@ -298,7 +298,7 @@ void apply_idle_policy(pool_t &pool) noexcept {
     settings_t const &s = settings();
     bool const sleeps = s.wait_policy < 0 || (s.wait_policy == 0 && process_threads() > s.allowed_cores);
     // Only after a dispatch: asking a sleeping pool to sleep again would wake its workers to re-read the mode.
-    if (sleeps && pool.mood() != mood_t::sleep_k) (void)pool.sleep(0);
+    if (sleeps && pool.idle_mode() != idle_mode_t::sleep_k) (void)pool.sleep(0);
 }
 
 /**  Spawns `pool` with `threads`, honouring `OMP_STACKSIZE` for the workers it starts. */
@@ -720,24 +720,24 @@ __attribute__((destructor)) void unload() noexcept {
 
 using namespace forkunion::gomp;
 
-FU_GOMP_EXPORT void GOMP_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags) {
+FORKUNION_GOMP_EXPORT void GOMP_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags) {
     run_parallel(fn, data, nthreads, flags, nullptr, nullptr);
 }
 
-FU_GOMP_EXPORT void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned nthreads) {
+FORKUNION_GOMP_EXPORT void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned nthreads) {
     start_parallel(fn, data, nthreads, nullptr, nullptr);
 }
 
-FU_GOMP_EXPORT void GOMP_parallel_end(void) {
+FORKUNION_GOMP_EXPORT void GOMP_parallel_end(void) {
     end_parallel();
 }
 
-FU_GOMP_EXPORT void GOMP_barrier(void) {
+FORKUNION_GOMP_EXPORT void GOMP_barrier(void) {
     task_t &task = current_task();
     if (task.implicit->team) team_barrier(*task.implicit->team);
 }
 
-FU_GOMP_EXPORT bool GOMP_barrier_cancel(void) {
+FORKUNION_GOMP_EXPORT bool GOMP_barrier_cancel(void) {
     GOMP_barrier();
     return false; // cancellation is never active: `GOMP_cancel` refuses it when cancel-var is true
 }
@@ -752,37 +752,37 @@ global_lock_t atomic_lock_;   // `atomic` updates that have no lock-free instruc
 
 } // namespace
 
-FU_GOMP_EXPORT void GOMP_critical_start(void) {
+FORKUNION_GOMP_EXPORT void GOMP_critical_start(void) {
     mutex_lock(critical_lock_.word);
 }
-FU_GOMP_EXPORT void GOMP_critical_end(void) {
+FORKUNION_GOMP_EXPORT void GOMP_critical_end(void) {
     mutex_unlock(critical_lock_.word);
 }
-FU_GOMP_EXPORT void GOMP_atomic_start(void) {
+FORKUNION_GOMP_EXPORT void GOMP_atomic_start(void) {
     mutex_lock(atomic_lock_.word);
 }
-FU_GOMP_EXPORT void GOMP_atomic_end(void) {
+FORKUNION_GOMP_EXPORT void GOMP_atomic_end(void) {
     mutex_unlock(atomic_lock_.word);
 }
 
 // A named `critical` hands us the address of a zero-initialized, pointer-sized common symbol per name: its first
 // four bytes are the name's mutex, in place.
 static_assert(sizeof(void *) >= sizeof(std::atomic<std::uint32_t>));
-FU_GOMP_EXPORT void GOMP_critical_name_start(void **pointer) {
+FORKUNION_GOMP_EXPORT void GOMP_critical_name_start(void **pointer) {
     mutex_lock(*reinterpret_cast<std::atomic<std::uint32_t> *>(pointer));
 }
-FU_GOMP_EXPORT void GOMP_critical_name_end(void **pointer) {
+FORKUNION_GOMP_EXPORT void GOMP_critical_name_end(void **pointer) {
     mutex_unlock(*reinterpret_cast<std::atomic<std::uint32_t> *>(pointer));
 }
 
 // Cancellation: with cancel-var false (the default) a `cancel` construct does nothing and cancellation points
 // never trigger, exactly as the specification prescribes. With `OMP_CANCELLATION=true`, refused at the construct.
-FU_GOMP_EXPORT bool GOMP_cancel(int which, bool do_cancel) {
+FORKUNION_GOMP_EXPORT bool GOMP_cancel(int which, bool do_cancel) {
     (void)which;
     if (!do_cancel || !settings().cancellation) return false;
     refuse("GOMP_cancel (the cancel construct)", "cancellation with OMP_CANCELLATION=true");
 }
-FU_GOMP_EXPORT bool GOMP_cancellation_point(int which) {
+FORKUNION_GOMP_EXPORT bool GOMP_cancellation_point(int which) {
     (void)which;
     return false;
 }

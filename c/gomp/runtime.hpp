@@ -16,10 +16,10 @@
 #include <forkunion/wait.hpp>
 #include <forkunion/wait_kernel.hpp>
 
-#define FU_GOMP_EXPORT extern "C" __attribute__((visibility("default")))
+#define FORKUNION_GOMP_EXPORT extern "C" __attribute__((visibility("default")))
 /**  Binds `name` to the default version `version` (`name@@version`): for names libgomp also exports in an older
  *   version, whose definition elsewhere is bound with `.symver` too (the version script lists both). */
-#define FU_GOMP_DEFAULT_VERSION(name, version) __asm__(".symver " #name ", " #name "@@" version ", remove")
+#define FORKUNION_GOMP_DEFAULT_VERSION(name, version) __asm__(".symver " #name ", " #name "@@" version ", remove")
 
 namespace forkunion::gomp {
 

@@ -87,7 +87,7 @@ void task_range(shared_taskloop_t const &loop, std::uint64_t index, std::uint64_
         last = loop.n - first < loop.grain ? loop.n : first + loop.grain;
         return;
     }
-    slice<std::uint64_t> const part = static_slice<std::uint64_t>(loop.n, loop.tasks, index);
+    slice_t<std::uint64_t> const part = static_slice<std::uint64_t>(loop.n, loop.tasks, index);
     first = part.first, last = part.first + part.count;
 }
 
@@ -180,18 +180,18 @@ bool help_taskloop(team_t &team) noexcept {
 
 using namespace forkunion::gomp;
 
-FU_GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
-                              long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
-                              void *detach) {
+FORKUNION_GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
+                                     long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
+                                     void *detach) {
     (void)if_clause, (void)depend, (void)priority; // undeferred either way; dependences hold in creation order
     if ((flags & task_detach_k) || detach) refuse("GOMP_task (a task with a detach clause)", "detachable tasks");
     task_t &parent = current_task();
     run_task(parent, (flags & task_final_k) != 0, fn, data, cpyfn, arg_size, arg_align, [](void *) noexcept {});
 }
 
-FU_GOMP_EXPORT void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
-                                  long arg_align, unsigned flags, unsigned long num_tasks, int priority, long start,
-                                  long end, long step) {
+FORKUNION_GOMP_EXPORT void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
+                                         long arg_align, unsigned flags, unsigned long num_tasks, int priority,
+                                         long start, long end, long step) {
     (void)priority;
     auto const s = static_cast<std::uint64_t>(start), e = static_cast<std::uint64_t>(end);
     auto const i = static_cast<std::uint64_t>(step);
@@ -201,9 +201,10 @@ FU_GOMP_EXPORT void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(
     run_taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, s, e, i, n);
 }
 
-FU_GOMP_EXPORT void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
-                                      long arg_align, unsigned flags, unsigned long num_tasks, int priority,
-                                      unsigned long long start, unsigned long long end, unsigned long long step) {
+FORKUNION_GOMP_EXPORT void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                                             long arg_size, long arg_align, unsigned flags, unsigned long num_tasks,
+                                             int priority, unsigned long long start, unsigned long long end,
+                                             unsigned long long step) {
     (void)priority;
     std::uint64_t n = 0;
     bool const up = (flags & task_up_k) != 0;
@@ -212,13 +213,13 @@ FU_GOMP_EXPORT void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpy
     run_taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, start, end, step, n);
 }
 
-FU_GOMP_EXPORT void GOMP_taskwait(void) {}
-FU_GOMP_EXPORT void GOMP_taskwait_depend(void **depend) {
+FORKUNION_GOMP_EXPORT void GOMP_taskwait(void) {}
+FORKUNION_GOMP_EXPORT void GOMP_taskwait_depend(void **depend) {
     (void)depend;
 }
-FU_GOMP_EXPORT void GOMP_taskyield(void) {}
-FU_GOMP_EXPORT void GOMP_taskgroup_start(void) {}
-FU_GOMP_EXPORT void GOMP_taskgroup_end(void) {}
+FORKUNION_GOMP_EXPORT void GOMP_taskyield(void) {}
+FORKUNION_GOMP_EXPORT void GOMP_taskgroup_start(void) {}
+FORKUNION_GOMP_EXPORT void GOMP_taskgroup_end(void) {}
 
 // ---- Host `teams`: the teams run one after another on the encountering thread ----
 
@@ -246,8 +247,8 @@ int teams_thread_limit() noexcept {
 }
 } // namespace forkunion::gomp
 
-FU_GOMP_EXPORT void GOMP_teams_reg(void (*fn)(void *), void *data, unsigned num_teams, unsigned thread_limit,
-                                   unsigned flags) {
+FORKUNION_GOMP_EXPORT void GOMP_teams_reg(void (*fn)(void *), void *data, unsigned num_teams, unsigned thread_limit,
+                                          unsigned flags) {
     (void)flags;
     settings_t const &s = settings();
     if (num_teams == 0) num_teams = s.num_teams > 0 ? static_cast<unsigned>(s.num_teams) : 1;
@@ -264,7 +265,8 @@ FU_GOMP_EXPORT void GOMP_teams_reg(void (*fn)(void *), void *data, unsigned num_
     teams_state = saved;
 }
 
-FU_GOMP_EXPORT bool GOMP_teams4(unsigned num_teams_low, unsigned num_teams_high, unsigned thread_limit, bool first) {
+FORKUNION_GOMP_EXPORT bool GOMP_teams4(unsigned num_teams_low, unsigned num_teams_high, unsigned thread_limit,
+                                       bool first) {
     // The loop GCC wraps around a `teams` body: true while there is a team left to run on this thread.
     if (first) {
         unsigned count = num_teams_high ? num_teams_high : num_teams_low;
@@ -282,14 +284,14 @@ FU_GOMP_EXPORT bool GOMP_teams4(unsigned num_teams_low, unsigned num_teams_high,
 
 // ---- `error` directive and the `allocate` clause ----
 
-FU_GOMP_EXPORT void GOMP_warning(char const *message, std::size_t length) {
+FORKUNION_GOMP_EXPORT void GOMP_warning(char const *message, std::size_t length) {
     if (message)
         std::fprintf(stderr, "forkunion gomp: warning: %.*s\n", static_cast<int>(length), message);
     else
         std::fprintf(stderr, "forkunion gomp: warning: error directive encountered\n");
 }
 
-FU_GOMP_EXPORT void GOMP_error(char const *message, std::size_t length) {
+FORKUNION_GOMP_EXPORT void GOMP_error(char const *message, std::size_t length) {
     if (message)
         std::fprintf(stderr, "forkunion gomp: fatal error: %.*s\n", static_cast<int>(length), message);
     else

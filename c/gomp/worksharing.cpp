@@ -149,7 +149,7 @@ bool claim_static(task_t &task, std::uint64_t &first, std::uint64_t &last) noexc
     if (shape.chunk == 0) {
         if (ws.next != thread) return false; // the one block was handed out
         ws.next = ~std::uint64_t(0);
-        slice<std::uint64_t> const block = static_slice<std::uint64_t>(shape.n, size, thread);
+        slice_t<std::uint64_t> const block = static_slice<std::uint64_t>(shape.n, size, thread);
         if (block.count == 0) return false;
         first = block.first, last = block.first + block.count;
         return true;
@@ -169,7 +169,7 @@ bool claim_stealing(task_t &task, std::uint64_t &first, std::uint64_t &last) noe
     std::uint64_t const chunks = chunks_of(shape), tag = tag_of(ws.id);
     unsigned const size = team.header.size;
     for (;;) {
-        slice<std::uint64_t> const block = static_slice<std::uint64_t>(chunks, size, ws.victim);
+        slice_t<std::uint64_t> const block = static_slice<std::uint64_t>(chunks, size, ws.victim);
         std::atomic<std::uint64_t> &cursor = cursor_of(team, ws.id, ws.victim);
         // A load first: thieves sweeping dry cursors share the lines instead of writing them.
         std::uint64_t seen = cursor.load(std::memory_order_relaxed);
@@ -456,62 +456,62 @@ void refuse_reductions(char const *entry) noexcept {
 
 } // namespace
 
-#define FU_GOMP_SIGNED_LOOP(name, kind, ordered)                                                                       \
-    FU_GOMP_EXPORT bool GOMP_loop_##name##_start(long start, long end, long incr, long chunk, long *istart,            \
-                                                 long *iend) {                                                         \
+#define FORKUNION_GOMP_SIGNED_LOOP(name, kind, ordered)                                                                \
+    FORKUNION_GOMP_EXPORT bool GOMP_loop_##name##_start(long start, long end, long incr, long chunk, long *istart,     \
+                                                        long *iend) {                                                  \
         return signed_start(kind, ordered, start, end, incr, chunk, istart, iend);                                     \
     }                                                                                                                  \
-    FU_GOMP_EXPORT bool GOMP_loop_##name##_next(long *istart, long *iend) {                                            \
+    FORKUNION_GOMP_EXPORT bool GOMP_loop_##name##_next(long *istart, long *iend) {                                     \
         return signed_next(implicit_task(), istart, iend);                                                             \
     }
-#define FU_GOMP_UNSIGNED_LOOP(name, kind, ordered)                                                                     \
-    FU_GOMP_EXPORT bool GOMP_loop_ull_##name##_start(bool up, unsigned long long start, unsigned long long end,        \
-                                                     unsigned long long incr, unsigned long long chunk,                \
-                                                     unsigned long long *istart, unsigned long long *iend) {           \
+#define FORKUNION_GOMP_UNSIGNED_LOOP(name, kind, ordered)                                                              \
+    FORKUNION_GOMP_EXPORT bool GOMP_loop_ull_##name##_start(bool up, unsigned long long start, unsigned long long end, \
+                                                            unsigned long long incr, unsigned long long chunk,         \
+                                                            unsigned long long *istart, unsigned long long *iend) {    \
         return unsigned_start(kind, ordered, up, start, end, incr, chunk, istart, iend);                               \
     }                                                                                                                  \
-    FU_GOMP_EXPORT bool GOMP_loop_ull_##name##_next(unsigned long long *istart, unsigned long long *iend) {            \
+    FORKUNION_GOMP_EXPORT bool GOMP_loop_ull_##name##_next(unsigned long long *istart, unsigned long long *iend) {     \
         return unsigned_next(implicit_task(), istart, iend);                                                           \
     }
-#define FU_GOMP_RUNTIME_LOOP(name, monotonic, ordered)                                                                 \
-    FU_GOMP_EXPORT bool GOMP_loop_##name##_start(long start, long end, long incr, long *istart, long *iend) {          \
+#define FORKUNION_GOMP_RUNTIME_LOOP(name, monotonic, ordered)                                                          \
+    FORKUNION_GOMP_EXPORT bool GOMP_loop_##name##_start(long start, long end, long incr, long *istart, long *iend) {   \
         return signed_runtime(monotonic, ordered, start, end, incr, istart, iend);                                     \
     }                                                                                                                  \
-    FU_GOMP_EXPORT bool GOMP_loop_##name##_next(long *istart, long *iend) {                                            \
+    FORKUNION_GOMP_EXPORT bool GOMP_loop_##name##_next(long *istart, long *iend) {                                     \
         return signed_next(implicit_task(), istart, iend);                                                             \
     }                                                                                                                  \
-    FU_GOMP_EXPORT bool GOMP_loop_ull_##name##_start(bool up, unsigned long long start, unsigned long long end,        \
-                                                     unsigned long long incr, unsigned long long *istart,              \
-                                                     unsigned long long *iend) {                                       \
+    FORKUNION_GOMP_EXPORT bool GOMP_loop_ull_##name##_start(bool up, unsigned long long start, unsigned long long end, \
+                                                            unsigned long long incr, unsigned long long *istart,       \
+                                                            unsigned long long *iend) {                                \
         return unsigned_runtime(monotonic, ordered, up, start, end, incr, istart, iend);                               \
     }                                                                                                                  \
-    FU_GOMP_EXPORT bool GOMP_loop_ull_##name##_next(unsigned long long *istart, unsigned long long *iend) {            \
+    FORKUNION_GOMP_EXPORT bool GOMP_loop_ull_##name##_next(unsigned long long *istart, unsigned long long *iend) {     \
         return unsigned_next(implicit_task(), istart, iend);                                                           \
     }
 
-FU_GOMP_SIGNED_LOOP(static, loop_kind_t::static_k, false)
-FU_GOMP_SIGNED_LOOP(dynamic, loop_kind_t::shared_k, false)
-FU_GOMP_SIGNED_LOOP(guided, loop_kind_t::guided_k, false)
-FU_GOMP_SIGNED_LOOP(nonmonotonic_dynamic, loop_kind_t::stealing_k, false)
-FU_GOMP_SIGNED_LOOP(nonmonotonic_guided, loop_kind_t::guided_k, false)
-FU_GOMP_SIGNED_LOOP(ordered_static, loop_kind_t::static_k, true)
-FU_GOMP_SIGNED_LOOP(ordered_dynamic, loop_kind_t::shared_k, true)
-FU_GOMP_SIGNED_LOOP(ordered_guided, loop_kind_t::guided_k, true)
-FU_GOMP_UNSIGNED_LOOP(static, loop_kind_t::static_k, false)
-FU_GOMP_UNSIGNED_LOOP(dynamic, loop_kind_t::shared_k, false)
-FU_GOMP_UNSIGNED_LOOP(guided, loop_kind_t::guided_k, false)
-FU_GOMP_UNSIGNED_LOOP(nonmonotonic_dynamic, loop_kind_t::stealing_k, false)
-FU_GOMP_UNSIGNED_LOOP(nonmonotonic_guided, loop_kind_t::guided_k, false)
-FU_GOMP_UNSIGNED_LOOP(ordered_static, loop_kind_t::static_k, true)
-FU_GOMP_UNSIGNED_LOOP(ordered_dynamic, loop_kind_t::shared_k, true)
-FU_GOMP_UNSIGNED_LOOP(ordered_guided, loop_kind_t::guided_k, true)
-FU_GOMP_RUNTIME_LOOP(runtime, true, false)
-FU_GOMP_RUNTIME_LOOP(nonmonotonic_runtime, false, false)
-FU_GOMP_RUNTIME_LOOP(maybe_nonmonotonic_runtime, false, false)
-FU_GOMP_RUNTIME_LOOP(ordered_runtime, true, true)
+FORKUNION_GOMP_SIGNED_LOOP(static, loop_kind_t::static_k, false)
+FORKUNION_GOMP_SIGNED_LOOP(dynamic, loop_kind_t::shared_k, false)
+FORKUNION_GOMP_SIGNED_LOOP(guided, loop_kind_t::guided_k, false)
+FORKUNION_GOMP_SIGNED_LOOP(nonmonotonic_dynamic, loop_kind_t::stealing_k, false)
+FORKUNION_GOMP_SIGNED_LOOP(nonmonotonic_guided, loop_kind_t::guided_k, false)
+FORKUNION_GOMP_SIGNED_LOOP(ordered_static, loop_kind_t::static_k, true)
+FORKUNION_GOMP_SIGNED_LOOP(ordered_dynamic, loop_kind_t::shared_k, true)
+FORKUNION_GOMP_SIGNED_LOOP(ordered_guided, loop_kind_t::guided_k, true)
+FORKUNION_GOMP_UNSIGNED_LOOP(static, loop_kind_t::static_k, false)
+FORKUNION_GOMP_UNSIGNED_LOOP(dynamic, loop_kind_t::shared_k, false)
+FORKUNION_GOMP_UNSIGNED_LOOP(guided, loop_kind_t::guided_k, false)
+FORKUNION_GOMP_UNSIGNED_LOOP(nonmonotonic_dynamic, loop_kind_t::stealing_k, false)
+FORKUNION_GOMP_UNSIGNED_LOOP(nonmonotonic_guided, loop_kind_t::guided_k, false)
+FORKUNION_GOMP_UNSIGNED_LOOP(ordered_static, loop_kind_t::static_k, true)
+FORKUNION_GOMP_UNSIGNED_LOOP(ordered_dynamic, loop_kind_t::shared_k, true)
+FORKUNION_GOMP_UNSIGNED_LOOP(ordered_guided, loop_kind_t::guided_k, true)
+FORKUNION_GOMP_RUNTIME_LOOP(runtime, true, false)
+FORKUNION_GOMP_RUNTIME_LOOP(nonmonotonic_runtime, false, false)
+FORKUNION_GOMP_RUNTIME_LOOP(maybe_nonmonotonic_runtime, false, false)
+FORKUNION_GOMP_RUNTIME_LOOP(ordered_runtime, true, true)
 
-FU_GOMP_EXPORT bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk, long *istart, long *iend,
-                                    std::uintptr_t *reductions, void **mem) {
+FORKUNION_GOMP_EXPORT bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk, long *istart,
+                                           long *iend, std::uintptr_t *reductions, void **mem) {
     if (reductions) refuse_reductions("GOMP_loop_start (a worksharing loop with a task reduction)");
     loop_kind_t const kind = decode_sched(sched, chunk, false);
     task_t &task = implicit_task();
@@ -521,10 +521,10 @@ FU_GOMP_EXPORT bool GOMP_loop_start(long start, long end, long incr, long sched,
     return istart ? signed_next(task, istart, iend) : true;
 }
 
-FU_GOMP_EXPORT bool GOMP_loop_ull_start(bool up, unsigned long long start, unsigned long long end,
-                                        unsigned long long incr, long sched, unsigned long long chunk,
-                                        unsigned long long *istart, unsigned long long *iend,
-                                        std::uintptr_t *reductions, void **mem) {
+FORKUNION_GOMP_EXPORT bool GOMP_loop_ull_start(bool up, unsigned long long start, unsigned long long end,
+                                               unsigned long long incr, long sched, unsigned long long chunk,
+                                               unsigned long long *istart, unsigned long long *iend,
+                                               std::uintptr_t *reductions, void **mem) {
     if (reductions) refuse_reductions("GOMP_loop_ull_start (a worksharing loop with a task reduction)");
     long signed_chunk = static_cast<long>(chunk);
     loop_kind_t const kind = decode_sched(sched, signed_chunk, false);
@@ -534,8 +534,8 @@ FU_GOMP_EXPORT bool GOMP_loop_ull_start(bool up, unsigned long long start, unsig
     return istart ? unsigned_next(task, istart, iend) : true;
 }
 
-FU_GOMP_EXPORT bool GOMP_loop_ordered_start(long start, long end, long incr, long sched, long chunk, long *istart,
-                                            long *iend, std::uintptr_t *reductions, void **mem) {
+FORKUNION_GOMP_EXPORT bool GOMP_loop_ordered_start(long start, long end, long incr, long sched, long chunk,
+                                                   long *istart, long *iend, std::uintptr_t *reductions, void **mem) {
     if (reductions) refuse_reductions("GOMP_loop_ordered_start (an ordered loop with a task reduction)");
     loop_kind_t const kind = decode_sched(sched, chunk, true);
     task_t &task = implicit_task();
@@ -544,10 +544,10 @@ FU_GOMP_EXPORT bool GOMP_loop_ordered_start(long start, long end, long incr, lon
     return istart ? signed_next(task, istart, iend) : true;
 }
 
-FU_GOMP_EXPORT bool GOMP_loop_ull_ordered_start(bool up, unsigned long long start, unsigned long long end,
-                                                unsigned long long incr, long sched, unsigned long long chunk,
-                                                unsigned long long *istart, unsigned long long *iend,
-                                                std::uintptr_t *reductions, void **mem) {
+FORKUNION_GOMP_EXPORT bool GOMP_loop_ull_ordered_start(bool up, unsigned long long start, unsigned long long end,
+                                                       unsigned long long incr, long sched, unsigned long long chunk,
+                                                       unsigned long long *istart, unsigned long long *iend,
+                                                       std::uintptr_t *reductions, void **mem) {
     if (reductions) refuse_reductions("GOMP_loop_ull_ordered_start (an ordered loop with a task reduction)");
     long signed_chunk = static_cast<long>(chunk);
     loop_kind_t const kind = decode_sched(sched, signed_chunk, true);
@@ -557,22 +557,22 @@ FU_GOMP_EXPORT bool GOMP_loop_ull_ordered_start(bool up, unsigned long long star
     return istart ? unsigned_next(task, istart, iend) : true;
 }
 
-FU_GOMP_EXPORT void GOMP_loop_end(void) {
+FORKUNION_GOMP_EXPORT void GOMP_loop_end(void) {
     loop_leave(implicit_task(), true);
 }
-FU_GOMP_EXPORT void GOMP_loop_end_nowait(void) {
+FORKUNION_GOMP_EXPORT void GOMP_loop_end_nowait(void) {
     loop_leave(implicit_task(), false);
 }
-FU_GOMP_EXPORT bool GOMP_loop_end_cancel(void) {
+FORKUNION_GOMP_EXPORT bool GOMP_loop_end_cancel(void) {
     loop_leave(implicit_task(), true);
     return false;
 }
 
-FU_GOMP_EXPORT void GOMP_ordered_start(void) {
+FORKUNION_GOMP_EXPORT void GOMP_ordered_start(void) {
     task_t &task = implicit_task();
     if (task.team && task.ws.holds_chunk) wait_for_turn(task);
 }
-FU_GOMP_EXPORT void GOMP_ordered_end(void) {} // the turn passes when the chunk ends, not at each ordered region
+FORKUNION_GOMP_EXPORT void GOMP_ordered_end(void) {} // the turn passes when the chunk ends, not at each ordered region
 
 // ---- Doacross loops: `ordered(n)` with `depend(sink: ...)` and `depend(source)` ----
 
@@ -634,60 +634,61 @@ void doacross_wait(std::uint64_t const *vector) noexcept {
 
 } // namespace
 
-#define FU_GOMP_DOACROSS(name, kind)                                                                                   \
-    FU_GOMP_EXPORT bool GOMP_loop_doacross_##name##_start(unsigned ncounts, long *counts, long chunk, long *istart,    \
-                                                          long *iend) {                                                \
+#define FORKUNION_GOMP_DOACROSS(name, kind)                                                                            \
+    FORKUNION_GOMP_EXPORT bool GOMP_loop_doacross_##name##_start(unsigned ncounts, long *counts, long chunk,           \
+                                                                 long *istart, long *iend) {                           \
         return doacross_start<long>(ncounts, counts, kind, chunk, nullptr, istart, iend);                              \
     }                                                                                                                  \
-    FU_GOMP_EXPORT bool GOMP_loop_ull_doacross_##name##_start(unsigned ncounts, unsigned long long *counts,            \
-                                                              unsigned long long chunk, unsigned long long *istart,    \
-                                                              unsigned long long *iend) {                              \
+    FORKUNION_GOMP_EXPORT bool GOMP_loop_ull_doacross_##name##_start(                                                  \
+        unsigned ncounts, unsigned long long *counts, unsigned long long chunk, unsigned long long *istart,            \
+        unsigned long long *iend) {                                                                                    \
         return doacross_start<unsigned long long>(ncounts, counts, kind, static_cast<long>(chunk), nullptr, istart,    \
                                                   iend);                                                               \
     }
-FU_GOMP_DOACROSS(static, loop_kind_t::static_k)
-FU_GOMP_DOACROSS(dynamic, loop_kind_t::shared_k)
-FU_GOMP_DOACROSS(guided, loop_kind_t::guided_k)
+FORKUNION_GOMP_DOACROSS(static, loop_kind_t::static_k)
+FORKUNION_GOMP_DOACROSS(dynamic, loop_kind_t::shared_k)
+FORKUNION_GOMP_DOACROSS(guided, loop_kind_t::guided_k)
 
-FU_GOMP_EXPORT bool GOMP_loop_doacross_runtime_start(unsigned ncounts, long *counts, long *istart, long *iend) {
+FORKUNION_GOMP_EXPORT bool GOMP_loop_doacross_runtime_start(unsigned ncounts, long *counts, long *istart, long *iend) {
     long chunk = 0;
     loop_kind_t const kind = runtime_kind(implicit_task(), true, true, chunk);
     return doacross_start<long>(ncounts, counts, kind, chunk, nullptr, istart, iend);
 }
-FU_GOMP_EXPORT bool GOMP_loop_ull_doacross_runtime_start(unsigned ncounts, unsigned long long *counts,
-                                                         unsigned long long *istart, unsigned long long *iend) {
+FORKUNION_GOMP_EXPORT bool GOMP_loop_ull_doacross_runtime_start(unsigned ncounts, unsigned long long *counts,
+                                                                unsigned long long *istart, unsigned long long *iend) {
     long chunk = 0;
     loop_kind_t const kind = runtime_kind(implicit_task(), true, true, chunk);
     return doacross_start<unsigned long long>(ncounts, counts, kind, chunk, nullptr, istart, iend);
 }
-FU_GOMP_EXPORT bool GOMP_loop_doacross_start(unsigned ncounts, long *counts, long sched, long chunk, long *istart,
-                                             long *iend, std::uintptr_t *reductions, void **mem) {
+FORKUNION_GOMP_EXPORT bool GOMP_loop_doacross_start(unsigned ncounts, long *counts, long sched, long chunk,
+                                                    long *istart, long *iend, std::uintptr_t *reductions, void **mem) {
     if (mem) refuse("GOMP_loop_doacross_start", "shared memory for a doacross loop's lastprivate(conditional:)");
     loop_kind_t const kind = decode_sched(sched, chunk, true);
     return doacross_start<long>(ncounts, counts, kind, chunk, reductions, istart, iend);
 }
-FU_GOMP_EXPORT bool GOMP_loop_ull_doacross_start(unsigned ncounts, unsigned long long *counts, long sched,
-                                                 unsigned long long chunk, unsigned long long *istart,
-                                                 unsigned long long *iend, std::uintptr_t *reductions, void **mem) {
+FORKUNION_GOMP_EXPORT bool GOMP_loop_ull_doacross_start(unsigned ncounts, unsigned long long *counts, long sched,
+                                                        unsigned long long chunk, unsigned long long *istart,
+                                                        unsigned long long *iend, std::uintptr_t *reductions,
+                                                        void **mem) {
     if (mem) refuse("GOMP_loop_ull_doacross_start", "shared memory for a doacross loop's lastprivate(conditional:)");
     long signed_chunk = static_cast<long>(chunk);
     loop_kind_t const kind = decode_sched(sched, signed_chunk, true);
     return doacross_start<unsigned long long>(ncounts, counts, kind, signed_chunk, reductions, istart, iend);
 }
 
-FU_GOMP_EXPORT void GOMP_doacross_post(long *counts) {
+FORKUNION_GOMP_EXPORT void GOMP_doacross_post(long *counts) {
     ws_state_t const &ws = implicit_task().ws;
     std::uint64_t vector[max_doacross_dims_k];
     for (unsigned dim = 0; dim != ws.doacross_dims; ++dim) vector[dim] = static_cast<std::uint64_t>(counts[dim]);
     doacross_post(vector);
 }
-FU_GOMP_EXPORT void GOMP_doacross_ull_post(unsigned long long *counts) {
+FORKUNION_GOMP_EXPORT void GOMP_doacross_ull_post(unsigned long long *counts) {
     ws_state_t const &ws = implicit_task().ws;
     std::uint64_t vector[max_doacross_dims_k];
     for (unsigned dim = 0; dim != ws.doacross_dims; ++dim) vector[dim] = counts[dim];
     doacross_post(vector);
 }
-FU_GOMP_EXPORT void GOMP_doacross_wait(long first, ...) {
+FORKUNION_GOMP_EXPORT void GOMP_doacross_wait(long first, ...) {
     ws_state_t const &ws = implicit_task().ws;
     std::uint64_t vector[max_doacross_dims_k] = {static_cast<std::uint64_t>(first)};
     va_list rest;
@@ -696,7 +697,7 @@ FU_GOMP_EXPORT void GOMP_doacross_wait(long first, ...) {
     va_end(rest);
     doacross_wait(vector);
 }
-FU_GOMP_EXPORT void GOMP_doacross_ull_wait(unsigned long long first, ...) {
+FORKUNION_GOMP_EXPORT void GOMP_doacross_ull_wait(unsigned long long first, ...) {
     ws_state_t const &ws = implicit_task().ws;
     std::uint64_t vector[max_doacross_dims_k] = {first};
     va_list rest;
@@ -708,17 +709,18 @@ FU_GOMP_EXPORT void GOMP_doacross_ull_wait(unsigned long long first, ...) {
 
 // ---- Combined constructs: the region and its first worksharing construct ----
 
-#define FU_GOMP_PARALLEL_LOOP(name, kind)                                                                              \
-    FU_GOMP_EXPORT void GOMP_parallel_loop_##name(void (*fn)(void *), void *data, unsigned nthreads, long start,       \
-                                                  long end, long incr, long chunk, unsigned flags) {                   \
+#define FORKUNION_GOMP_PARALLEL_LOOP(name, kind)                                                                       \
+    FORKUNION_GOMP_EXPORT void GOMP_parallel_loop_##name(void (*fn)(void *), void *data, unsigned nthreads,            \
+                                                         long start, long end, long incr, long chunk,                  \
+                                                         unsigned flags) {                                             \
         loop_shape_t const shape = signed_shape(start, end, incr, chunk, kind, false);                                 \
         run_parallel(fn, data, nthreads, flags, &shape, nullptr);                                                      \
     }
-FU_GOMP_PARALLEL_LOOP(static, loop_kind_t::static_k)
-FU_GOMP_PARALLEL_LOOP(dynamic, loop_kind_t::shared_k)
-FU_GOMP_PARALLEL_LOOP(guided, loop_kind_t::guided_k)
-FU_GOMP_PARALLEL_LOOP(nonmonotonic_dynamic, loop_kind_t::stealing_k)
-FU_GOMP_PARALLEL_LOOP(nonmonotonic_guided, loop_kind_t::guided_k)
+FORKUNION_GOMP_PARALLEL_LOOP(static, loop_kind_t::static_k)
+FORKUNION_GOMP_PARALLEL_LOOP(dynamic, loop_kind_t::shared_k)
+FORKUNION_GOMP_PARALLEL_LOOP(guided, loop_kind_t::guided_k)
+FORKUNION_GOMP_PARALLEL_LOOP(nonmonotonic_dynamic, loop_kind_t::stealing_k)
+FORKUNION_GOMP_PARALLEL_LOOP(nonmonotonic_guided, loop_kind_t::guided_k)
 
 namespace {
 loop_shape_t runtime_shape(bool monotonic, long start, long end, long incr) noexcept {
@@ -728,34 +730,35 @@ loop_shape_t runtime_shape(bool monotonic, long start, long end, long incr) noex
 }
 } // namespace
 
-FU_GOMP_EXPORT void GOMP_parallel_loop_runtime(void (*fn)(void *), void *data, unsigned nthreads, long start, long end,
-                                               long incr, unsigned flags) {
+FORKUNION_GOMP_EXPORT void GOMP_parallel_loop_runtime(void (*fn)(void *), void *data, unsigned nthreads, long start,
+                                                      long end, long incr, unsigned flags) {
     loop_shape_t const shape = runtime_shape(true, start, end, incr);
     run_parallel(fn, data, nthreads, flags, &shape, nullptr);
 }
-FU_GOMP_EXPORT void GOMP_parallel_loop_nonmonotonic_runtime(void (*fn)(void *), void *data, unsigned nthreads,
-                                                            long start, long end, long incr, unsigned flags) {
+FORKUNION_GOMP_EXPORT void GOMP_parallel_loop_nonmonotonic_runtime(void (*fn)(void *), void *data, unsigned nthreads,
+                                                                   long start, long end, long incr, unsigned flags) {
     loop_shape_t const shape = runtime_shape(false, start, end, incr);
     run_parallel(fn, data, nthreads, flags, &shape, nullptr);
 }
-FU_GOMP_EXPORT void GOMP_parallel_loop_maybe_nonmonotonic_runtime(void (*fn)(void *), void *data, unsigned nthreads,
-                                                                  long start, long end, long incr, unsigned flags) {
+FORKUNION_GOMP_EXPORT void GOMP_parallel_loop_maybe_nonmonotonic_runtime(void (*fn)(void *), void *data,
+                                                                         unsigned nthreads, long start, long end,
+                                                                         long incr, unsigned flags) {
     loop_shape_t const shape = runtime_shape(false, start, end, incr);
     run_parallel(fn, data, nthreads, flags, &shape, nullptr);
 }
 
-#define FU_GOMP_LEGACY_PARALLEL_LOOP(name, kind)                                                                       \
-    FU_GOMP_EXPORT void GOMP_parallel_loop_##name##_start(void (*fn)(void *), void *data, unsigned nthreads,           \
-                                                          long start, long end, long incr, long chunk) {               \
+#define FORKUNION_GOMP_LEGACY_PARALLEL_LOOP(name, kind)                                                                \
+    FORKUNION_GOMP_EXPORT void GOMP_parallel_loop_##name##_start(void (*fn)(void *), void *data, unsigned nthreads,    \
+                                                                 long start, long end, long incr, long chunk) {        \
         loop_shape_t const shape = signed_shape(start, end, incr, chunk, kind, false);                                 \
         start_parallel(fn, data, nthreads, &shape, nullptr);                                                           \
     }
-FU_GOMP_LEGACY_PARALLEL_LOOP(static, loop_kind_t::static_k)
-FU_GOMP_LEGACY_PARALLEL_LOOP(dynamic, loop_kind_t::shared_k)
-FU_GOMP_LEGACY_PARALLEL_LOOP(guided, loop_kind_t::guided_k)
+FORKUNION_GOMP_LEGACY_PARALLEL_LOOP(static, loop_kind_t::static_k)
+FORKUNION_GOMP_LEGACY_PARALLEL_LOOP(dynamic, loop_kind_t::shared_k)
+FORKUNION_GOMP_LEGACY_PARALLEL_LOOP(guided, loop_kind_t::guided_k)
 
-FU_GOMP_EXPORT void GOMP_parallel_loop_runtime_start(void (*fn)(void *), void *data, unsigned nthreads, long start,
-                                                     long end, long incr) {
+FORKUNION_GOMP_EXPORT void GOMP_parallel_loop_runtime_start(void (*fn)(void *), void *data, unsigned nthreads,
+                                                            long start, long end, long incr) {
     loop_shape_t const shape = runtime_shape(true, start, end, incr);
     start_parallel(fn, data, nthreads, &shape, nullptr);
 }
@@ -775,43 +778,44 @@ unsigned sections_next(task_t &task) noexcept {
 }
 } // namespace
 
-FU_GOMP_EXPORT unsigned GOMP_sections_start(unsigned count) {
+FORKUNION_GOMP_EXPORT unsigned GOMP_sections_start(unsigned count) {
     task_t &task = implicit_task();
     sections_enter(task, count, nullptr, 0);
     return sections_next(task);
 }
-FU_GOMP_EXPORT unsigned GOMP_sections2_start(unsigned count, std::uintptr_t *reductions, void **mem) {
+FORKUNION_GOMP_EXPORT unsigned GOMP_sections2_start(unsigned count, std::uintptr_t *reductions, void **mem) {
     if (reductions) refuse_reductions("GOMP_sections2_start (sections with a task reduction)");
     task_t &task = implicit_task();
     sections_enter(task, count, mem, mem ? *reinterpret_cast<std::uintptr_t *>(mem) : 0);
     return sections_next(task);
 }
-FU_GOMP_EXPORT unsigned GOMP_sections_next(void) {
+FORKUNION_GOMP_EXPORT unsigned GOMP_sections_next(void) {
     return sections_next(implicit_task());
 }
-FU_GOMP_EXPORT void GOMP_sections_end(void) {
+FORKUNION_GOMP_EXPORT void GOMP_sections_end(void) {
     loop_leave(implicit_task(), true);
 }
-FU_GOMP_EXPORT void GOMP_sections_end_nowait(void) {
+FORKUNION_GOMP_EXPORT void GOMP_sections_end_nowait(void) {
     loop_leave(implicit_task(), false);
 }
-FU_GOMP_EXPORT bool GOMP_sections_end_cancel(void) {
+FORKUNION_GOMP_EXPORT bool GOMP_sections_end_cancel(void) {
     loop_leave(implicit_task(), true);
     return false;
 }
-FU_GOMP_EXPORT void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned nthreads, unsigned count,
-                                           unsigned flags) {
+FORKUNION_GOMP_EXPORT void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned nthreads, unsigned count,
+                                                  unsigned flags) {
     std::uint64_t const sections = count;
     run_parallel(fn, data, nthreads, flags, nullptr, &sections);
 }
-FU_GOMP_EXPORT void GOMP_parallel_sections_start(void (*fn)(void *), void *data, unsigned nthreads, unsigned count) {
+FORKUNION_GOMP_EXPORT void GOMP_parallel_sections_start(void (*fn)(void *), void *data, unsigned nthreads,
+                                                        unsigned count) {
     std::uint64_t const sections = count;
     start_parallel(fn, data, nthreads, nullptr, &sections);
 }
 
 // ---- Single ----
 
-FU_GOMP_EXPORT bool GOMP_single_start(void) {
+FORKUNION_GOMP_EXPORT bool GOMP_single_start(void) {
     task_t &task = implicit_task();
     if (!task.team) return true;
     std::uint64_t const id = task.ws_next++;
@@ -820,7 +824,7 @@ FU_GOMP_EXPORT bool GOMP_single_start(void) {
     return won;
 }
 
-FU_GOMP_EXPORT void *GOMP_single_copy_start(void) {
+FORKUNION_GOMP_EXPORT void *GOMP_single_copy_start(void) {
     task_t &task = implicit_task();
     if (!task.team) return nullptr;
     team_t &team = *task.team;
@@ -837,7 +841,7 @@ FU_GOMP_EXPORT void *GOMP_single_copy_start(void) {
     return data;
 }
 
-FU_GOMP_EXPORT void GOMP_single_copy_end(void *data) {
+FORKUNION_GOMP_EXPORT void GOMP_single_copy_end(void *data) {
     task_t &task = implicit_task();
     if (!task.team) return;
     slot_of(*task.team, task.ws.id).shared.copy.store(data, std::memory_order_release);
@@ -845,7 +849,7 @@ FU_GOMP_EXPORT void GOMP_single_copy_end(void *data) {
     slot_leave(*task.team, task.ws.id);
 }
 
-FU_GOMP_EXPORT void GOMP_scope_start(std::uintptr_t *reductions) {
+FORKUNION_GOMP_EXPORT void GOMP_scope_start(std::uintptr_t *reductions) {
     // A `scope` region only calls the runtime for task reductions; without them there is nothing to set up.
     if (reductions) refuse_reductions("GOMP_scope_start (scope with a task reduction)");
 }

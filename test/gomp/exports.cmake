@@ -1,7 +1,7 @@
 # No silent fall-through. Under LD_PRELOAD any entry point the drop-in lacks would bind to the real libgomp, which
 # is still loaded, and mix two runtimes. So: every function libgomp.so.1 exports, with its symbol version (Fortran
 # spellings and the OMP_1.0 lock ABI included), is exported by the drop-in with the same version, unless it is on
-# the documented list below; the drop-in exports nothing else; and every entry point it refuses (the FU_GOMP_*
+# the documented list below; the drop-in exports nothing else; and every entry point it refuses (the FORKUNION_GOMP_*
 # lists of refused.cpp) aborts at the call, naming itself and the construct.
 #
 # The documented list: libgomp entry points the drop-in deliberately does not define. Empty: GCC 12's whole table
@@ -62,10 +62,10 @@ endif()
 
 # The refused entry points, as refused.cpp lists them, each called once in a process of its own.
 file(READ "${REFUSED}" _source)
-string(REGEX MATCHALL "FU_GOMP_(OPENACC|PLUGIN|TARGET|REDUCTION|DETACH|OLD_LOCK)\\([A-Za-z0-9_]+\\)" _entries "${_source}")
+string(REGEX MATCHALL "FORKUNION_GOMP_(OPENACC|PLUGIN|TARGET|REDUCTION|DETACH|OLD_LOCK)\\([A-Za-z0-9_]+\\)" _entries "${_source}")
 set(_refused_count 0)
 foreach(_entry IN LISTS _entries)
-    string(REGEX MATCH "^FU_GOMP_([A-Z_]+)\\(([A-Za-z0-9_]+)\\)$" _ "${_entry}")
+    string(REGEX MATCH "^FORKUNION_GOMP_([A-Z_]+)\\(([A-Za-z0-9_]+)\\)$" _ "${_entry}")
     set(_kind "${CMAKE_MATCH_1}")
     set(_name "${CMAKE_MATCH_2}")
     if(_name STREQUAL "name")
