@@ -243,26 +243,35 @@ struct root_t {
         std::atomic<bool> held{false};
     } busy;
     team_t team;
-    /**  Caller-exclusive pools whose workers are team threads `first[s] + 1 ..`; the master is thread 0. */
-    pool_t *segments[max_segments_k] = {};
-    unsigned first[max_segments_k] = {}; ///< Team thread of each segment's worker 0, minus one.
-    unsigned segments_count = 0;
-    unsigned threads = 0; ///< Team threads: every segment's workers plus the master.
-    cursor_line_t *cursors = nullptr;
-    unsigned capacity = 0;          ///< Threads the cursor table has lines for.
-    unsigned forks = 0;             ///< `forks_` when the root was created.
-    bool taskloop_seen = false;     ///< Sticky: a `taskloop` was shared on this root.
-    std::uint64_t ws_next = 0;      ///< Number of the next region's first worksharing construct.
-    task_t *legacy_saved = nullptr; ///< `GOMP_parallel_start`: the task the master's implicit task replaced.
-    std::size_t generations[max_segments_k] = {}; ///< The current region's dispatch on each segment it uses.
-    unsigned published = 0;                       ///< Segments the current region was published to.
 
     /**  A segment's callback: `unsafe_for_threads` needs it to outlive the call, so the root keeps them. */
     struct member_fn_t {
         root_t *root = nullptr;
         unsigned first = 0;
         void operator()(std::size_t worker) const noexcept { root->run_thread(first + 1 + worker); }
-    } member_fns[max_segments_k];
+    };
+
+    /**  What members read in every region; written only when the root grows (never during a region). */
+    struct alignas(line_k) shape_t {
+        /**  Caller-exclusive pools whose workers are team threads `first[s] + 1 ..`; the master is thread 0. */
+        pool_t *segments[max_segments_k] = {};
+        member_fn_t member_fns[max_segments_k];
+        unsigned first[max_segments_k] = {}; ///< Team thread of each segment's worker 0, minus one.
+        unsigned segments_count = 0;
+        unsigned threads = 0; ///< Team threads: every segment's workers plus the master.
+        cursor_line_t *cursors = nullptr;
+        unsigned capacity = 0; ///< Threads the cursor table has lines for.
+        unsigned forks = 0;    ///< `forks_` when the root was created.
+    } shape;
+
+    /**  What only the master touches, region after region: apart from the members' lines. */
+    struct alignas(line_k) master_t {
+        std::size_t generations[max_segments_k] = {}; ///< The current region's dispatch on each segment it uses.
+        unsigned published = 0;                       ///< Segments the current region was published to.
+        bool taskloop_seen = false;                   ///< Sticky: a `taskloop` was shared on this root.
+        std::uint64_t ws_next = 0;                    ///< Number of the next region's first worksharing construct.
+        task_t *legacy_saved = nullptr; ///< `GOMP_parallel_start`: the task the master's implicit task replaced.
+    } master;
 
     bool try_claim() noexcept {
         // A load first, so threads scanning a busy root share its line instead of writing it.
@@ -330,33 +339,34 @@ status_t spawn_pool(pool_t &pool, unsigned threads, caller_exclusivity_t exclusi
 
 /**  Grows the cursor table to `capacity` threads; the old table's contents do not matter between regions. */
 bool ensure_cursors(root_t &root, unsigned capacity) noexcept {
-    if (root.capacity >= capacity) return true;
+    if (root.shape.capacity >= capacity) return true;
     std::size_t const lines = static_cast<std::size_t>(capacity) * ws_slots_k;
     auto *table = new (std::align_val_t(line_k), std::nothrow) cursor_line_t[lines];
     if (!table) return false;
     close_cursors(table, lines);
-    ::operator delete[](root.cursors, std::align_val_t(line_k));
-    root.cursors = table;
-    root.capacity = capacity;
+    ::operator delete[](root.shape.cursors, std::align_val_t(line_k));
+    root.shape.cursors = table;
+    root.shape.capacity = capacity;
     return true;
 }
 
 /**  Makes `root` have at least `wanted` team threads; returns how many it has (fewer when the OS refuses). */
 unsigned grow(root_t &root, unsigned wanted) noexcept {
-    if (root.threads >= wanted) return root.threads;
-    unsigned const have = root.threads ? root.threads : 1; // the master is always there
-    if (root.segments_count == max_segments_k || !ensure_cursors(root, wanted)) return have;
+    if (root.shape.threads >= wanted) return root.shape.threads;
+    unsigned const have = root.shape.threads ? root.shape.threads : 1; // the master is always there
+    if (root.shape.segments_count == max_segments_k || !ensure_cursors(root, wanted)) return have;
     auto *segment = new (std::nothrow) pool_t();
     if (!segment) return have;
     if (!spawn_pool(*segment, wanted - have, caller_exclusive_k)) {
         delete segment;
         return have;
     }
-    root.first[root.segments_count] = have - 1;
-    root.member_fns[root.segments_count] = {&root, have - 1};
-    root.segments[root.segments_count++] = segment;
-    process_threads_.fetch_add(wanted - root.threads, std::memory_order_relaxed); // the master too, the first time
-    root.threads = wanted;
+    root.shape.first[root.shape.segments_count] = have - 1;
+    root.shape.member_fns[root.shape.segments_count] = {&root, have - 1};
+    root.shape.segments[root.shape.segments_count++] = segment;
+    process_threads_.fetch_add(wanted - root.shape.threads,
+                               std::memory_order_relaxed); // the master too, the first time
+    root.shape.threads = wanted;
     return wanted;
 }
 
@@ -366,7 +376,7 @@ unsigned grow(root_t &root, unsigned wanted) noexcept {
         if (roots_[index].load(std::memory_order_relaxed)) continue;
         auto *root = new (std::nothrow) root_t();
         if (!root) return nullptr;
-        root->forks = forks_.load(std::memory_order_relaxed);
+        root->shape.forks = forks_.load(std::memory_order_relaxed);
         (void)root->try_claim();
         // Release pairs with the acquire loads in `claim_root`: a scanner sees a constructed root.
         roots_[index].store(root, std::memory_order_release);
@@ -429,6 +439,12 @@ void display_affinity_once() noexcept {
     omp_display_affinity(nullptr);
 }
 
+/**  Stores `value` into a header field only if it differs: an unchanged line stays shared in the members' caches. */
+template <typename value_type_>
+void update(value_type_ &field, value_type_ const &value) noexcept {
+    if (!(field == value)) field = value;
+}
+
 /**  Fills the implicit task of team member `thread` from the team header. */
 void init_implicit(task_t &task, team_t &team, unsigned thread) noexcept {
     team_t::header_t const &header = team.header;
@@ -442,7 +458,11 @@ void init_implicit(task_t &task, team_t &team, unsigned thread) noexcept {
     task.active_level = header.active_level;
     task.in_final = false;
     task.ws_next = header.ws_base;
-    task.ws = ws_state_t{};
+    // `ws` is set up by the first worksharing construct; only what `loop_leave` and the queries read is reset.
+    task.ws.slot = nullptr;
+    task.ws.holds_chunk = false;
+    task.ws.pending = false;
+    task.ws.doacross_progress = nullptr;
 }
 
 /**  The ICVs the implicit tasks of a region inherit from `parent`: the next entries of the per-level lists. */
@@ -488,50 +508,55 @@ root_t *prepare_team(task_t &parent, unsigned &size, void (*fn)(void *), void *d
     if (!root) return nullptr;
     settings_t const &s = settings();
     unsigned const initial = s.initial.nthreads > size ? s.initial.nthreads : size;
-    unsigned const have = grow(*root, root->threads ? size : (initial > s.thread_limit ? size : initial));
+    unsigned const have = grow(*root, root->shape.threads ? size : (initial > s.thread_limit ? size : initial));
     if (have < 2) {
         root->release();
         return nullptr;
     }
     if (size > have) size = have;
     team_t::header_t &header = root->team.header;
-    header.fn = fn;
-    header.data = data;
-    header.size = size;
-    header.level = parent.level + 1;
-    header.active_level = parent.active_level + 1;
-    header.parent = &parent;
-    header.root = root;
-    header.icv = child_icv(parent);
-    header.ws_base = root->ws_next;
-    header.cursors = root->cursors;
-    header.capacity = root->capacity;
-    header.policy = wait_policy(process_threads());
-    header.oversubscribed = header.policy.oversubscribed;
+    update(header.fn, fn);
+    update(header.data, data);
+    update(header.size, size);
+    update(header.level, parent.level + 1);
+    update(header.active_level, parent.active_level + 1);
+    update(header.parent, &parent);
+    update(header.root, root);
+    update(header.icv, child_icv(parent));
+    update(header.ws_base, root->master.ws_next);
+    update(header.cursors, root->shape.cursors);
+    update(header.capacity, root->shape.capacity);
+    wait_policy_t const policy = wait_policy(process_threads());
+    update(header.policy, policy);
+    update(header.oversubscribed, policy.oversubscribed);
     // A root that shared a `taskloop` ends its regions in a barrier, so members that finished early help with
     // later ones. An oversubscribed team's master waits for the members at a gate of its own (spin, then futex)
     // before the pools' join, whose waits spin: spinning there would keep a member that must still run off a core.
-    header.end_barrier = root->taskloop_seen;
-    header.end_gate = header.oversubscribed && !header.end_barrier;
-    root->team.taskloop.seen.store(false, std::memory_order_relaxed);
-    root->team.gate.done.store(0, std::memory_order_relaxed); // published to the members by the dispatch
+    update(header.end_barrier, root->master.taskloop_seen);
+    update(header.end_gate, policy.oversubscribed && !root->master.taskloop_seen);
+    if (root->team.taskloop.seen.load(std::memory_order_relaxed))
+        root->team.taskloop.seen.store(false, std::memory_order_relaxed);
+    // Published to the members by the dispatch; only a gated region counts at the gate.
+    if (header.end_gate) root->team.gate.done.store(0, std::memory_order_relaxed);
     return root;
 }
 
 /**  A combined construct: the master enters the first worksharing construct now; the others in `run_thread`. */
 void prepare_first_construct(team_t &team, task_t &master, loop_shape_t const *loop,
                              std::uint64_t const *sections) noexcept {
-    team.header.prepared = loop || sections;
-    team.header.prepared_is_sections = sections != nullptr;
-    if (loop) team.header.prepared_loop = *loop, loop_enter(master, *loop, nullptr, 0);
-    if (sections) team.header.prepared_sections = *sections, sections_enter(master, *sections, nullptr, 0);
+    update(team.header.prepared, loop || sections);
+    if (!loop && !sections) return;
+    team.prepared.is_sections = sections != nullptr;
+    if (loop) team.prepared.loop = *loop, loop_enter(master, *loop, nullptr, 0);
+    if (sections) team.prepared.sections = *sections, sections_enter(master, *sections, nullptr, 0);
 }
 
 /**  Ends the region on `root`: remembers where the worksharing numbering stands and frees the root. */
 void finish_team(root_t &root, task_t const &master) noexcept {
-    root.ws_next = master.ws_next;
-    if (root.team.taskloop.seen.load(std::memory_order_relaxed)) root.taskloop_seen = true;
-    for (unsigned segment = 0; segment != root.segments_count; ++segment) apply_idle_policy(*root.segments[segment]);
+    root.master.ws_next = master.ws_next;
+    if (root.team.taskloop.seen.load(std::memory_order_relaxed)) root.master.taskloop_seen = true;
+    for (unsigned segment = 0; segment != root.shape.segments_count; ++segment)
+        apply_idle_policy(*root.shape.segments[segment]);
     root.release();
 }
 
@@ -546,16 +571,16 @@ int pause_idle_roots() noexcept {
     unsigned const forks = forks_.load(std::memory_order_relaxed);
     for (auto &slot : roots_) {
         root_t *root = slot.load(std::memory_order_acquire);
-        if (!root || root->forks != forks || !root->try_claim()) continue;
+        if (!root || root->shape.forks != forks || !root->try_claim()) continue;
         // The next region spawns the threads afresh; construct numbers and cursors carry on.
-        for (unsigned segment = 0; segment != root->segments_count; ++segment) {
-            root->segments[segment]->terminate();
-            delete root->segments[segment];
-            root->segments[segment] = nullptr;
+        for (unsigned segment = 0; segment != root->shape.segments_count; ++segment) {
+            root->shape.segments[segment]->terminate();
+            delete root->shape.segments[segment];
+            root->shape.segments[segment] = nullptr;
         }
-        root->segments_count = 0;
-        process_threads_.fetch_sub(root->threads, std::memory_order_relaxed);
-        root->threads = 0;
+        root->shape.segments_count = 0;
+        process_threads_.fetch_sub(root->shape.threads, std::memory_order_relaxed);
+        root->shape.threads = 0;
         root->release();
     }
     return 0;
@@ -565,13 +590,13 @@ void root_t::run_thread(std::size_t thread_index) noexcept {
     team_t::header_t const &header = team.header;
     unsigned const thread = static_cast<unsigned>(thread_index);
     if (thread >= header.size) return; // a thread of a larger team this region does not use
-    pin_once(thread, threads, header.icv.bind);
+    pin_once(thread, shape.threads, header.icv.bind);
     task_t task;
     init_implicit(task, team, thread);
-    if (header.prepared && header.prepared_is_sections)
-        sections_enter(task, header.prepared_sections, nullptr, 0);
+    if (header.prepared && team.prepared.is_sections)
+        sections_enter(task, team.prepared.sections, nullptr, 0);
     else if (header.prepared)
-        loop_enter(task, header.prepared_loop, nullptr, 0);
+        loop_enter(task, team.prepared.loop, nullptr, 0);
     thread_state.current = &task;
     display_affinity_once();
     header.fn(header.data);
@@ -594,12 +619,14 @@ void wait_at_gate(team_t &team) noexcept {
 /**  Publishes the region to the segments it needs; exclusive pools start their workers at once. */
 void publish_team(root_t &root) noexcept {
     unsigned const size = root.team.header.size;
-    root.published = 0;
-    for (unsigned segment = 0; segment != root.segments_count && root.first[segment] + 1 < size; ++segment) {
-        root.generations[segment] = root.segments[segment]->unsafe_for_threads(root.member_fns[segment]);
+    root.master.published = 0;
+    for (unsigned segment = 0; segment != root.shape.segments_count && root.shape.first[segment] + 1 < size;
+         ++segment) {
+        root.master.generations[segment] =
+            root.shape.segments[segment]->unsafe_for_threads(root.shape.member_fns[segment]);
         // Only the root's holder dispatches on its pools: a refusal would break the pool's own contract.
-        if (!root.generations[segment]) refuse("a parallel region", "a team's pool refused its dispatch");
-        root.published = segment + 1;
+        if (!root.master.generations[segment]) refuse("a parallel region", "a team's pool refused its dispatch");
+        root.master.published = segment + 1;
     }
 }
 
@@ -608,9 +635,9 @@ void join_team(root_t &root) noexcept {
     team_t &team = root.team;
     if (team.header.end_barrier) team_barrier(team);
     if (team.header.end_gate) wait_at_gate(team);
-    for (unsigned segment = 0; segment != root.published; ++segment)
-        root.segments[segment]->unsafe_join(root.generations[segment]);
-    root.published = 0;
+    for (unsigned segment = 0; segment != root.master.published; ++segment)
+        root.shape.segments[segment]->unsafe_join(root.master.generations[segment]);
+    root.master.published = 0;
 }
 
 } // namespace
@@ -627,7 +654,7 @@ void run_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned fl
     team_t &team = root->team;
     task_t master;
     init_implicit(master, team, 0);
-    pin_once(0, root->threads, team.header.icv.bind);
+    pin_once(0, root->shape.threads, team.header.icv.bind);
     prepare_first_construct(team, master, loop, sections);
     publish_team(*root);
     task_t *const saved = swap_current_task(&master);
@@ -661,9 +688,9 @@ void start_parallel(void (*fn)(void *), void *data, unsigned nthreads, loop_shap
     }
     team_t &team = root->team;
     init_implicit(*master, team, 0);
-    pin_once(0, root->threads, team.header.icv.bind);
+    pin_once(0, root->shape.threads, team.header.icv.bind);
     prepare_first_construct(team, *master, loop, sections);
-    root->legacy_saved = &parent;
+    root->master.legacy_saved = &parent;
     publish_team(*root);
     swap_current_task(master);
 }
@@ -677,7 +704,7 @@ void end_parallel() noexcept {
         return;
     }
     root_t *root = team->header.root;
-    swap_current_task(root->legacy_saved);
+    swap_current_task(root->master.legacy_saved);
     join_team(*root);
     finish_team(*root, master);
     delete &master;
@@ -707,8 +734,9 @@ __attribute__((destructor)) void unload() noexcept {
     // in a region (a detached thread's) is left running.
     for (auto &slot : roots_) {
         root_t *root = slot.load(std::memory_order_acquire);
-        if (!root || root->forks != forks_.load(std::memory_order_relaxed) || !root->try_claim()) continue;
-        for (unsigned segment = 0; segment != root->segments_count; ++segment) root->segments[segment]->terminate();
+        if (!root || root->shape.forks != forks_.load(std::memory_order_relaxed) || !root->try_claim()) continue;
+        for (unsigned segment = 0; segment != root->shape.segments_count; ++segment)
+            root->shape.segments[segment]->terminate();
     }
 }
 

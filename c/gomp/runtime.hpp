@@ -59,6 +59,7 @@ enum bind_kind_t : int {
 
 /**  The ICVs of one task's data environment: each task owns a copy, implicit tasks inherit their parent's. */
 struct task_icv_t {
+    constexpr bool operator==(task_icv_t const &) const noexcept = default;
     unsigned nthreads = 1;     ///< nthreads-var: the team size the next `parallel` asks for.
     unsigned nthreads_pos = 0; ///< Position of `nthreads` in the `OMP_NUM_THREADS` list.
     unsigned bind_pos = 0;     ///< Position of bind-var in the `OMP_PROC_BIND` list.
@@ -139,6 +140,7 @@ void display_environment(bool verbose) noexcept;
 struct wait_policy_t {
     std::uint64_t spins = default_spin_count_k;
     bool oversubscribed = false;
+    constexpr bool operator==(wait_policy_t const &) const noexcept = default;
 };
 wait_policy_t wait_policy(std::size_t threads) noexcept;
 
@@ -279,28 +281,37 @@ struct shared_taskloop_t {
  *  construct numbers continue from region to region (`ws_base`), and the slots need no reset between regions.
  */
 struct team_t {
-    /**  Written by the master before the region is published, read-only while it runs. */
+    /**
+     *  Written by the master before the region is published, read-only while it runs: one line that every member
+     *  reads first. The master writes a field only when its value changes (`update`), so back-to-back regions of
+     *  one shape leave the line shared in every member's cache instead of moving it once per region.
+     */
     struct alignas(line_k) header_t {
         void (*fn)(void *) = nullptr;
         void *data = nullptr;
+        task_t *parent = nullptr;
+        root_t *root = nullptr;           ///< The root this team belongs to.
+        cursor_line_t *cursors = nullptr; ///< `ws_slots_k` x capacity stealing cursors, slot-major.
+        std::uint64_t ws_base = 0;        ///< Number of the region's first worksharing construct.
+        wait_policy_t policy;
+        task_icv_t icv; ///< What the implicit tasks inherit.
         unsigned size = 0;
+        unsigned capacity = 0; ///< Threads the cursor table has lines for.
         int level = 0;
         int active_level = 0;
         bool prepared = false;    ///< A combined construct: the first worksharing construct is set up.
         bool end_barrier = false; ///< Members meet in a barrier (helping `taskloop`s) before the join.
         bool end_gate = false;    ///< The master waits for the members' `fn` to return, spin then futex.
-        task_t *parent = nullptr;
-        root_t *root = nullptr;     ///< The root this team belongs to.
-        task_icv_t icv;             ///< What the implicit tasks inherit.
-        std::uint64_t ws_base = 0;  ///< Number of the region's first worksharing construct.
-        loop_shape_t prepared_loop; ///< The first construct of a combined construct.
-        std::uint64_t prepared_sections = 0;
-        bool prepared_is_sections = false;
-        cursor_line_t *cursors = nullptr; ///< `ws_slots_k` x capacity stealing cursors, slot-major.
-        unsigned capacity = 0;            ///< Threads the cursor table has lines for.
         bool oversubscribed = false;
-        wait_policy_t policy;
     } header;
+    static_assert(sizeof(header_t) == line_k, "the header is one line");
+
+    /**  A combined construct's first worksharing construct: read only when `header.prepared`. */
+    struct alignas(line_k) prepared_t {
+        loop_shape_t loop;
+        std::uint64_t sections = 0;
+        bool is_sections = false;
+    } prepared;
 
     struct alignas(line_k) arrive_t {
         std::atomic<std::uint32_t> arrived{0};
