@@ -17,9 +17,8 @@
 #include <ctime>   // `clock_gettime`
 #include <new>     // `std::nothrow`
 
-#include <pthread.h>     // `pthread_self`
-#include <sys/syscall.h> // `SYS_gettid`
-#include <unistd.h>      // `gethostname`, `getpid`
+#include <pthread.h> // `pthread_self`
+#include <unistd.h>  // `gethostname`, `getpid`
 
 #include <forkunion/affinity.hpp>
 
@@ -497,8 +496,8 @@ std::size_t format_affinity(char *buffer, std::size_t size, char const *format) 
         case 'P':
             std::snprintf(value, sizeof(value), "%ld", static_cast<long>(::getpid()));
             break;
-        case 'i':
-            std::snprintf(value, sizeof(value), "%ld", static_cast<long>(::syscall(SYS_gettid)));
+        case 'i': // the pthread handle, in hexadecimal, as libgomp prints it
+            std::snprintf(value, sizeof(value), "%#lx", static_cast<unsigned long>(::pthread_self()));
             break;
         case 'A':
             put_affinity(field_out);

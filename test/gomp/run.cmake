@@ -4,7 +4,8 @@
 #   libdir   the same binary with LD_LIBRARY_PATH=LIBDIR, whose libgomp.so.1 is the drop-in;
 #   direct   DIRECT, linked against the drop-in without -lgomp (`ldd` must show no libgomp).
 # Each run must exit 0 and name its server on stderr (`served-by: ...`, see gomp_test.h). ENVIRONMENT holds
-# NAME=VALUE assignments separated by |; EXPECT, when set, must match the stderr of the drop-in's runs.
+# NAME=VALUE assignments separated by |; EXPECT, when set, must match the stderr of the drop-in's runs. ARGUMENTS
+# (separated by |) go to the program. With REFUSE set, the drop-in's runs must instead abort, with EXPECT on stderr.
 cmake_policy(VERSION 3.21)
 foreach(_required PROGRAM DIRECT DROPIN LIBDIR MODES)
     if(NOT DEFINED ${_required})
@@ -15,6 +16,10 @@ string(REPLACE "|" ";" _modes "${MODES}")
 set(_environment "")
 if(ENVIRONMENT)
     string(REPLACE "|" ";" _environment "${ENVIRONMENT}")
+endif()
+set(_arguments "")
+if(ARGUMENTS)
+    string(REPLACE "|" ";" _arguments "${ARGUMENTS}")
 endif()
 
 set(_reference "")
@@ -42,8 +47,15 @@ foreach(_mode IN LISTS _modes)
     else()
         message(FATAL_ERROR "run.cmake: unknown mode '${_mode}'")
     endif()
-    execute_process(COMMAND "${CMAKE_COMMAND}" -E env ${_environment} ${_extra} "${_command}"
+    execute_process(COMMAND "${CMAKE_COMMAND}" -E env ${_environment} ${_extra} "${_command}" ${_arguments}
                     OUTPUT_VARIABLE _out ERROR_VARIABLE _err RESULT_VARIABLE _status TIMEOUT 240)
+    if(REFUSE AND NOT _mode STREQUAL "libgomp")
+        if(_status EQUAL 0 OR NOT _err MATCHES "${EXPECT}")
+            message(FATAL_ERROR "${_mode}: expected an abort matching '${EXPECT}', got ${_status}\n--- stderr\n${_err}")
+        endif()
+        message(STATUS "${_mode}: refused as expected")
+        continue()
+    endif()
     if(NOT _status EQUAL 0)
         message(FATAL_ERROR "${_mode}: ${_command} failed (${_status})\n--- stdout\n${_out}\n--- stderr\n${_err}")
     endif()
@@ -52,6 +64,9 @@ foreach(_mode IN LISTS _modes)
     endif()
     if(EXPECT AND NOT _mode STREQUAL "libgomp" AND NOT _err MATCHES "${EXPECT}")
         message(FATAL_ERROR "${_mode}: stderr does not match '${EXPECT}'\n--- stderr\n${_err}")
+    endif()
+    if(REFUSE)
+        continue() # libgomp runs what the drop-in refuses: nothing to compare
     endif()
     if(_reference_mode STREQUAL "")
         set(_reference "${_out}")
