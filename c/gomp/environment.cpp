@@ -410,6 +410,21 @@ void default_places(cpu_mask_t const &allowed) noexcept {
     delete builder;
 }
 
+/**  A unit letter and what it multiplies by. */
+struct unit_t {
+    char letter;
+    std::uint64_t factor;
+};
+
+/**  Strips a trailing unit letter of `units` from `text` and returns its factor, or `otherwise` when there is none. */
+template <std::size_t count_>
+std::uint64_t strip_unit(text_t &text, unit_t const (&units)[count_], std::uint64_t otherwise) noexcept {
+    if (!text.length) return otherwise;
+    for (unit_t const &unit : units)
+        if (text.data[text.length - 1] == unit.letter) return --text.length, unit.factor;
+    return otherwise;
+}
+
 /**  `OMP_STACKSIZE`: a size with an optional unit B, K, M or G (K when none); `GOMP_STACKSIZE`: kilobytes. */
 void read_stack_size(settings_t &s) noexcept {
     char const *value = std::getenv("OMP_STACKSIZE");
@@ -418,31 +433,15 @@ void read_stack_size(settings_t &s) noexcept {
     if (!value) value = std::getenv("GOMP_STACKSIZE"), name = "GOMP_STACKSIZE", kilobytes_only = true;
     if (!value) return;
     text_t text = trimmed(value, std::strlen(value));
-    std::uint64_t shift = 10;
-    if (!kilobytes_only && text.length) {
-        switch (std::tolower(static_cast<unsigned char>(text.data[text.length - 1]))) {
-        case 'b':
-            shift = 0, --text.length;
-            break;
-        case 'k':
-            shift = 10, --text.length;
-            break;
-        case 'm':
-            shift = 20, --text.length;
-            break;
-        case 'g':
-            shift = 30, --text.length;
-            break;
-        default:
-            break;
-        }
-    }
+    static constexpr unit_t units[] = {{'b', 1},        {'B', 1},        {'k', 1u << 10}, {'K', 1u << 10},
+                                       {'m', 1u << 20}, {'M', 1u << 20}, {'g', 1u << 30}, {'G', 1u << 30}};
+    std::uint64_t const factor = kilobytes_only ? 1024 : strip_unit(text, units, 1024);
     std::uint64_t size = 0;
     if (!parse_unsigned(text.data, text.length, size, (~std::uint64_t(0)) >> 31) || size == 0)
         return complain(name, value,
                         kilobytes_only ? "a positive number of kilobytes"
                                        : "a positive size with an optional unit B, K, M or G");
-    s.stack_bytes = static_cast<std::size_t>(size << shift);
+    s.stack_bytes = static_cast<std::size_t>(size * factor);
     s.stack_set = true;
 }
 
@@ -456,26 +455,9 @@ void read_spin_count(settings_t &s) noexcept {
         s.spin_infinite = true;
         return;
     }
-    std::uint64_t factor = 1;
-    if (text.length) {
-        switch (text.data[text.length - 1]) {
-        case 'k':
-        case 'K':
-            factor = 1000, --text.length;
-            break;
-        case 'M':
-            factor = 1000000, --text.length;
-            break;
-        case 'G':
-            factor = 1000000000, --text.length;
-            break;
-        case 'T':
-            factor = 1000000000000ull, --text.length;
-            break;
-        default:
-            break;
-        }
-    }
+    static constexpr unit_t units[] = {
+        {'k', 1000}, {'K', 1000}, {'M', 1000000}, {'G', 1000000000}, {'T', 1000000000000ull}};
+    std::uint64_t const factor = strip_unit(text, units, 1);
     std::uint64_t count = 0;
     if (!parse_unsigned(text.data, text.length, count, ~std::uint64_t(0) / factor))
         return complain("GOMP_SPINCOUNT", value, "INFINITE, INFINITY, or a count with an optional suffix k, M, G or T");

@@ -510,51 +510,60 @@ FORKUNION_GOMP_RUNTIME_LOOP(nonmonotonic_runtime, false, false)
 FORKUNION_GOMP_RUNTIME_LOOP(maybe_nonmonotonic_runtime, false, false)
 FORKUNION_GOMP_RUNTIME_LOOP(ordered_runtime, true, true)
 
-FORKUNION_GOMP_EXPORT bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk, long *istart,
-                                           long *iend, std::uintptr_t *reductions, void **mem) {
-    if (reductions) refuse_reductions("GOMP_loop_start (a worksharing loop with a task reduction)");
-    loop_kind_t const kind = decode_sched(sched, chunk, false);
+namespace {
+
+/**  The OpenMP 5.0 loop entry points: `sched` encoded as in `decode_sched`, and `mem` for team-shared scratch. */
+bool signed_start_50(char const *entry, bool ordered, long start, long end, long incr, long sched, long chunk,
+                     long *istart, long *iend, std::uintptr_t *reductions, void **mem) noexcept {
+    if (reductions) refuse_reductions(entry);
+    loop_kind_t const kind = decode_sched(sched, chunk, ordered);
     task_t &task = implicit_task();
-    loop_enter(task, signed_shape(start, end, incr, chunk, kind, false), mem,
+    loop_enter(task, signed_shape(start, end, incr, chunk, kind, ordered), mem,
                mem ? *reinterpret_cast<std::uintptr_t *>(mem) : 0);
     // Without `istart` GCC schedules the loop itself and only wants the construct (and its memory) set up.
     return istart ? signed_next(task, istart, iend) : true;
+}
+
+bool unsigned_start_50(char const *entry, bool ordered, bool up, unsigned long long start, unsigned long long end,
+                       unsigned long long incr, long sched, unsigned long long chunk, unsigned long long *istart,
+                       unsigned long long *iend, std::uintptr_t *reductions, void **mem) noexcept {
+    if (reductions) refuse_reductions(entry);
+    long signed_chunk = static_cast<long>(chunk);
+    loop_kind_t const kind = decode_sched(sched, signed_chunk, ordered);
+    task_t &task = implicit_task();
+    loop_enter(task, unsigned_shape(up, start, end, incr, static_cast<unsigned long long>(signed_chunk), kind, ordered),
+               mem, mem ? *reinterpret_cast<std::uintptr_t *>(mem) : 0);
+    return istart ? unsigned_next(task, istart, iend) : true;
+}
+
+} // namespace
+
+FORKUNION_GOMP_EXPORT bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk, long *istart,
+                                           long *iend, std::uintptr_t *reductions, void **mem) {
+    return signed_start_50("GOMP_loop_start (a worksharing loop with a task reduction)", false, start, end, incr, sched,
+                           chunk, istart, iend, reductions, mem);
 }
 
 FORKUNION_GOMP_EXPORT bool GOMP_loop_ull_start(bool up, unsigned long long start, unsigned long long end,
                                                unsigned long long incr, long sched, unsigned long long chunk,
                                                unsigned long long *istart, unsigned long long *iend,
                                                std::uintptr_t *reductions, void **mem) {
-    if (reductions) refuse_reductions("GOMP_loop_ull_start (a worksharing loop with a task reduction)");
-    long signed_chunk = static_cast<long>(chunk);
-    loop_kind_t const kind = decode_sched(sched, signed_chunk, false);
-    task_t &task = implicit_task();
-    loop_enter(task, unsigned_shape(up, start, end, incr, static_cast<unsigned long long>(signed_chunk), kind, false),
-               mem, mem ? *reinterpret_cast<std::uintptr_t *>(mem) : 0);
-    return istart ? unsigned_next(task, istart, iend) : true;
+    return unsigned_start_50("GOMP_loop_ull_start (a worksharing loop with a task reduction)", false, up, start, end,
+                             incr, sched, chunk, istart, iend, reductions, mem);
 }
 
 FORKUNION_GOMP_EXPORT bool GOMP_loop_ordered_start(long start, long end, long incr, long sched, long chunk,
                                                    long *istart, long *iend, std::uintptr_t *reductions, void **mem) {
-    if (reductions) refuse_reductions("GOMP_loop_ordered_start (an ordered loop with a task reduction)");
-    loop_kind_t const kind = decode_sched(sched, chunk, true);
-    task_t &task = implicit_task();
-    loop_enter(task, signed_shape(start, end, incr, chunk, kind, true), mem,
-               mem ? *reinterpret_cast<std::uintptr_t *>(mem) : 0);
-    return istart ? signed_next(task, istart, iend) : true;
+    return signed_start_50("GOMP_loop_ordered_start (an ordered loop with a task reduction)", true, start, end, incr,
+                           sched, chunk, istart, iend, reductions, mem);
 }
 
 FORKUNION_GOMP_EXPORT bool GOMP_loop_ull_ordered_start(bool up, unsigned long long start, unsigned long long end,
                                                        unsigned long long incr, long sched, unsigned long long chunk,
                                                        unsigned long long *istart, unsigned long long *iend,
                                                        std::uintptr_t *reductions, void **mem) {
-    if (reductions) refuse_reductions("GOMP_loop_ull_ordered_start (an ordered loop with a task reduction)");
-    long signed_chunk = static_cast<long>(chunk);
-    loop_kind_t const kind = decode_sched(sched, signed_chunk, true);
-    task_t &task = implicit_task();
-    loop_enter(task, unsigned_shape(up, start, end, incr, static_cast<unsigned long long>(signed_chunk), kind, true),
-               mem, mem ? *reinterpret_cast<std::uintptr_t *>(mem) : 0);
-    return istart ? unsigned_next(task, istart, iend) : true;
+    return unsigned_start_50("GOMP_loop_ull_ordered_start (an ordered loop with a task reduction)", true, up, start,
+                             end, incr, sched, chunk, istart, iend, reductions, mem);
 }
 
 FORKUNION_GOMP_EXPORT void GOMP_loop_end(void) {
