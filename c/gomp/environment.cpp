@@ -201,6 +201,17 @@ struct place_builder_t {
     }
 };
 
+/**  Copies the builder's places into `places_`, sized to fit (left empty if memory runs out). */
+void keep_places(place_builder_t const &builder) noexcept {
+    places_.cpus = new (std::nothrow) unsigned[builder.cpus_count];
+    places_.places = new (std::nothrow) place_t[builder.places_count];
+    if (!places_.cpus || !places_.places) return;
+    for (unsigned i = 0; i != builder.cpus_count; ++i) places_.cpus[i] = builder.cpus[i];
+    for (unsigned i = 0; i != builder.places_count; ++i) places_.places[i] = builder.list[i];
+    places_.cpus_count = builder.cpus_count;
+    places_.places_count = builder.places_count;
+}
+
 bool read_sysfs_list(char const *path, cpu_mask_t &mask) noexcept {
     std::FILE *file = std::fopen(path, "r");
     if (!file) return false;
@@ -377,18 +388,10 @@ bool read_places(cpu_mask_t const &allowed) noexcept {
             complain("GOMP_CPU_AFFINITY", affinity, "CPU ids or ranges like 0 3 1-2 4-15:2 this process may use");
         std::snprintf(places_.description, sizeof(places_.description), "%s", affinity);
     }
-    if (ok && builder->places_count) {
-        places_.cpus = new (std::nothrow) unsigned[builder->cpus_count];
-        places_.places = new (std::nothrow) place_t[builder->places_count];
-        if (places_.cpus && places_.places) {
-            for (unsigned i = 0; i != builder->cpus_count; ++i) places_.cpus[i] = builder->cpus[i];
-            for (unsigned i = 0; i != builder->places_count; ++i) places_.places[i] = builder->list[i];
-            places_.cpus_count = builder->cpus_count;
-            places_.places_count = builder->places_count;
-        }
-    } else {
+    if (ok && builder->places_count)
+        keep_places(*builder);
+    else
         places_.description[0] = '\0';
-    }
     delete builder;
     return places_.places_count != 0;
 }
@@ -397,16 +400,7 @@ bool read_places(cpu_mask_t const &allowed) noexcept {
 void default_places(cpu_mask_t const &allowed) noexcept {
     auto *builder = new (std::nothrow) place_builder_t();
     if (!builder) return;
-    if (build_abstract(*builder, {"threads", 7}, ~std::uint64_t(0), allowed)) {
-        places_.cpus = new (std::nothrow) unsigned[builder->cpus_count];
-        places_.places = new (std::nothrow) place_t[builder->places_count];
-        if (places_.cpus && places_.places) {
-            for (unsigned i = 0; i != builder->cpus_count; ++i) places_.cpus[i] = builder->cpus[i];
-            for (unsigned i = 0; i != builder->places_count; ++i) places_.places[i] = builder->list[i];
-            places_.cpus_count = builder->cpus_count;
-            places_.places_count = builder->places_count;
-        }
-    }
+    if (build_abstract(*builder, {"threads", 7}, ~std::uint64_t(0), allowed)) keep_places(*builder);
     delete builder;
 }
 
