@@ -75,7 +75,7 @@ struct alignas(alignof(std::max_align_t)) block_header_t {
 };
 
 std::uintptr_t resolve(std::uintptr_t allocator) noexcept {
-    if (allocator == 0) allocator = settings().default_allocator;
+    if (allocator == 0) allocator = current_task().icv.default_allocator;
     return allocator ? allocator : 1;
 }
 
@@ -264,16 +264,16 @@ FORKUNION_GOMP_EXPORT int omp_get_team_num(void) {
     return teams_number();
 }
 FORKUNION_GOMP_EXPORT void omp_set_num_teams(int teams) {
-    if (teams > 0) settings().num_teams = teams;
+    if (teams > 0) settings().num_teams.store(teams, std::memory_order_relaxed);
 }
 FORKUNION_GOMP_EXPORT int omp_get_max_teams(void) {
-    return settings().num_teams;
+    return settings().num_teams.load(std::memory_order_relaxed);
 }
 FORKUNION_GOMP_EXPORT void omp_set_teams_thread_limit(int limit) {
-    if (limit > 0) settings().teams_thread_limit = limit;
+    if (limit > 0) settings().teams_thread_limit.store(limit, std::memory_order_relaxed);
 }
 FORKUNION_GOMP_EXPORT int omp_get_teams_thread_limit(void) {
-    return settings().teams_thread_limit;
+    return settings().teams_thread_limit.load(std::memory_order_relaxed);
 }
 
 // ---- Timers ----
@@ -431,10 +431,22 @@ void put_affinity(writer_t &out) noexcept {
     }
 }
 
+/**  A copy of affinity-format-var, taken under its lock. */
+struct affinity_format_t {
+    char text[sizeof(settings_t::affinity_format)];
+    affinity_format_t() noexcept {
+        settings_t &s = settings();
+        mutex_lock(s.affinity_format_lock);
+        std::memcpy(text, s.affinity_format, sizeof(text));
+        mutex_unlock(s.affinity_format_lock);
+    }
+};
+
 std::size_t format_affinity(char *buffer, std::size_t size, char const *format) noexcept {
     writer_t out{buffer, size};
     if (size) buffer[0] = '\0';
-    if (!format || !*format) format = settings().affinity_format;
+    affinity_format_t const current;
+    if (!format || !*format) format = current.text;
     static constexpr struct {
         char letter;
         char const *name;
@@ -521,10 +533,13 @@ std::size_t format_affinity(char *buffer, std::size_t size, char const *format) 
 FORKUNION_GOMP_EXPORT void omp_set_affinity_format(char const *format) {
     if (!format) return;
     settings_t &s = settings();
+    mutex_lock(s.affinity_format_lock);
     std::snprintf(s.affinity_format, sizeof(s.affinity_format), "%s", format);
+    mutex_unlock(s.affinity_format_lock);
 }
 FORKUNION_GOMP_EXPORT std::size_t omp_get_affinity_format(char *buffer, std::size_t size) {
-    char const *format = settings().affinity_format;
+    affinity_format_t const current;
+    char const *format = current.text;
     std::size_t const length = std::strlen(format);
     if (buffer && size) std::snprintf(buffer, size, "%s", format);
     return length;
@@ -602,10 +617,10 @@ FORKUNION_GOMP_EXPORT void omp_destroy_allocator(std::uintptr_t allocator) {
     if (allocator > predefined_allocators_k) delete reinterpret_cast<allocator_t *>(allocator);
 }
 FORKUNION_GOMP_EXPORT void omp_set_default_allocator(std::uintptr_t allocator) {
-    settings().default_allocator = allocator;
+    current_task().icv.default_allocator = allocator;
 }
 FORKUNION_GOMP_EXPORT std::uintptr_t omp_get_default_allocator(void) {
-    return settings().default_allocator;
+    return current_task().icv.default_allocator;
 }
 
 FORKUNION_GOMP_EXPORT void *omp_alloc(std::size_t size, std::uintptr_t allocator) {

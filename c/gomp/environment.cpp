@@ -478,7 +478,7 @@ void read_allocator(settings_t &s) noexcept {
                                             "omp_pteam_mem_alloc",   "omp_thread_mem_alloc"};
     text_t const text = trimmed(value, std::strlen(value));
     for (std::uintptr_t handle = 0; handle != 8; ++handle)
-        if (equals_ignoring_case(text, names[handle])) return void(s.default_allocator = handle + 1);
+        if (equals_ignoring_case(text, names[handle])) return void(s.initial.default_allocator = handle + 1);
     complain("OMP_ALLOCATOR", value, "the name of a predefined allocator, like omp_default_mem_alloc");
 }
 
@@ -590,9 +590,9 @@ void read_environment() noexcept {
     if (read_integer("OMP_MAX_TASK_PRIORITY", 0, 0x7fffffffu, number, "a non-negative integer"))
         s.max_task_priority = static_cast<int>(number);
     if (read_integer("OMP_NUM_TEAMS", 1, 0x7fffffffu, number, "a positive integer"))
-        s.num_teams = static_cast<int>(number);
+        s.num_teams.store(static_cast<int>(number), std::memory_order_relaxed);
     if (read_integer("OMP_TEAMS_THREAD_LIMIT", 1, 0x7fffffffu, number, "a positive integer"))
-        s.teams_thread_limit = static_cast<int>(number);
+        s.teams_thread_limit.store(static_cast<int>(number), std::memory_order_relaxed);
     if (char const *format = std::getenv("OMP_AFFINITY_FORMAT"))
         std::snprintf(s.affinity_format, sizeof(s.affinity_format), "%s", format);
     read_allocator(s);
@@ -640,14 +640,14 @@ void display_environment(bool verbose) noexcept {
     std::fprintf(out, "  OMP_WAIT_POLICY = '%s'\n", s.wait_policy > 0 ? "ACTIVE" : "PASSIVE");
     std::fprintf(out, "  OMP_THREAD_LIMIT = '%u'\n", s.thread_limit);
     std::fprintf(out, "  OMP_MAX_ACTIVE_LEVELS = '%d'\n", s.max_active_levels.load(std::memory_order_relaxed));
-    std::fprintf(out, "  OMP_NUM_TEAMS = '%d'\n", s.num_teams);
-    std::fprintf(out, "  OMP_TEAMS_THREAD_LIMIT = '%d'\n", s.teams_thread_limit);
+    std::fprintf(out, "  OMP_NUM_TEAMS = '%d'\n", s.num_teams.load(std::memory_order_relaxed));
+    std::fprintf(out, "  OMP_TEAMS_THREAD_LIMIT = '%d'\n", s.teams_thread_limit.load(std::memory_order_relaxed));
     std::fprintf(out, "  OMP_CANCELLATION = '%s'\n", s.cancellation ? "TRUE" : "FALSE");
     std::fprintf(out, "  OMP_DEFAULT_DEVICE = '%d'\n", s.initial.default_device);
     std::fprintf(out, "  OMP_MAX_TASK_PRIORITY = '%d'\n", s.max_task_priority);
     std::fprintf(out, "  OMP_DISPLAY_AFFINITY = '%s'\n", s.display_affinity ? "TRUE" : "FALSE");
     std::fprintf(out, "  OMP_AFFINITY_FORMAT = '%s'\n", s.affinity_format);
-    std::fprintf(out, "  OMP_ALLOCATOR = '%lu'\n", static_cast<unsigned long>(s.default_allocator));
+    std::fprintf(out, "  OMP_ALLOCATOR = '%lu'\n", static_cast<unsigned long>(s.initial.default_allocator));
     std::fprintf(out, "  OMP_TARGET_OFFLOAD = 'DEFAULT'\n");
     if (verbose) {
         std::fprintf(out, "  GOMP_CPU_AFFINITY = ''\n");

@@ -68,6 +68,7 @@ struct task_icv_t {
     int run_chunk = 1;                                     ///< run-sched-var chunk (0 = the schedule's default).
     int default_device = 0;                                ///< default-device-var.
     bool dynamic = false;                                  ///< dyn-var.
+    std::uintptr_t default_allocator = 1;                  ///< def-allocator-var (`omp_default_mem_alloc`).
 };
 
 /**
@@ -96,11 +97,13 @@ struct settings_t {
     std::uint64_t spin_count = default_spin_count_k; ///< `GOMP_SPINCOUNT` or its default for the wait policy.
     bool spin_infinite = false;
     unsigned allowed_cores = 1; ///< Cores this process may run on, at load.
-    int num_teams = 0;          ///< nteams-var (`OMP_NUM_TEAMS`), 0 = unset.
-    int teams_thread_limit = 0; ///< teams-thread-limit-var, 0 = unset.
+    // The device-wide ICVs the API may set from any thread, hence atomic (relaxed: each is one value).
+    std::atomic<int> num_teams{0};          ///< nteams-var (`OMP_NUM_TEAMS`), 0 = unset.
+    std::atomic<int> teams_thread_limit{0}; ///< teams-thread-limit-var, 0 = unset.
     bool display_affinity = false;
+    /**  affinity-format-var; `affinity_format_lock` guards it against `omp_set_affinity_format` elsewhere. */
     char affinity_format[256] = "level %L thread %i affinity %A";
-    std::uintptr_t default_allocator = 1; ///< `omp_default_mem_alloc`.
+    std::atomic<std::uint32_t> affinity_format_lock{0};
 };
 
 /**  Deepest nesting with more than one thread per team: nested regions always run with a team of one. */

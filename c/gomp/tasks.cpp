@@ -251,7 +251,8 @@ FORKUNION_GOMP_EXPORT void GOMP_teams_reg(void (*fn)(void *), void *data, unsign
                                           unsigned flags) {
     (void)flags;
     settings_t const &s = settings();
-    if (num_teams == 0) num_teams = s.num_teams > 0 ? static_cast<unsigned>(s.num_teams) : 1;
+    int const nteams = s.num_teams.load(std::memory_order_relaxed);
+    if (num_teams == 0) num_teams = nteams > 0 ? static_cast<unsigned>(nteams) : 1;
     teams_state_t const saved = teams_state;
     task_t &parent = current_task();
     task_icv_t const icv = parent.icv;
@@ -270,7 +271,8 @@ FORKUNION_GOMP_EXPORT bool GOMP_teams4(unsigned num_teams_low, unsigned num_team
     // The loop GCC wraps around a `teams` body: true while there is a team left to run on this thread.
     if (first) {
         unsigned count = num_teams_high ? num_teams_high : num_teams_low;
-        if (count == 0) count = settings().num_teams > 0 ? static_cast<unsigned>(settings().num_teams) : 1;
+        int const nteams = settings().num_teams.load(std::memory_order_relaxed);
+        if (count == 0) count = nteams > 0 ? static_cast<unsigned>(nteams) : 1;
         teams_state = {0, static_cast<int>(count), static_cast<int>(thread_limit)};
         return true;
     }
