@@ -310,13 +310,15 @@ void apply_idle_policy(pool_t &pool) noexcept {
     if (sleeps && pool.idle_mode() != idle_mode_t::sleep_k) (void)pool.sleep(0);
 }
 
-/**  Spawns `pool` with `threads`, honouring `OMP_STACKSIZE` for the workers it starts. */
-status_t spawn_pool(pool_t &pool, unsigned threads, caller_exclusivity_t exclusivity) noexcept {
+/**  Spawns `pool` with `threads`, honouring `OMP_STACKSIZE` for the workers it starts; `oversubscribed`: the
+ *   process will have more team threads than cores. */
+status_t spawn_pool(pool_t &pool, unsigned threads, caller_exclusivity_t exclusivity, bool oversubscribed) noexcept {
     settings_t const &s = settings();
-    // One core, as far as the pool knows: its idle workers and its joining master then yield after a short spin
-    // (the pool's `oversubscribed_spins_k`), whatever else runs in the process, instead of spinning for ever on a
-    // core another team's thread needs. Back-to-back regions never wait that long, so they never yield.
-    std::size_t const cores = 1;
+    // Unless the wait policy is active (and the process's teams fit its cores), the pool is told it has one core:
+    // its idle workers and its joining master then yield after a short spin (the pool's `oversubscribed_spins_k`)
+    // instead of spinning for ever on a core that another thread, of ours or not, needs. An active policy asks for
+    // the opposite: never give the core away, since a yield on a busy machine costs the next region a time slice.
+    std::size_t const cores = s.wait_policy > 0 && !oversubscribed ? s.allowed_cores : 1;
     if (!s.stack_set) return pool.spawn(threads, exclusivity, cores);
     // `std::thread` starts threads with the process's default attributes: set the stack size there for the
     // spawn, then put the default back.
@@ -357,7 +359,9 @@ unsigned grow(root_t &root, unsigned wanted) noexcept {
     if (root.shape.segments_count == max_segments_k || !ensure_cursors(root, wanted)) return have;
     auto *segment = new (std::nothrow) pool_t();
     if (!segment) return have;
-    if (!spawn_pool(*segment, wanted - have, caller_exclusive_k)) {
+    // Oversubscribed once this segment runs: the process's team threads (the master too, at the first spawn).
+    bool const oversubscribed = process_threads() + (wanted - root.shape.threads) > settings().allowed_cores;
+    if (!spawn_pool(*segment, wanted - have, caller_exclusive_k, oversubscribed)) {
         delete segment;
         return have;
     }
