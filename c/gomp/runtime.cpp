@@ -16,7 +16,7 @@
  *  unless the team ever grew), and its end is the pools' join. A team with more threads than cores ends at a gate
  *  instead (the master waits spin-then-futex for the members' `fn` to return), so the join's spinning master
  *  cannot keep a member that still has work off its core.
-
+ *
  *  Concurrent regions. Each root has a busy flag. A region claims its thread's last root if free, else any free
  *  one, else a new one (at most `max_roots_k`), and never waits for a busy root; with none left it runs as a team
  *  of one. So regions that two user threads start at the same time each get a full team of the size they asked
@@ -54,9 +54,12 @@
  *  (the implicit one of `single`, a worksharing construct's, an explicit one) or at the end of a region that has
  *  seen a `taskloop` before take tasks from it; the encountering thread returns when every task is done.
  *
- *  Idle workers. Between regions a pool's workers idle the pool's way. With `OMP_WAIT_POLICY=passive` they sleep in
- *  the kernel (`apply_idle_policy`); otherwise they spin, yielding when oversubscribed. `OMP_STACKSIZE` sets the
- *  workers' stack size at spawn (`spawn_pool`).
+ *  Idle workers. Between regions a pool's workers idle the pool's way (`apply_idle_policy`): they sleep in the
+ *  kernel when `OMP_WAIT_POLICY=passive`, or when it is unset and the process's teams outnumber its cores; otherwise
+ *  they spin, and unless the policy is active they yield after a short spin (`spawn_pool` tells such pools they have
+ *  one core), so an idle team never keeps a core from a thread that has work. `OMP_STACKSIZE` sets the workers'
+ *  stack size at spawn (`spawn_pool`). Both mappings are one small function each, to switch to the pool's own idle
+ *  policy and stack size setter.
  *
  *  fork(). A child forked while pools exist gets a fresh runtime: an `atfork` child handler forgets every root (its
  *  pools' threads do not exist in the child; their memory is abandoned, never touched) and bumps `forks_`, so the
