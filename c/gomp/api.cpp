@@ -553,7 +553,7 @@ FORKUNION_GOMP_EXPORT void omp_display_affinity(char const *format) {
     std::fprintf(stderr, "%s\n", line);
 }
 FORKUNION_GOMP_EXPORT void omp_display_env(int verbose) {
-    display_environment(verbose != 0);
+    display_environment(settings(), verbose != 0);
 }
 
 // ---- Resources ----

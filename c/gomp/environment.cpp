@@ -544,8 +544,7 @@ places_t const &places() noexcept {
     return places_;
 }
 
-void read_environment() noexcept {
-    settings_t &s = settings();
+void read_environment(settings_t &s) noexcept {
     cpu_mask_t allowed;
     if (!try_read_current_affinity(allowed) || allowed.empty())
         allowed.clear(), (void)allowed.set_range(0, allowed_cores_count() - 1);
@@ -605,11 +604,10 @@ void read_environment() noexcept {
         else if (!equals_ignoring_case(text, "false"))
             complain("OMP_DISPLAY_ENV", display, "true, false or verbose");
     }
-    if (display_requested_) display_environment(display_verbose_);
+    if (display_requested_) display_environment(s, display_verbose_);
 }
 
-void display_environment(bool verbose) noexcept {
-    settings_t const &s = settings();
+void display_environment(settings_t const &s, bool verbose) noexcept {
     std::FILE *out = stderr;
     std::fprintf(out, "\nOPENMP DISPLAY ENVIRONMENT BEGIN\n");
     std::fprintf(out, "  _OPENMP = '201511'\n");

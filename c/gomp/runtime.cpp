@@ -97,9 +97,27 @@ namespace forkunion::gomp {
 
 // ---- Process-wide state ----
 
+namespace {
+settings_t settings_instance_; // constant-initialized: no guard
+// 0 unread, 1 being read, 2 read: the environment is read once, at load or at the first call that needs it (an
+// OpenMP call from another library's constructor may come before this library's own).
+std::atomic<int> environment_state_{0};
+
+[[gnu::noinline]] void read_environment_once() noexcept {
+    int expected = 0;
+    if (environment_state_.compare_exchange_strong(expected, 1, std::memory_order_acquire)) {
+        read_environment(settings_instance_);
+        // Pairs with the acquire below: whoever sees 2 sees every setting.
+        environment_state_.store(2, std::memory_order_release);
+        return;
+    }
+    while (environment_state_.load(std::memory_order_acquire) != 2) pause_once();
+}
+} // namespace
+
 settings_t &settings() noexcept {
-    static settings_t instance; // constant-initialized: no guard
-    return instance;
+    if (environment_state_.load(std::memory_order_acquire) != 2) read_environment_once();
+    return settings_instance_;
 }
 
 void refuse(char const *what, char const *why) noexcept {
@@ -732,7 +750,7 @@ void forget_roots_in_child() noexcept {
 }
 
 __attribute__((constructor)) void load() noexcept {
-    read_environment();
+    (void)settings(); // reads the environment, unless an earlier OpenMP call did
     ::pthread_atfork(nullptr, nullptr, forget_roots_in_child);
 }
 

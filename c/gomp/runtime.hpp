@@ -80,7 +80,7 @@ struct task_icv_t {
  */
 inline constexpr std::uint64_t default_spin_count_k = 2000;
 
-/**  Process-wide settings, read from the environment once at load (`read_environment`) and by the setters. */
+/**  Process-wide settings, read from the environment once (`read_environment`) and changed by the setters. */
 struct settings_t {
     task_icv_t initial;              ///< What every initial task starts with.
     unsigned nthreads_list[8] = {0}; ///< `OMP_NUM_THREADS` list; entry 0 is `initial.nthreads`.
@@ -127,10 +127,10 @@ struct places_t {
 };
 places_t const &places() noexcept;
 
-/**  Reads every supported `OMP_*` and `GOMP_*` variable into `settings()` and `places()`; called once at load. */
-void read_environment() noexcept;
-/**  Prints the settings in the `OMP_DISPLAY_ENV` format to `stderr`. */
-void display_environment(bool verbose) noexcept;
+/**  Reads every supported `OMP_*` and `GOMP_*` variable into `s` and `places()`; `settings()` calls it once. */
+void read_environment(settings_t &s) noexcept;
+/**  Prints `s` in the `OMP_DISPLAY_ENV` format to `stderr`. */
+void display_environment(settings_t const &s, bool verbose) noexcept;
 
 // ---- Synchronization helpers ----
 
