@@ -1,7 +1,9 @@
 # Installs the library into a temporary prefix, checks that the C API is in it, then uses it from C twice: a C-only
 # CMake project with find_package(forkunion) linking forkunion::static and forkunion::shared, and the C compiler
-# driver with what `pkg-config --variable=c_libs_static forkunion` says.
-#   cmake -D SOURCE_DIR=... -D WORK_DIR=... -D CC=... -D CXX=... -D GENERATOR=... -D PKG_CONFIG=... -P c_install.cmake
+# driver with what `pkg-config --variable=c_libs_static forkunion` says. With GOMP=1 (64-bit Linux hosts) the
+# OpenMP drop-in is built and installed with them: libforkunion_gomp.so and the lib/forkunion/libgomp.so.1 link.
+#   cmake -D SOURCE_DIR=... -D WORK_DIR=... -D CC=... -D CXX=... -D GENERATOR=... -D PKG_CONFIG=... [-D GOMP=1]
+#         -P c_install.cmake
 file(REMOVE_RECURSE "${WORK_DIR}")
 set(_prefix "${WORK_DIR}/prefix")
 function(run)
@@ -17,13 +19,21 @@ run("${CMAKE_COMMAND}" -S "${SOURCE_DIR}" -B "${WORK_DIR}/library" -G "${GENERAT
     -D "CMAKE_C_COMPILER=${CC}" -D "CMAKE_CXX_COMPILER=${CXX}" -D FORKUNION_BUILD_TEST=OFF -D FORKUNION_BUILD_BENCH=OFF
     -D FORKUNION_BUILD_EXAMPLES=OFF -D FORKUNION_INSTALL=ON -D "CMAKE_INSTALL_PREFIX=${_prefix}"
     -D CMAKE_INSTALL_LIBDIR=lib)
-run("${CMAKE_COMMAND}" --build "${WORK_DIR}/library" --target forkunion_static forkunion_shared)
+set(_targets forkunion_static forkunion_shared)
+if(GOMP)
+    list(APPEND _targets forkunion_gomp)
+endif()
+run("${CMAKE_COMMAND}" --build "${WORK_DIR}/library" --target ${_targets})
 run("${CMAKE_COMMAND}" --install "${WORK_DIR}/library")
 
 file(STRINGS "${SOURCE_DIR}/include/forkunion/types.hpp" _major REGEX "^#define FORKUNION_VERSION_MAJOR ")
 string(REGEX REPLACE ".* " "" _major "${_major}")
-foreach(_file include/forkunion.h lib/libforkunion_static.a lib/libforkunion_shared.so
-              lib/libforkunion_shared.so.${_major} lib/pkgconfig/forkunion.pc lib/cmake/forkunion/forkunionTargets.cmake)
+set(_files include/forkunion.h lib/libforkunion_static.a lib/libforkunion_shared.so lib/libforkunion_shared.so.${_major}
+           lib/pkgconfig/forkunion.pc lib/cmake/forkunion/forkunionTargets.cmake)
+if(GOMP)
+    list(APPEND _files lib/libforkunion_gomp.so lib/forkunion/libgomp.so.1)
+endif()
+foreach(_file IN LISTS _files)
     if(NOT EXISTS "${_prefix}/${_file}")
         message(FATAL_ERROR "the install lacks ${_file}")
     endif()
