@@ -54,12 +54,11 @@
  *  (the implicit one of `single`, a worksharing construct's, an explicit one) or at the end of a region that has
  *  seen a `taskloop` before take tasks from it; the encountering thread returns when every task is done.
  *
- *  Idle workers. Between regions a pool's workers idle the pool's way (`apply_idle_policy`): they sleep in the
- *  kernel when `OMP_WAIT_POLICY=passive`, or when it is unset and the process's teams outnumber its cores; otherwise
- *  they spin, and unless the policy is active they yield after a short spin (`spawn_pool` tells such pools they have
- *  one core), so an idle team never keeps a core from a thread that has work. `OMP_STACKSIZE` sets the workers'
- *  stack size at spawn (`spawn_pool`). Both mappings are one small function each, to switch to the pool's own idle
- *  policy and stack size setter.
+ *  Idle workers. Between regions a pool's workers wait by the pool's persistent idle policy (`idle_policy_for`):
+ *  spin when `OMP_WAIT_POLICY=active`, park at once when passive, and otherwise spin for the spin count's window
+ *  (`GOMP_SPINCOUNT` at `spins_per_us_k`) then park; once the process's teams outnumber its cores every pool gets
+ *  the oversubscribed window (libgomp's 100 or 1000 spins). `OMP_STACKSIZE` is the pools' stack size
+ *  (`spawn_pool`).
  *
  *  fork(). A child forked while pools exist gets a fresh runtime: an `atfork` child handler forgets every root (its
  *  pools' threads do not exist in the child; their memory is abandoned, never touched) and bumps `forks_`, so the
@@ -319,45 +318,42 @@ unsigned process_threads() noexcept {
 }
 
 /**
- *  The one place that says how a pool's workers idle between regions (see the file comment): they spin unless
- *  the wait policy is passive, or unset while the process's teams have more threads than it has cores, where
- *  spinning workers would take the cores from the threads with work; then they sleep until the next region.
- *  The pool's idle mode lasts until its next dispatch, so this runs after every region.
+ *  Pause-hint spins per microsecond: a pause costs ~41 ns on AMD Zen 5 (10^7 of them timed in a loop), so the
+ *  wait policy's spin count, `GOMP_SPINCOUNT`, becomes the pool's adaptive window at 24 spins per µs.
  */
-void apply_idle_policy(pool_t &pool) noexcept {
+inline constexpr std::uint64_t spins_per_us_k = 24;
+
+/**
+ *  The one place that says how a pool's workers idle between regions (see the file comment), as the pool's
+ *  persistent idle policy: `OMP_WAIT_POLICY=active` (or an infinite spin count) spins, unless the process's teams
+ *  outnumber its cores; a spin count of 0 (passive) parks at once; anything else spins for the spin count's
+ *  window (libgomp's 100 or 1000 spins when oversubscribed), then parks.
+ */
+idle_policy_t idle_policy_for(bool oversubscribed) noexcept {
     settings_t const &s = settings();
-    bool const sleeps = s.wait_policy < 0 || (s.wait_policy == 0 && process_threads() > s.allowed_cores);
-    // Only after a dispatch: asking a sleeping pool to sleep again would wake its workers to re-read the mode.
-    if (sleeps && pool.idle_mode() != idle_mode_t::sleep_k) (void)pool.sleep(0);
+    if ((s.spin_infinite || s.wait_policy > 0) && !oversubscribed) return idle_policy_t::spin();
+    wait_policy_t const policy = wait_policy(oversubscribed ? s.allowed_cores + 1u : 1u);
+    if (policy.spins == 0) return idle_policy_t::sleep(0);
+    std::uint64_t const window = policy.spins / spins_per_us_k;
+    return idle_policy_t::adaptive(window ? window : 1);
 }
 
 /**  Spawns `pool` with `threads`, honouring `OMP_STACKSIZE` for the workers it starts; `oversubscribed`: the
  *   process will have more team threads than cores. */
 status_t spawn_pool(pool_t &pool, unsigned threads, caller_exclusivity_t exclusivity, bool oversubscribed) noexcept {
     settings_t const &s = settings();
-    // Unless the wait policy is active (and the process's teams fit its cores), the pool is told it has one core:
-    // its idle workers and its joining master then yield after a short spin (the pool's `oversubscribed_spins_k`)
-    // instead of spinning for ever on a core that another thread, of ours or not, needs. An active policy asks for
-    // the opposite: never give the core away, since a yield on a busy machine costs the next region a time slice.
-    std::size_t const cores = s.wait_policy > 0 && !oversubscribed ? s.allowed_cores : 1;
-    if (!s.stack_set) return pool.spawn(threads, exclusivity, cores);
-    // `std::thread` starts threads with the process's default attributes: set the stack size there for the
-    // spawn, then put the default back.
-    pthread_attr_t saved, wanted;
-    bool const have_saved = ::pthread_getattr_default_np(&saved) == 0;
-    ::pthread_attr_init(&wanted);
-    bool const stack_ok =
-        ::pthread_attr_setstacksize(&wanted, s.stack_bytes) == 0 && ::pthread_setattr_default_np(&wanted) == 0;
-    if (!stack_ok)
-        std::fprintf(stderr,
-                     "forkunion gomp: OMP_STACKSIZE: the system refused a stack of %zu bytes; workers get "
-                     "the default\n",
-                     s.stack_bytes);
-    status_t const status = pool.spawn(threads, exclusivity, cores);
-    if (stack_ok && have_saved) (void)::pthread_setattr_default_np(&saved);
-    ::pthread_attr_destroy(&wanted);
-    if (have_saved) ::pthread_attr_destroy(&saved);
-    return status;
+    if (s.stack_set) {
+        if (status_t const status = pool.set_stack_size(s.stack_bytes); !status)
+            std::fprintf(stderr,
+                         "forkunion gomp: OMP_STACKSIZE: a stack of %zu bytes is refused (%s); workers get the "
+                         "default\n",
+                         s.stack_bytes, status.name());
+    }
+    (void)pool.set_idle_policy(idle_policy_for(oversubscribed));
+    // An oversubscribed pool is told it has one core: while spinning, its workers and joining master yield after
+    // the pool's short spin instead of keeping a core that another team's thread needs.
+    std::size_t const cores = oversubscribed ? 1 : s.allowed_cores;
+    return pool.spawn(threads, exclusivity, cores);
 }
 
 /**  Grows the cursor table to `capacity` threads; the old table's contents do not matter between regions. */
@@ -371,6 +367,15 @@ bool ensure_cursors(root_t &root, unsigned capacity) noexcept {
     root.shape.cursors = table;
     root.shape.capacity = capacity;
     return true;
+}
+
+/**  Sets every live root's pools to the idle policy the process's size now calls for (any thread may). */
+[[gnu::noinline]] void refresh_idle_policies() noexcept {
+    bool const oversubscribed = process_threads() > settings().allowed_cores;
+    for (auto &slot : roots_)
+        if (root_t *root = slot.load(std::memory_order_acquire))
+            for (unsigned segment = 0; segment != root->shape.segments_count; ++segment)
+                (void)root->shape.segments[segment]->set_idle_policy(idle_policy_for(oversubscribed));
 }
 
 /**  Makes `root` have at least `wanted` team threads; returns how many it has (fewer when the OS refuses). */
@@ -389,9 +394,11 @@ unsigned grow(root_t &root, unsigned wanted) noexcept {
     root.shape.first[root.shape.segments_count] = have - 1;
     root.shape.member_fns[root.shape.segments_count] = {&root, have - 1};
     root.shape.segments[root.shape.segments_count++] = segment;
-    process_threads_.fetch_add(wanted - root.shape.threads,
-                               std::memory_order_relaxed); // the master too, the first time
+    // The master too, the first time.
+    unsigned const before = process_threads_.fetch_add(wanted - root.shape.threads, std::memory_order_relaxed);
     root.shape.threads = wanted;
+    // The process just outnumbered its cores: every pool's idle workers now park after the short window.
+    if (before <= settings().allowed_cores && oversubscribed) refresh_idle_policies();
     return wanted;
 }
 
@@ -580,8 +587,6 @@ void prepare_first_construct(team_t &team, task_t &master, loop_shape_t const *l
 void finish_team(root_t &root, task_t const &master) noexcept {
     root.master.ws_next = master.ws_next;
     if (root.team.taskloop.seen.load(std::memory_order_relaxed)) root.master.taskloop_seen = true;
-    for (unsigned segment = 0; segment != root.shape.segments_count; ++segment)
-        apply_idle_policy(*root.shape.segments[segment]);
     root.release();
 }
 
