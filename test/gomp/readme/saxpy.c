@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 int main(void) {
-    int const n = 1 << 20;
+    int const n = 1 << 18;
     float *x = malloc(n * sizeof(float)), *y = malloc(n * sizeof(float));
     for (int i = 0; i < n; ++i) x[i] = (float)(i % 100), y[i] = 1.0f;
 
