@@ -17,6 +17,8 @@
 # forkunion_static_shared converges a whole pass (next to a serial one) for the rounds the table reports.
 # Other FORKUNION_* variables pass through (FORKUNION_THREADS, FORKUNION_NBODY_COUNT, FORKUNION_PROPAGATION_SCALE,
 # ...). The propagation graph is generated once and kept in build_release/bench (FORKUNION_PROPAGATION_CACHE).
+# The OpenMP backends run three times: on libgomp, on libomp (`*_libomp` binaries) and on ForkUnion's OpenMP drop-in
+# (`*_gomp` binaries, backends `forkunion_gomp_*`, the same object code linked against libforkunion_gomp.so).
 # OpenMP gets OMP_PLACES = one place per allowed CPU, OMP_PROC_BIND=close and OMP_WAIT_POLICY=active unless already
 # set, so its threads are pinned and spin like everyone else's. Raw RESULT rows go to
 # build_release/bench/compare_results.txt. Exit status: 0, 1 for bad arguments or a failed configure or build (the
@@ -206,6 +208,13 @@ END {
         if (count["dispatch_off|" r] && median("dispatch_off|" r) < 0.05) off = off " (caller ran >95%)"
         printf "| `%s` | %.0f | %.0f-%.0f | %s | %.2f | %s |\n", r, ns, low("dispatch_ns|" r), high("dispatch_ns|" r), ratio(ns, base), median("dispatch_floor|" r), off
     }
+
+    # The goals, from the medians in ns and, steadier on a shared machine, from the ratio of each run to its floor.
+    gomp = median("dispatch_ns|forkunion_gomp/for_n/empty"); libgomp = median("dispatch_ns|libgomp/for_n/empty")
+    gomp_floor = median("dispatch_floor|forkunion_gomp/for_n/empty"); libgomp_floor = median("dispatch_floor|libgomp/for_n/empty")
+    own_floor = median("dispatch_floor|forkunion/for_n/empty")
+    if (gomp > 0 && reference > 0 && libgomp > 0)
+        printf "\nOpenMP drop-in: `parallel for` at %.2fx the `for_n` of ForkUnion (%.2fx by floor ratios; goal: at most 1.25x), %.2fx faster than libgomp (%.2fx by floor ratios; goal: at least 2x).\n", gomp / reference, gomp_floor / own_floor, libgomp / gomp, libgomp_floor / gomp_floor
 
     reference = median("nbody_us|forkunion_static_shared")
     print ""

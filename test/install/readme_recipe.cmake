@@ -8,7 +8,10 @@
 #      (forkunion::static, forkunion::shared) and with the C driver and `c_libs_static`;
 #   4. moves the prefix elsewhere and builds the C++ and C consumers from there again: package and .pc are
 #      relocatable.
-#   cmake -D SOURCE_DIR=... -D WORK_DIR=... -D CC=... -D CXX=... -D PKG_CONFIG=... -D BASH=... -P readme_recipe.cmake
+#   With GOMP=1 (hosts that build the OpenMP drop-in) the prefix must also hold libforkunion_gomp.so and the
+#   lib/forkunion/libgomp.so.1 link that OpenMP programs load in libgomp's place.
+#   cmake -D SOURCE_DIR=... -D WORK_DIR=... -D CC=... -D CXX=... -D PKG_CONFIG=... -D BASH=... [-D GOMP=1]
+#         -P readme_recipe.cmake
 include("${CMAKE_CURRENT_LIST_DIR}/../docs/markdown_blocks.cmake") # forkunion_markdown_block
 
 file(REMOVE_RECURSE "${WORK_DIR}")
@@ -46,9 +49,13 @@ file(STRINGS "${SOURCE_DIR}/include/forkunion/types.hpp" _major REGEX "^#define 
 string(REGEX REPLACE ".* " "" _major "${_major}")
 file(GLOB _libdirs LIST_DIRECTORIES true "${_prefix}/lib*")
 list(GET _libdirs 0 _libdir)
-foreach(_file "${_prefix}/include/forkunion.hpp" "${_prefix}/include/forkunion.h" "${_libdir}/libforkunion_static.a"
-              "${_libdir}/libforkunion_shared.so.${_major}" "${_libdir}/pkgconfig/forkunion.pc"
-              "${_libdir}/cmake/forkunion/forkunionConfig.cmake")
+set(_files "${_prefix}/include/forkunion.hpp" "${_prefix}/include/forkunion.h" "${_libdir}/libforkunion_static.a"
+           "${_libdir}/libforkunion_shared.so.${_major}" "${_libdir}/pkgconfig/forkunion.pc"
+           "${_libdir}/cmake/forkunion/forkunionConfig.cmake")
+if(GOMP)
+    list(APPEND _files "${_libdir}/libforkunion_gomp.so" "${_libdir}/forkunion/libgomp.so.1")
+endif()
+foreach(_file IN LISTS _files)
     if(NOT EXISTS "${_file}")
         message(FATAL_ERROR "the install lacks ${_file}")
     endif()
