@@ -7,8 +7,10 @@
  *  Each row is one T. For each of FORKUNION_RETIRE_ROUNDS rounds (default 5), every variant gets a fresh
  *  caller-inclusive pool of T threads (spin policy), a warm-up, then a timed window of `for_n(T)` dispatches of an
  *  empty body in batches of 64; the variants take turns leading the rounds, so drift over the run falls on all of
- *  them alike. A row reports each variant's median over all its batches, and each ratio to the tree as the median
- *  over rounds of the two variants' medians in that round. The critical path of each fan-in in line transfers (the
+ *  them alike. A row reports each variant's median over all its batches, each ratio to the tree as the ratio of
+ *  those medians, and in brackets the smallest and largest ratio of the two variants' medians within one round
+ *  (a round whose threads were preempted has few batches, so it moves its own ratio, not the pooled medians). The
+ *  critical path of each fan-in in line transfers (the
  *  tree's shape, checked by `forkunion_bench_handoff`) is printed beside it: the ratios test whether it shows.
  *
  *  Pools of up to `retire_fan_in_k` + 1 threads are flat in every variant, so T = 2, 4 and 8 run the same code
@@ -99,24 +101,30 @@ int main() {
             for (std::size_t index = 0; index != variants_count_k; ++index)
                 if (medians[0] > 0) ratios[index].push_back(medians[index] / medians[0]);
         }
-        double ns[variants_count_k], ratio[variants_count_k];
+        double ns[variants_count_k], ratio[variants_count_k], lowest[variants_count_k], highest[variants_count_k];
         std::string paths;
+        for (std::size_t index = 0; index != variants_count_k; ++index) ns[index] = fub::median(all[index]);
         for (std::size_t index = 0; index != variants_count_k; ++index) {
-            ns[index] = fub::median(all[index]);
-            ratio[index] = fub::median(ratios[index]);
+            ratio[index] = ns[0] > 0 ? ns[index] / ns[0] : 0;
+            std::sort(ratios[index].begin(), ratios[index].end());
+            lowest[index] = ratios[index].empty() ? 0 : ratios[index].front();
+            highest[index] = ratios[index].empty() ? 0 : ratios[index].back();
             paths += (index ? ", " : "") +
                      std::to_string(fub::retirement_critical_path(threads, variants_k[index].timing.fan_in,
                                                                   variants_k[index].order, false));
         }
         bool const oversubscribed = threads > machine.cpus.size();
-        std::printf("| %zu | %zu%s | %.0f | %.0f | %.0f | %.3f | %.3f | %.2f | %s |\n", threads, machine.cpus.size(),
-                    oversubscribed ? " (oversubscribed: the scheduler's, not the fan-in's)" : "", ns[0], ns[1], ns[2],
-                    ratio[1], ratio[2], floor.round_trip_ns > 0 ? ns[0] / floor.round_trip_ns : 0.0, paths.c_str());
+        std::printf("| %zu | %zu%s | %.0f | %.0f | %.0f | %.3f (%.2f-%.2f) | %.3f (%.2f-%.2f) | %.2f | %s |\n", threads,
+                    machine.cpus.size(), oversubscribed ? " (oversubscribed: the scheduler's, not the fan-in's)" : "",
+                    ns[0], ns[1], ns[2], ratio[1], lowest[1], highest[1], ratio[2], lowest[2], highest[2],
+                    floor.round_trip_ns > 0 ? ns[0] / floor.round_trip_ns : 0.0, paths.c_str());
         fub::result_row_t row("retire");
         row.add("threads", std::uint64_t(threads)).add("oversubscribed", std::uint64_t(oversubscribed));
         for (std::size_t index = 0; index != variants_count_k; ++index)
             row.add((std::string(variants_k[index].name) + "_ns").c_str(), ns[index])
-                .add((std::string(variants_k[index].name) + "_over_tree").c_str(), ratio[index]);
+                .add((std::string(variants_k[index].name) + "_over_tree").c_str(), ratio[index])
+                .add((std::string(variants_k[index].name) + "_over_tree_lowest").c_str(), lowest[index])
+                .add((std::string(variants_k[index].name) + "_over_tree_highest").c_str(), highest[index]);
         row.add("floor_ns", floor.round_trip_ns);
         results.push_back(row);
     }

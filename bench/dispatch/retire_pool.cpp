@@ -30,6 +30,13 @@ using pool_t = flat::basic_pool_t<>;
  */
 constexpr std::size_t batch_k = 64;
 
+/**
+ *  Batches a window takes at least, unless it already ran ten times its length: on a busy machine a preempted
+ *  worker stretches one batch to a scheduler slice per dispatch (~10 ms here at load 50 on 2 cores), and a window of
+ *  one or two such batches would make its median that batch.
+ */
+constexpr std::size_t min_batches_k = 16;
+
 std::vector<double> time_for_n(std::size_t threads, std::chrono::nanoseconds warmup, std::chrono::nanoseconds window) {
     using steady_t = std::chrono::steady_clock;
     std::vector<double> samples;
@@ -43,7 +50,8 @@ std::vector<double> time_for_n(std::size_t threads, std::chrono::nanoseconds war
     for (auto const start = steady_t::now(); steady_t::now() - start < warmup;)
         for (std::size_t i = 0; i != batch_k; ++i) dispatch();
     auto const start = steady_t::now();
-    for (auto batch_start = start; batch_start - start < window;) {
+    for (auto batch_start = start;
+         batch_start - start < window || (samples.size() < min_batches_k && batch_start - start < 10 * window);) {
         for (std::size_t i = 0; i != batch_k; ++i) dispatch();
         auto const batch_end = steady_t::now();
         samples.push_back(std::chrono::duration<double, std::nano>(batch_end - batch_start).count() / batch_k);
