@@ -81,9 +81,10 @@ int main() {
     fub::floor_t const floor = fub::measure_floor(machine);
     fub::print_floor(floor);
 
-    std::printf("\n| T | allowed cores | tree ns | last_child_first ns | flat_fan_in ns | last_child_first / tree | "
-                "flat_fan_in / tree | tree x floor | critical path: tree, last_child_first, flat |\n"
-                "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+    std::printf(
+        "\n| T | allowed cores | tree ns | last_child_first ns | flat_fan_in ns | last_child_first / tree "
+        "(rounds) | flat_fan_in / tree (rounds) | tree x floor | critical path: tree, last_child_first, flat |\n"
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
     std::vector<fub::result_row_t> results;
     bool complete = true;
     for (std::size_t const threads : thread_counts) {
