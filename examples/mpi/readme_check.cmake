@@ -1,17 +1,17 @@
-# Checks that the numa README section (README.md between its `section:numa` markers, or
-# docs/readme-sections/numa.md before it is spliced in) shows only code that runs: every C++ block is text of
+# Checks that the numa README section (README.md between its `section:numa-mpi` markers, or a section file with
+# the same markers) shows only code that runs: every C++ block is text of
 # examples/mpi/mpi_search.cpp, and every line of every shell block is text of a script that a test runs. Leading
 # blanks are ignored on both sides, so a snippet may be dedented.
-#   cmake -D README=README.md -D SECTION=docs/readme-sections/numa.md -D CPP=a.cpp -D SCRIPTS="a.sh|b.sh" -P readme_check.cmake
+#   cmake -D README=README.md -D SECTION=README.md -D CPP=a.cpp -D SCRIPTS="a.sh|b.sh" -P readme_check.cmake
 set(_source "${README}")
 file(READ "${README}" _text)
-string(FIND "${_text}" "<!-- BEGIN section:numa -->" _begin)
+string(FIND "${_text}" "<!-- section:numa-mpi reserved" _begin)
 if(_begin EQUAL -1)
     set(_source "${SECTION}")
     file(READ "${SECTION}" _text)
-    string(FIND "${_text}" "<!-- BEGIN section:numa -->" _begin)
+    string(FIND "${_text}" "<!-- section:numa-mpi reserved" _begin)
 endif()
-string(FIND "${_text}" "<!-- END section:numa -->" _end)
+string(FIND "${_text}" "<!-- end section:numa-mpi -->" _end)
 if(_begin EQUAL -1 OR _end EQUAL -1)
     message(FATAL_ERROR "neither ${README} nor ${SECTION} has a numa section")
 endif()

@@ -1,9 +1,16 @@
-# The README section of the OpenMP drop-in (docs/readme-sections/gomp.md) quotes compiled, run files only: every
+# The README section of the OpenMP drop-in (README.md between its `section:gomp` markers) quotes compiled, run files only: every
 # ```c block is verbatim in readme/saxpy.c, every line of a ```sh block is verbatim in readme/usage.sh (which the
 # `gomp.readme.usage` test runs), so the section cannot drift from what CI executes.
-#   cmake -D SECTION=docs/readme-sections/gomp.md -D DIRECTORY=test/gomp/readme -P readme.cmake
+#   cmake -D SECTION=README.md -D DIRECTORY=test/gomp/readme -P readme.cmake
 cmake_policy(VERSION 3.21)
 file(READ "${SECTION}" _section)
+# Spliced into the README: only the text between the section's markers.
+string(FIND "${_section}" "<!-- section:gomp reserved" _begin)
+string(FIND "${_section}" "<!-- end section:gomp -->" _end)
+if(NOT _begin EQUAL -1 AND _end GREATER _begin)
+    math(EXPR _length "${_end} - ${_begin}")
+    string(SUBSTRING "${_section}" ${_begin} ${_length} _section)
+endif()
 file(READ "${DIRECTORY}/saxpy.c" _program)
 file(READ "${DIRECTORY}/usage.sh" _script)
 set(_snippets 0)
