@@ -1,8 +1,8 @@
-# Runs one Spin verification of test/model/flat.pml (cmake -P script, registered by test/model.cmake):
+# Runs one Spin verification of test/model/flat.pml (cmake -P script, registered by test/model/CMakeLists.txt):
 #   spin -a <DEFINES> MODEL  ->  cc -O1 -DSAFETY -DCOLLAPSE -DMEMLIM=<MEMLIM> pan.c  ->  ./pan -m<DEPTH>
 # and fails unless the search is complete and its outcome is the expected one:
 #   EXPECT empty:  no error at all (assertions, invalid end states), full state space explored;
-#   EXPECT text:   a known-bug demonstration: pan must report an error whose report contains EXPECT.
+#   EXPECT text:   a mutant: pan must report an error whose report contains EXPECT.
 # Inputs: SPIN, CC, MODEL, WORK_DIR, DEFINES (a ;-list), EXPECT, MEMLIM (MiB), DEPTH.
 foreach(_required SPIN CC MODEL WORK_DIR MEMLIM DEPTH)
     if(NOT DEFINED ${_required})
@@ -35,7 +35,11 @@ string(REGEX MATCH "([0-9]+) states, stored" _ "${_report}")
 set(_states "${CMAKE_MATCH_1}")
 string(REGEX MATCH "depth reached ([0-9]+)" _ "${_report}")
 set(_depth "${CMAKE_MATCH_1}")
-message(STATUS "spin ${DEFINES}: ${_states} states, depth ${_depth}, errors ${_errors}")
+string(REGEX MATCH "([0-9.]+)[ \t]+total actual memory usage" _ "${_report}")
+set(_memory "${CMAKE_MATCH_1}")
+string(REGEX MATCH "elapsed time ([0-9.e+-]+) seconds" _ "${_report}")
+set(_seconds "${CMAKE_MATCH_1}")
+message(STATUS "spin ${DEFINES}: ${_states} states, depth ${_depth}, ${_memory} MB, ${_seconds} s, errors ${_errors}")
 
 if(_errors STREQUAL "")
     message(FATAL_ERROR "pan gave no verdict (exit ${_rc}):\n${_report}")
@@ -52,8 +56,8 @@ if(EXPECT STREQUAL "")
 else()
     string(FIND "${_report}" "${EXPECT}" _found)
     if(_errors EQUAL 0 OR _found EQUAL -1)
-        message(FATAL_ERROR "expected the known error '${EXPECT}', which the model no longer finds: if the header "
-                            "was fixed, make the matching FIX_ macro the model's default.\n${_report}")
+        message(FATAL_ERROR "expected the mutant's error '${EXPECT}', which the model no longer finds: the mutant "
+                            "no longer puts its bug back, or another change hides it.\n${_report}")
     endif()
     message(STATUS "found the known error: ${EXPECT}")
 endif()
