@@ -108,7 +108,8 @@
  *  @section idle Idle workers
  *  Between dispatches a worker waits as the pool's idle policy says (`idle_policy_t`, persistent until changed):
  *  - spin: the micro-wait (`PAUSE`, `YIELD`, Zihintpause) in a loop, no system call;
- *  - adaptive (the default): spin for the policy's window (`default_idle_window_us_k`), then park in the kernel;
+ *  - adaptive (the default): spin for the policy's window (`default_idle_window_us_k`) of spinning time (time this
+ *    thread spent descheduled does not count), then park in the kernel;
  *  - nap: park on the epoch's cache line with the best address wait the CPU has at run time (`nap_on`);
  *  - sleep: park in the kernel at once (with a period, also wake that often to look).
  *  When the pool has more spinning threads than allowed cores, after `oversubscribed_spins_k` micro-waits each
@@ -193,7 +194,7 @@ inline void call_with_slice(fn_type_ &fn, prong_t<index_type_> prong, index_type
 enum class hook_point_t : std::uint8_t {
     before_claim_k,   ///< A dispatcher read the claim word and is about to CAS it.
     after_claim_k,    ///< A dispatcher holds the pool and has not read the thread count yet.
-    after_publish_k,  ///< A dispatcher stored the epoch and has not looked for parked workers yet.
+    after_publish_k,  ///< A dispatcher stored the epoch and woke any parked worker; its dispatch call goes on.
     before_park_k,    ///< A worker counted itself parked and has not re-read the epoch yet.
     before_retire_k,  ///< A contributor finished its slice and has not reported it yet.
     before_release_k, ///< The root saw its subtree retire and has not released the pool yet.
@@ -553,8 +554,14 @@ public:
      */
     static constexpr std::size_t retire_fan_in_k = 8;
 
-    /**  Micro-waits between two reads of the clock while an adaptive worker spins out its window (~1 µs). */
+    /**  Micro-waits between two reads of the clock while an adaptive worker spins out its window (~1-3 µs). */
     static constexpr std::size_t adaptive_clock_spins_k = 64;
+
+    /**
+     *  The most one gap between two clock readings adds to the adaptive window: 64 `PAUSE`s take 1-3 µs on AMD Zen 5
+     *  and recent Intel cores (`forkunion_bench_wake`), so a longer gap is the thread having been descheduled.
+     */
+    static constexpr std::uint64_t adaptive_clock_jump_us_k = 10;
 
     static_assert(std::is_unsigned_v<index_t>, "the index type must be unsigned");
     static_assert(atomic_t<index_t>::is_always_lock_free, "the index type must have lock-free atomics");
@@ -998,10 +1005,10 @@ private:
     void publish_epoch_(index_t epoch) noexcept {
         // Pairs with the acquire in `wait_for_publication_`: workers see the fork state and cursors.
         dispatch_.epoch.store(epoch, std::memory_order_seq_cst);
-        detail::reach_hook(hook_point_t::after_publish_k, this);
         // Only the parked count is read after the publication: by now the dispatch may have completed and another
         // thread may hold the pool, so nothing here writes protocol state (a wake-up is idempotent).
         if (control_.parked.load(std::memory_order_seq_cst) != 0) wake_parked_();
+        detail::reach_hook(hook_point_t::after_publish_k, this);
     }
 
     /**  Wakes every worker blocked in `park_` (or behind the start gate); they re-read epoch, stop and policy. */
@@ -1147,7 +1154,7 @@ private:
     index_t wait_for_publication_(index_t last, index_t thread) noexcept {
         micro_yield_t micro_yield;
         std::size_t spins = 0, clock_spins = 0;
-        std::uint64_t idle_since = 0; // microseconds, once `timing`: when the adaptive window began
+        std::uint64_t spun_us = 0, last_us = 0; // the adaptive window's progress, and the previous clock reading
         bool timing = false;
         for (;;) {
             // Pairs with the seq_cst store of T2, T2n and T4: the fork state, cursors and stop are visible.
@@ -1172,11 +1179,19 @@ private:
                 backoff_(micro_yield, thread, spins);
                 if (++clock_spins < adaptive_clock_spins_k) break;
                 clock_spins = 0;
+                // The window counts time spent spinning: a gap between readings longer than a few of them is
+                // time this thread was descheduled, which burned no CPU, so at most `adaptive_clock_jump_us_k`
+                // of it counts. A worker preempted on a busy machine does not park for having been preempted.
                 if (std::uint64_t const now = monotonic_microseconds(); !timing)
-                    idle_since = now, timing = true;
-                else if (now - idle_since >= unpack_policy_(policy).microseconds) {
-                    park_(last, policy, 0);
-                    timing = false; // woken: spin out a fresh window before parking again
+                    last_us = now, spun_us = 0, timing = true;
+                else {
+                    std::uint64_t const step = now - last_us;
+                    spun_us += step < adaptive_clock_jump_us_k ? step : adaptive_clock_jump_us_k;
+                    last_us = now;
+                    if (spun_us >= unpack_policy_(policy).microseconds) {
+                        park_(last, policy, 0);
+                        timing = false; // woken: spin out a fresh window before parking again
+                    }
                 }
                 break;
             }

@@ -24,7 +24,10 @@
 #include <unistd.h>       // `fork`, `setuid`, `gettid`
 #include <dirent.h>       // `opendir`
 
+#include <forkunion/colocated.hpp>
+#include <forkunion/distributed.hpp>
 #include <forkunion/flat.hpp>
+#include <forkunion/topology.hpp>
 
 #include "pool_suite.hpp"
 
@@ -112,6 +115,7 @@ namespace {
 struct injection_t {
     std::atomic<bool> fail_allocate{false};
     std::atomic<long> constructs_until_failure{-1}; // -1: never fail
+    std::atomic<std::size_t> constructs{0};          // slots constructed so far (each starts a worker but one)
 };
 injection_t injection;
 
@@ -133,6 +137,7 @@ struct injecting_allocator {
     /**  The pool starts each worker while constructing its slot, so a throwing `construct` is a refused thread. */
     template <typename object_type_, typename... args_types_>
     void construct(object_type_ *pointer, args_types_ &&...args) {
+        injection.constructs.fetch_add(1);
         if (injection.constructs_until_failure.fetch_sub(1) == 0)
             throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again));
         ::new (static_cast<void *>(pointer)) object_type_(std::forward<args_types_>(args)...);
@@ -354,4 +359,77 @@ TEST(flat, status_names_and_bool) {
     EXPECT_FALSE(contended);
     EXPECT_STREQ(fu::to_string(contended), "contended");
     EXPECT_EQ(static_cast<int>(contended.code()), -6);
+}
+
+// ---- Processes ----
+
+namespace {
+/**  In a `fork()`ed child: the inherited pool refuses with `forked`, its fallback runs on the caller, terminate
+ *   returns at once (nothing to join), and a new spawn serves. Exit codes name the failed check. */
+template <typename pool_t, typename spawn_t>
+int inherited_pool_checks(pool_t &pool, spawn_t &&respawn) {
+    std::atomic<std::size_t> ran{0};
+    auto count = [&](std::size_t) noexcept { ran.fetch_add(1); };
+    if (pool.for_n(10, count).join().code() != fu::status_code_t::forked_k) return 20;
+    if (pool.unsafe_for_threads(count).status.code() != fu::status_code_t::forked_k) return 21;
+    if (ran.load() != 0) return 22;
+    pool.for_n(10, count).join_or_run_on_caller();
+    if (ran.load() != 10) return 23;
+    pool.terminate();
+    if (pool.threads_count() != 0) return 24;
+    if (!respawn(pool)) return 25;
+    ran = 0;
+    if (!pool.for_n(30, count).join() || ran.load() != 30) return 26;
+    return 0;
+}
+
+template <typename pool_t, typename spawn_t>
+void expect_fork_safe(spawn_t &&spawn) {
+    for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k}) {
+        SCOPED_TRACE(exclusivity_name(exclusivity));
+        pool_t pool;
+        ASSERT_TRUE(spawn(pool, exclusivity));
+        require_ran(pool.for_threads([](std::size_t) noexcept {}).join());
+        std::fflush(nullptr);
+        pid_t const child = ::fork();
+        ASSERT_GE(child, 0);
+        if (child == 0) ::_exit(inherited_pool_checks(pool, [&](pool_t &p) { return bool(spawn(p, exclusivity)); }));
+        int status = 0;
+        bool const exited = eventually([&] { return ::waitpid(child, &status, WNOHANG) == child; });
+        if (!exited) ::kill(child, SIGKILL), ::waitpid(child, &status, 0);
+        ASSERT_TRUE(exited) << "the child hung";
+        ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
+        EXPECT_EQ(WEXITSTATUS(status), 0) << "child check " << WEXITSTATUS(status) << " failed";
+        require_ran(pool.for_threads([](std::size_t) noexcept {}).join()); // the parent's pool is untouched
+    }
+}
+} // namespace
+
+TEST(flat, a_forked_child_refuses_inherited_pools_and_destroys_them_cleanly) {
+    if (fu::sanitize_thread_k) GTEST_SKIP() << "TSan's runtime cannot start threads after a multi-threaded fork";
+    expect_fork_safe<fu::flat_pool_t>([](fu::flat_pool_t &p, fu::caller_exclusivity_t e) { return p.spawn(3, e); });
+    fu::machine_topology_t topology;
+    (void)topology.try_harvest();
+    expect_fork_safe<fu::colocated_pool_t>(
+        [&](fu::colocated_pool_t &p, fu::caller_exclusivity_t e) { return p.spawn_on(topology, 0, 2, e); });
+    expect_fork_safe<fu::distributed_pool_t>([&](fu::distributed_pool_t &p, fu::caller_exclusivity_t e) {
+        return p.spawn(topology, std::max<std::size_t>(2, topology.compute_domains_count()), e);
+    });
+}
+
+// ---- Spawns the OS cannot satisfy ----
+
+TEST(flat, a_spawn_beyond_the_published_limits_starts_no_thread) {
+    // 10^6 threads: more than `kernel.threads-max`, `pid_max` or two mappings each under `vm.max_map_count` allow on
+    // any default Linux, root included (RLIMIT_NPROC does not bind root). The limits are read before the first
+    // thread starts, so not one slot is constructed.
+    injection.constructs_until_failure = -1;
+    std::size_t const constructs_before = injection.constructs.load();
+    injected_pool_t pool;
+    fu::status_t const status = pool.spawn(1'000'000);
+    EXPECT_EQ(status.code(), fu::status_code_t::thread_refused_k) << status.name();
+    EXPECT_EQ(injection.constructs.load() - constructs_before, 0u) << "threads were started before the refusal";
+    EXPECT_EQ(pool.threads_count(), 0u);
+    ASSERT_TRUE(pool.spawn(2)) << "a refused spawn leaves the pool spawnable";
+    require_ran(pool.for_threads([](std::size_t) noexcept {}).join());
 }

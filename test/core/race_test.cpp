@@ -151,6 +151,8 @@ TEST(race, worker_stopped_before_parking_still_sees_the_publication) {
     require_ran(pool.for_threads([](std::size_t) noexcept {}).join());
     for (int round = 0; round != 20; ++round) {
         armed_stop_t held(&pool, fu::hook_point_t::before_park_k, false);
+        // A dispatch wakes the parked worker; idle again after it, the worker goes to park and stops on the way.
+        require_ran(pool.for_threads([](std::size_t) noexcept {}).join());
         ASSERT_TRUE(held.reached()) << "the worker never tried to park";
         // The worker counted itself parked and has not looked at the epoch again: publish now.
         std::atomic<bool> done{false};
@@ -175,6 +177,7 @@ TEST(race, worker_stopped_before_parking_follows_a_policy_change) {
     require_ran(pool.for_threads([](std::size_t) noexcept {}).join());
     {
         armed_stop_t held(&pool, fu::hook_point_t::before_park_k, false);
+        require_ran(pool.for_threads([](std::size_t) noexcept {}).join()); // wakes them; they go to park again
         ASSERT_TRUE(held.reached());
         ASSERT_TRUE(pool.set_idle_policy(fu::idle_policy_t::spin())); // while a worker is between count and check
         held.release();

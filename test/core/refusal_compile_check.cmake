@@ -4,17 +4,18 @@
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 set(_prelude "#include <forkunion/flat.hpp>\nint main() {\n    forkunion::flat_pool_t pool;\n    if (!pool.spawn(2)) return 1;\n    auto f = [](std::size_t) noexcept {};\n")
-set(_cases
-    "discarded_join|    pool.for_n(10, f).join();\n|fail"
-    "discarded_guard|    pool.for_n(10, f);\n|fail"
-    "checked_join|    if (!pool.for_n(10, f).join()) return 2;\n|pass"
-    "run_on_caller|    pool.for_n(10, f).join_or_run_on_caller();\n|pass")
-foreach(_case IN LISTS _cases)
-    string(REPLACE "|" ";" _parts "${_case}")
-    list(GET _parts 0 _name)
-    list(GET _parts 1 _body)
-    list(GET _parts 2 _expect)
-    file(WRITE "${WORK_DIR}/${_name}.cpp" "${_prelude}${_body}    return 0;\n}\n")
+# One case per name: the statement (without its `;`, which a CMake list would split on) and the verdict.
+set(_discarded_join_body "pool.for_n(10, f).join()")
+set(_discarded_join_expect fail)
+set(_discarded_guard_body "pool.for_n(10, f)")
+set(_discarded_guard_expect fail)
+set(_checked_join_body "if (!pool.for_n(10, f).join()) return 2")
+set(_checked_join_expect pass)
+set(_run_on_caller_body "pool.for_n(10, f).join_or_run_on_caller()")
+set(_run_on_caller_expect pass)
+foreach(_name discarded_join discarded_guard checked_join run_on_caller)
+    set(_expect "${_${_name}_expect}")
+    file(WRITE "${WORK_DIR}/${_name}.cpp" "${_prelude}    ${_${_name}_body};\n    return 0;\n}\n")
     execute_process(COMMAND "${CXX}" -std=c++20 -Wall -Wextra -Werror -fsyntax-only "-I${INCLUDE}" "${WORK_DIR}/${_name}.cpp"
                     RESULT_VARIABLE _result OUTPUT_VARIABLE _output ERROR_VARIABLE _errors)
     if(_expect STREQUAL "fail" AND _result EQUAL 0)
