@@ -28,7 +28,9 @@
  *  Transitions:
  *    T0   spawn: r[t] = e, read the gate, start the workers (each blocks until `wake` moves), claim
  *         closed -> free(q + 1), open the gate (wake_parked_). -DSPAWN_FAIL: the respawn's second thread is
- *         refused: stop = 1, e += 2, open the gate, join the started one, stay closed.
+ *         refused: stop = 1, open the gate, join the started one, stay closed (flat.hpp as written, which the
+ *         model shows can hang: known_bug_failed_spawn_hang); -DFIX_FAILED_SPAWN also steps e by 2 after stop,
+ *         as T4 does, the fix this model proposes.
  *    T1   claim: load claim; free => CAS free(q) -> held(q + 1), else refused, never retried. The holder reads
  *         the thread count and the exclusivity after the claim.
  *    T2   publish: the fork state (ghost `fs`: trampoline, context, cursors), outer = e + 2, on inclusive pools
@@ -91,8 +93,14 @@
  *    respawn_exclusive    the same from an exclusive pool of 2 to an inclusive pool of 3;
  *    stale_rejoin         a second join of an old token after the generations wrapped (EMOD = 4) returns
  *                         without running another dispatcher's slice 0;
- *    spawn_failure        a respawn that fails after starting a thread, against a policy changer and a foreign
- *                         dispatcher: the started thread leaves, and the spawn returns.
+ *    spawn_failure_fixed  a respawn that fails after starting a thread, against a policy changer and a foreign
+ *                         dispatcher, with -DFIX_FAILED_SPAWN: the started thread leaves, and the spawn returns.
+ *  Known bug (flat.hpp as written; the test passes while the model still finds it):
+ *    known_bug_failed_spawn_hang  a set_idle_policy (or a publisher) reads parked != 0 on the old pool and wakes
+ *                                 late, after terminate and after the respawn read its gate: the new worker
+ *                                 passes the gate before the failing spawn stores stop, waits for a publication
+ *                                 that never comes (it re-checks stop only in park_, which then returns at once),
+ *                                 and the failed spawn's join of it hangs.
  *  Mutants (each must yield its counterexample, proving the model can fail):
  *    mutate_late_exchange_die     the publisher writes the idle word after its epoch store (the old wake_()),
  *                                 and terminate's stop is that word's `die`: the late exchange undoes die, and a
@@ -113,8 +121,11 @@
  *                                 dispatcher's slice 0;
  *    mutate_split_pending_check   `dispatcher` loaded, then `pending` CASed, as two words: the same, through
  *                                 the window between the two;
- *    mutate_spawn_fail_gate       a failed spawn only stores stop and opens the gate: a thread let through the
- *                                 gate early by a late wake-up idles for ever and the spawn's join hangs.
+ *  Probes (-DPROBE=n, in the configuration of the mutant they back): REACH(n, c) fails when c holds, so the
+ *  correct model provably reaches the state each bug needs: 1 a sleeper woken by a publication, 2 by a policy
+ *  change, 3 a claim read on the old pool refused after a respawn, 4 the foreign dispatcher served by a respawned
+ *  pool of another size, 5 a publisher's parked check after terminate stored stop, 6 T2n skipping outer, 7 a
+ *  failing spawn's worker leaving on stop, 8 the gate passed early, 9 a policy change during terminate.
  *
  *  Not modelled: the C++ memory orders (above); for_n_dynamic's cursors (one ghost with the fork state; their
  *  arithmetic is swept by cursor_sweep.cpp); timed sleeps and spurious wake-ups (they only add wake-ups); nap
@@ -229,6 +240,16 @@ byte policy_set;       /* the last word M stored */
 byte slept[TMAX];      /* the word worker t parked under */
 byte nm;               /* policy changes made */
 byte spawns;           /* T0s so far */
+bit failing;           /* -DSPAWN_FAIL: the respawn is failing */
+
+/* Reachability probes: with -DPROBE=n, the assertion of probe n fires when its state is reached, so that a probe
+ * run of a correct configuration proves that the search reaches the state a mutant needs (the mutant's test
+ * cannot pass vacuously). Each sits inside an existing atomic step: without -DPROBE it adds no state. */
+#ifdef PROBE
+#define REACH(n, c) assert(!(c) || PROBE != n)
+#else
+#define REACH(n, c) skip
+#endif
 
 /* The invariants, checked in every state by the monitor. I1: a free pool has no reader, and every contributor
  * retired the current epoch. I2: held <=> exactly one holder. I6: a free pool is spawned and not stopping. */
@@ -269,8 +290,8 @@ inline publish_epoch_(g, p) {
 #endif
 #ifndef MUTATE_NO_PARKED_CHECK
     if
-    :: parked != 0 -> wake_parked_()
-    :: else
+    :: atomic { parked != 0 -> REACH(5, p != 0 && STOPPED) }; wake_parked_()
+    :: atomic { parked == 0 -> REACH(5, p != 0 && STOPPED) }
     fi
 #else
     skip
@@ -386,6 +407,7 @@ inline dispatch_(me) {
         :: atomic {
                claim == cv -> claim = NEXT(cv) | HELD_K; holders++; cv = 0;
                assert(sg == spawns); /* a claim read before a terminate and respawn is refused */
+               REACH(4, me == 2 && spawns > 0 && threads != T);
                sg = 0;
 #ifndef MUTATE_STALE_COUNT
                tl = threads;
@@ -421,7 +443,7 @@ inline dispatch_(me) {
             :: else -> unsafe_join_(me, g, tl)
             fi;
             atomic { JOINED_(p); p = 0; g = 0; tl = 0; xl = 0; ev = 0 }
-        :: atomic { claim != cv -> cv = 0; sg = 0; tl = 0 } /* lost the CAS: contended, never retried */
+        :: atomic { claim != cv -> REACH(3, sg != spawns); cv = 0; sg = 0; tl = 0 } /* lost: contended, never retried */
         fi
     :: atomic { STATE(claim) != FREE_K -> tl = 0 } /* contended, or not_spawned when closed */
     fi
@@ -434,7 +456,7 @@ proctype worker(byte t; byte tn; byte last; bit xcl) {
     byte gstack[DEPTH + 1];
     byte pstack[DEPTH + 1];
 #endif
-    (bumped & BIT(t)); /* T0's start gate: until `wake` moves */
+    atomic { (bumped & BIT(t)) -> REACH(8, STATE(claim) == CLOSED_K && !STOPPED) } /* T0's gate: until `wake` moves */
     if
     :: atomic { STOPPED -> exited++ }; goto exit_ /* a failed spawn */
     :: else
@@ -469,7 +491,9 @@ end_die:    (e != last || idle != DIE_K)
                         atomic { /* FUTEX_WAIT: compare the ticket and enqueue, one step */
                             if
                             :: !(bumped & BIT(t)) -> asleep = asleep | BIT(t); slept[t] = pol;
-end_futex:                      !(asleep & BIT(t))
+end_futex:                      !(asleep & BIT(t));
+                                REACH(1, e != last);  /* woken by a publication */
+                                REACH(2, idle != pol) /* woken by a policy change */
                             :: else
                             fi
                         }
@@ -483,7 +507,7 @@ end_futex:                      !(asleep & BIT(t))
     /* stop (stored before T4's epoch), then the trampoline and context of the fork state, which nobody may
      * write before this worker retires (I2, I3) */
     if
-    :: atomic { STOPPED -> exited++; q = 0 }; goto exit_
+    :: atomic { STOPPED -> REACH(7, failing); exited++; q = 0 }; goto exit_
     :: atomic {
            !STOPPED -> cur = fs;
            assert((ranmask[cur] & BIT(t)) == 0); /* each slice once */
@@ -514,7 +538,7 @@ end_futex:                      !(asleep & BIT(t))
                 g = (ev + 2) % EMOD;
 #ifndef MUTATE_NESTED_ALIAS
                 if
-                :: g == outer -> g = (g + 2) % EMOD /* skip the enclosing generation */
+                :: g == outer -> g = (g + 2) % EMOD; REACH(6, true) /* skip the enclosing generation */
                 :: else
                 fi;
 #endif
@@ -562,22 +586,25 @@ inline spawn_(tn, xl) {
         excl = xl;
         t_ = 1 - xl;
         nworkers = 1;
+        failing = 1;
         r[t_] = ev;
         bumped = bumped & (ALLBITS - BIT(t_));
         run worker(t_, tn, ev, xl);
         t_ = 0;
         ev = 0
     };
-#ifndef MUTATE_SPAWN_FAIL_GATE
+#ifdef FIX_FAILED_SPAWN
+    /* The proposed fix: end like T4, so a worker let through the gate early by a stale wake-up sees an epoch,
+     * then stop. */
     atomic { stop = true; ev = (e + 2) % EMOD };
-    publish_epoch_(ev, 0); /* a worker let through the gate early sees an epoch, then stop */
+    publish_epoch_(ev, 0);
     ev = 0;
 #else
-    stop = true;
+    stop = true; /* flat.hpp as written: stop, then open the gate */
 #endif
     wake_parked_();       /* open the gate */
     (exited == nworkers); /* join the started thread */
-    atomic { exited = 0; nworkers = 0; threads = 0; excl = false; stop = false }
+    atomic { exited = 0; nworkers = 0; threads = 0; excl = false; stop = false; failing = 0 }
 }
 #else
 /* T0 by the controlling thread: tn threads, exclusive if xl. */
@@ -685,8 +712,8 @@ proctype changer() {
     do
     :: nm < NM ->
         if
-        :: atomic { idle = SPIN_K; policy_set = SPIN_K; nm++ }
-        :: atomic { idle = (idle == PARK_A -> PARK_B : PARK_A); policy_set = idle; nm++ }
+        :: atomic { idle = SPIN_K; policy_set = SPIN_K; nm++; REACH(9, STOPPED && !failing) }
+        :: atomic { idle = (idle == PARK_A -> PARK_B : PARK_A); policy_set = idle; nm++; REACH(9, STOPPED && !failing) }
         fi;
 #ifndef MUTATE_POLICY_NO_WAKE
         if

@@ -1,9 +1,9 @@
 # Runs one Spin verification of test/model/flat.pml (cmake -P script, registered by test/model/CMakeLists.txt):
-#   spin -a <DEFINES> MODEL  ->  cc -O1 -DSAFETY -DCOLLAPSE -DMEMLIM=<MEMLIM> pan.c  ->  ./pan -m<DEPTH>
+#   spin -a <DEFINES> MODEL  ->  cc <OPT, -O1> -DSAFETY -DCOLLAPSE -DMEMLIM=<MEMLIM> pan.c  ->  ./pan -m<DEPTH>
 # and fails unless the search is complete and its outcome is the expected one:
 #   EXPECT empty:  no error at all (assertions, invalid end states), full state space explored;
 #   EXPECT text:   a mutant: pan must report an error whose report contains EXPECT.
-# Inputs: SPIN, CC, MODEL, WORK_DIR, DEFINES (a ;-list), EXPECT, MEMLIM (MiB), DEPTH.
+# Inputs: SPIN, CC, MODEL, WORK_DIR, DEFINES (a ;-list), EXPECT, MEMLIM (MiB), DEPTH, OPT (optional).
 foreach(_required SPIN CC MODEL WORK_DIR MEMLIM DEPTH)
     if(NOT DEFINED ${_required})
         message(FATAL_ERROR "run_spin.cmake: ${_required} is not set")
@@ -21,7 +21,10 @@ if(NOT _rc EQUAL 0)
     message(FATAL_ERROR "spin -a ${DEFINES} failed (${_rc}):\n${_out}")
 endif()
 
-execute_process(COMMAND "${CC}" -O1 -w -DSAFETY -DCOLLAPSE -DMEMLIM=${MEMLIM} -o pan pan.c
+if(NOT DEFINED OPT)
+    set(OPT -O1)
+endif()
+execute_process(COMMAND "${CC}" ${OPT} -w -DSAFETY -DCOLLAPSE -DMEMLIM=${MEMLIM} -o pan pan.c
                 WORKING_DIRECTORY "${WORK_DIR}" RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _out)
 if(NOT _rc EQUAL 0)
     message(FATAL_ERROR "compiling pan.c failed (${_rc}):\n${_out}")
@@ -39,7 +42,13 @@ string(REGEX MATCH "([0-9.]+)[ \t]+total actual memory usage" _ "${_report}")
 set(_memory "${CMAKE_MATCH_1}")
 string(REGEX MATCH "elapsed time ([0-9.e+-]+) seconds" _ "${_report}")
 set(_seconds "${CMAKE_MATCH_1}")
-message(STATUS "spin ${DEFINES}: ${_states} states, depth ${_depth}, ${_memory} MB, ${_seconds} s, errors ${_errors}")
+string(REGEX MATCH "pan:1: [^\n]*\\(at depth ([0-9]+)\\)" _ "${_report}")
+set(_trail_depth "${CMAKE_MATCH_1}")
+if(NOT _trail_depth STREQUAL "")
+    set(_trail_depth ", counterexample of ${_trail_depth} steps")
+endif()
+message(STATUS "spin ${DEFINES}: ${_states} states, depth ${_depth}, ${_memory} MB, ${_seconds} s, errors ${_errors}"
+               "${_trail_depth}")
 
 if(_errors STREQUAL "")
     message(FATAL_ERROR "pan gave no verdict (exit ${_rc}):\n${_report}")
