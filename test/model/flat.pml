@@ -518,6 +518,10 @@ end_futex:                      !(asleep & BIT(t));
            q = 0
        }
     fi;
+#ifdef LIVENESS
+progress_slice: /* -DLIVENESS: a cycle that never passes here (a worker idling for ever while work waits) fails */
+    skip;
+#endif
 #if NEST > 0
     /* T2n: thread 0 of an exclusive pool forks from inside its slice. */
     if
