@@ -91,6 +91,7 @@
  *    respawn_inclusive    terminate, spawn(T2 = 2) and dispatch, against a foreign dispatcher that may have read
  *                         the claim before: refused, or served with the new count;
  *    respawn_exclusive    the same from an exclusive pool of 2 to an inclusive pool of 3;
+ *    respawn_to_exclusive the same from an inclusive pool of 3 to an exclusive pool of 2 (spinning, flat);
  *    stale_rejoin         a second join of an old token after the generations wrapped (EMOD = 4) returns
  *                         without running another dispatcher's slice 0;
  *    spawn_failure_fixed  a respawn that fails after starting a thread, against a policy changer and a foreign
