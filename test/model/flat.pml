@@ -86,7 +86,8 @@
  *    exclusive_nested_park  the same with parking workers (T2n's own parked check);
  *    nested_alias         four forks in one outer slice: the fourth skips the generation equal to outer;
  *    terminate_exclusive  T4 against a foreign dispatcher and a policy changer on an exclusive pool, the shape
- *                         of the old late-exchange bug: no double run, no hang, the policy survives;
+ *                         of the old late-exchange bug: no double run, no hang, the policy survives (spinning
+ *                         at start: workers park once the changer picks a parking word);
  *    terminate_inclusive  T4 against a foreign dispatcher on an inclusive pool of 3 (owed slice 0);
  *    respawn_inclusive    terminate, spawn(T2 = 2) and dispatch, against a foreign dispatcher that may have read
  *                         the claim before: refused, or served with the new count;
