@@ -28,9 +28,9 @@
  *  Transitions:
  *    T0   spawn: r[t] = e, read the gate, start the workers (each blocks until `wake` moves), claim
  *         closed -> free(q + 1), open the gate (wake_parked_). -DSPAWN_FAIL: the respawn's second thread is
- *         refused: stop = 1, open the gate, join the started one, stay closed (flat.hpp as written, which the
- *         model shows can hang: known_bug_failed_spawn_hang); -DFIX_FAILED_SPAWN also steps e by 2 after stop,
- *         as T4 does, the fix this model proposes.
+ *         refused: stop = 1, e += 2 as T4 does, open the gate, join the started one, stay closed
+ *         (-DMUTATE_FAILED_SPAWN_NO_EPOCH omits the epoch step, as flat.hpp once did, and the model finds the
+ *         hang: mutate_failed_spawn_no_epoch).
  *    T1   claim: load claim; free => CAS free(q) -> held(q + 1), else refused, never retried. The holder reads
  *         the thread count and the exclusivity after the claim.
  *    T2   publish: the fork state (ghost `fs`: trampoline, context, cursors), outer = e + 2, on inclusive pools
@@ -96,9 +96,9 @@
  *    stale_rejoin         a second join of an old token after the generations wrapped (EMOD = 4) returns
  *                         without running another dispatcher's slice 0;
  *    spawn_failure_fixed  a respawn that fails after starting a thread, against a policy changer and a foreign
- *                         dispatcher, with -DFIX_FAILED_SPAWN: the started thread leaves, and the spawn returns.
- *  Known bug (flat.hpp as written; the test passes while the model still finds it):
- *    known_bug_failed_spawn_hang  a set_idle_policy (or a publisher) reads parked != 0 on the old pool and wakes
+ *                         dispatcher: the started thread leaves, and the spawn returns.
+ *  The failed-spawn mutant (flat.hpp before the fix this model found):
+ *    mutate_failed_spawn_no_epoch  a set_idle_policy (or a publisher) reads parked != 0 on the old pool and wakes
  *                                 late, after terminate and after the respawn read its gate: the new worker
  *                                 passes the gate before the failing spawn stores stop, waits for a publication
  *                                 that never comes (it re-checks stop only in park_, which then returns at once),
@@ -599,14 +599,13 @@ inline spawn_(tn, xl) {
         t_ = 0;
         ev = 0
     };
-#ifdef FIX_FAILED_SPAWN
-    /* The proposed fix: end like T4, so a worker let through the gate early by a stale wake-up sees an epoch,
-     * then stop. */
+#ifndef MUTATE_FAILED_SPAWN_NO_EPOCH
+    /* End like T4, so a worker let through the gate early by a stale wake-up sees an epoch, then stop. */
     atomic { stop = true; ev = (e + 2) % EMOD };
     publish_epoch_(ev, 0);
     ev = 0;
 #else
-    stop = true; /* flat.hpp as written: stop, then open the gate */
+    stop = true; /* the mutant (flat.hpp before the fix): stop, then open the gate, no epoch */
 #endif
     wake_parked_();       /* open the gate */
     (exited == nworkers); /* join the started thread */
