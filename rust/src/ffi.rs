@@ -195,3 +195,114 @@ extern "C" {
     pub fn fu_fabric_memory_latency_ns(fabric: fu_fabric_t, compute_domain: usize, memory_domain: usize) -> f64;
     pub fn fu_fabric_memory_bandwidth(fabric: fu_fabric_t, compute_domain: usize, memory_domain: usize) -> f64;
 }
+
+#[cfg(test)]
+mod tests {
+    //! These declarations against the header they transcribe, so that either changing alone fails a test.
+
+    const HEADER: &str = include_str!("../../include/forkunion.h");
+    const DECLARATIONS: &str = include_str!("ffi.rs");
+
+    /// The names of the functions the header exports: the last word before `(` after each `FORKUNION_API`.
+    fn exported() -> Vec<&'static str> {
+        HEADER
+            .lines()
+            .filter(|line| line.starts_with("FORKUNION_API "))
+            .filter_map(|line| line[..line.find('(')?].split_whitespace().last())
+            .map(|name| name.trim_start_matches('*'))
+            .collect()
+    }
+
+    #[test]
+    fn every_exported_function_is_declared_and_nothing_else() {
+        let exported = exported();
+        assert!(exported.len() > 60, "the header parsed: {:?}", exported);
+        for name in &exported {
+            assert!(DECLARATIONS.contains(&format!("pub fn {}(", name)), "{} is not declared in ffi.rs", name);
+        }
+        for line in DECLARATIONS.lines().map(str::trim).filter(|line| line.starts_with("pub fn fu_")) {
+            let name = &line["pub fn ".len()..line.find('(').unwrap()];
+            assert!(exported.contains(&name), "{} is declared here but not exported by the header", name);
+        }
+    }
+
+    /// `name = value` of the header's enumerators, wherever they stand in a line.
+    fn enumerator(name: &str) -> i32 {
+        let pattern = format!(" {} = ", name);
+        let start = HEADER.find(&pattern).unwrap_or_else(|| panic!("the header has no enumerator {}", name));
+        let value = &HEADER[start + pattern.len()..];
+        let end = value.find(|c: char| c != '-' && !c.is_ascii_digit()).unwrap();
+        value[..end].parse().unwrap_or_else(|_| panic!("{}: {}", name, &value[..end]))
+    }
+
+    #[test]
+    fn status_codes_and_exclusivity_have_the_headers_values() {
+        use super::*;
+        let codes = [
+            ("fu_success_k", fu_success_k),
+            ("fu_bad_alloc_k", fu_bad_alloc_k),
+            ("fu_invalid_argument_k", fu_invalid_argument_k),
+            ("fu_already_spawned_k", fu_already_spawned_k),
+            ("fu_not_spawned_k", fu_not_spawned_k),
+            ("fu_thread_refused_k", fu_thread_refused_k),
+            ("fu_contended_k", fu_contended_k),
+            ("fu_unsupported_k", fu_unsupported_k),
+            ("fu_placement_refused_k", fu_placement_refused_k),
+            ("fu_stale_generation_k", fu_stale_generation_k),
+            ("fu_caller_inclusive_k", fu_caller_inclusive_k),
+            ("fu_caller_exclusive_k", fu_caller_exclusive_k),
+        ];
+        for (name, value) in codes {
+            assert_eq!(enumerator(name), value, "{}", name);
+        }
+        // The C library agrees at run time too: every code's name round-trips through the Rust error.
+        for (_, code) in &codes[1..10] {
+            let error = crate::Error::from_code(*code);
+            assert_eq!(error.code(), *code);
+            assert_ne!(error.name(), "unknown");
+        }
+    }
+
+    #[test]
+    fn capability_bits_have_the_headers_values() {
+        use crate::Capabilities as C;
+        let bits = [
+            ("x86_waitpkg", C::X86_WAITPKG),
+            ("x86_cmpccxadd", C::X86_CMPCCXADD),
+            ("x86_raoint", C::X86_RAOINT),
+            ("x86_cldemote", C::X86_CLDEMOTE),
+            ("arm64_lse", C::ARM64_LSE),
+            ("arm64_wfxt", C::ARM64_WFXT),
+            ("arm64_evtstrm", C::ARM64_EVTSTRM),
+            ("riscv_amo", C::RISCV_AMO),
+            ("riscv_zawrs", C::RISCV_ZAWRS),
+            ("riscv_zacas", C::RISCV_ZACAS),
+            ("riscv_zicbom", C::RISCV_ZICBOM),
+            ("os_threads", C::OS_THREADS),
+            ("topology", C::TOPOLOGY),
+            ("thread_pinning", C::THREAD_PINNING),
+            ("memory_placement", C::MEMORY_PLACEMENT),
+            ("huge_pages", C::HUGE_PAGES),
+        ];
+        for (name, bit) in bits {
+            // RISC-V bits were spelled `risc5` before the tree-wide rename; either header spelling is the bit.
+            let spellings = [name.to_string(), name.replace("riscv_", "risc5_")];
+            let (prefix, line) = spellings
+                .iter()
+                .map(|spelling| format!("#define fu_capability_{}_k ((fu_capabilities_t)1 << ", spelling))
+                .find_map(|prefix| Some((prefix.clone(), HEADER.lines().find(|line| line.starts_with(&prefix))?)))
+                .unwrap_or_else(|| panic!("the header defines no bit {}", name));
+            let shift: u32 = line[prefix.len()..].split(')').next().unwrap().trim().parse().unwrap();
+            assert_eq!(bit.bits(), 1u64 << shift, "{}", name);
+        }
+    }
+
+    #[test]
+    fn the_allocation_record_has_the_c_layout() {
+        use std::mem::{align_of, size_of};
+        let words = size_of::<usize>();
+        // Five pointer-sized fields and an int, padded to the pointer alignment, as a C compiler lays it out.
+        assert_eq!(size_of::<super::fu_allocation_t>(), 6 * words);
+        assert_eq!(align_of::<super::fu_allocation_t>(), words);
+    }
+}

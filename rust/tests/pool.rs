@@ -453,7 +453,14 @@ fn a_panic_in_a_callback_aborts_with_a_message() {
         #[cfg(unix)]
         {
             use std::os::unix::process::ExitStatusExt;
-            assert_eq!(output.status.signal(), Some(6), "{}: SIGABRT, got {:?}; stderr: {}", verb, output.status, stderr);
+            assert_eq!(
+                output.status.signal(),
+                Some(6),
+                "{}: SIGABRT, got {:?}; stderr: {}",
+                verb,
+                output.status,
+                stderr
+            );
         }
         assert!(stderr.contains("task 3 failed on purpose"), "{}: the panic's own message; stderr: {}", verb, stderr);
         assert!(stderr.contains("a callback panicked inside a dispatch; aborting"), "{}: stderr: {}", verb, stderr);
