@@ -16,7 +16,10 @@
 //! let sum: usize = (0..1000usize).into_par_iter().with_pool(&pool).sum();
 //! assert_eq!(sum, 499500);
 //! let calls = AtomicUsize::new(0);
-//! pool.for_threads(|_thread, _compute_domain| drop(calls.fetch_add(1, Ordering::Relaxed))).unwrap();
+//! pool.for_threads(|_thread, _compute_domain| {
+//!     calls.fetch_add(1, Ordering::Relaxed);
+//! })
+//! .unwrap();
 //! assert_eq!(calls.into_inner(), 2);
 //! ```
 //!

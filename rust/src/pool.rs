@@ -499,8 +499,10 @@ impl ThreadPool {
     ///
     /// # Safety
     /// `f` must stay valid, at the same address, until the broadcast completes: until [`join`](Self::join)
-    /// returned `Ok`, or [`is_complete`](Self::is_complete) answered `true` on an exclusive pool. Prefer
-    /// [`broadcast`](Self::broadcast), which keeps this contract for you.
+    /// returned `Ok` or [`Error::StaleGeneration`], [`is_complete`](Self::is_complete) answered `true` on an
+    /// exclusive pool, or, never joined, until the pool is terminated or dropped (which completes it, running
+    /// thread 0's share of an inclusive pool there). Prefer [`broadcast`](Self::broadcast), which keeps this
+    /// contract for you.
     ///
     /// ```
     /// let topology = forkunion::Topology::new().unwrap();

@@ -66,7 +66,9 @@ fn adaptors_match_their_serial_equivalents() {
 
     let negative: Vec<i32> = (-50..50i32).into_par_iter().with_pool(&pool).collect_vec();
     assert_eq!(negative, (-50..50).collect::<Vec<_>>());
-    assert_eq!((10..3u8).into_par_iter().with_pool(&pool).count(), 0);
+    #[allow(clippy::reversed_empty_ranges)] // on purpose: an empty range yields nothing
+    let empty = (10..3u8).into_par_iter().with_pool(&pool).count();
+    assert_eq!(empty, 0);
     assert_eq!((0..u8::MAX).into_par_iter().with_pool(&pool).max(), Some(254));
     assert_eq!((i64::MIN..i64::MIN + 3).into_par_iter().with_pool(&pool).collect_vec().len(), 3);
     assert_eq!(a.par_iter().len(), 5000);
@@ -252,7 +254,7 @@ fn searches_find_the_documented_match() {
             let last = data.par_iter().enumerate().with_pool(&pool).find_last(|(_, &x)| x == target);
             let any = data.par_iter().with_pool(&pool).find_any(|&&x| x == target);
             let expected_first = data.iter().enumerate().find(|(_, &x)| x == target);
-            let expected_last = data.iter().enumerate().filter(|(_, &x)| x == target).last();
+            let expected_last = data.iter().enumerate().rev().find(|(_, &x)| x == target);
             assert_eq!(first, expected_first, "find_first({}) at {} threads", target, threads);
             assert_eq!(last, expected_last, "find_last({}) at {} threads", target, threads);
             assert_eq!(any.copied(), expected_first.map(|(_, &x)| x), "find_any({})", target);
@@ -386,7 +388,7 @@ fn items_need_not_be_send_when_they_stay_on_their_thread() {
     let pool = pool(2);
     let lengths = (0..1000usize)
         .into_par_iter()
-        .map(|i| std::rc::Rc::new(i))
+        .map(std::rc::Rc::new)
         .map(|rc| std::rc::Rc::strong_count(&rc))
         .with_pool(&pool)
         .sum::<usize>();

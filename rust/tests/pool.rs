@@ -60,8 +60,8 @@ fn static_split_follows_the_documented_formula() {
             pool.for_n(n, |prong| runner[prong.task_index].store(prong.thread_index, Ordering::Relaxed)).unwrap();
             for thread in 0..threads {
                 let (first, count) = static_block(n, threads, thread);
-                for task in first..first + count {
-                    assert_eq!(runner[task].load(Ordering::Relaxed), thread, "task {} of {} at {}", task, n, threads);
+                for (task, ran_on) in runner.iter().enumerate().skip(first).take(count) {
+                    assert_eq!(ran_on.load(Ordering::Relaxed), thread, "task {} of {} at {}", task, n, threads);
                 }
             }
         }
