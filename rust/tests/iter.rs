@@ -187,14 +187,14 @@ fn floating_point_sums_are_bit_identical_at_every_thread_count() {
         assert_eq!(dynamic_sum.to_bits(), expected.to_bits(), "dynamic at {} threads", threads);
         assert_eq!(reduced.to_bits(), expected.to_bits(), "reduce at {} threads", threads);
         // The fallback, from inside one of the pool's own callbacks, uses the same blocks and tree.
-        let nested = std::sync::Mutex::new(Vec::new());
+        let nested = fu::SpinMutex::new(Vec::new());
         pool.for_threads(|thread, _| {
             if thread == 0 {
-                nested.lock().unwrap().push(data.par_iter().with_pool(&pool).sum::<f64>().to_bits());
+                nested.lock().push(data.par_iter().with_pool(&pool).sum::<f64>().to_bits());
             }
         })
         .unwrap();
-        assert_eq!(nested.into_inner().unwrap(), vec![expected.to_bits()], "fallback at {} threads", threads);
+        assert_eq!(nested.into_inner(), vec![expected.to_bits()], "fallback at {} threads", threads);
     }
     let grain = 77;
     let pool = fu::ThreadPool::try_spawn(&topology, 2).unwrap();
@@ -351,7 +351,7 @@ fn terminals_run_on_the_caller_when_the_pool_refuses() {
     let data: Vec<u32> = (0..20_000).collect();
     let expected: u64 = data.iter().map(|&x| x as u64).sum();
     // From inside a callback: the pool is busy with that very dispatch.
-    let results = std::sync::Mutex::new(Vec::new());
+    let results = fu::SpinMutex::new(Vec::new());
     pool.for_threads(|_, _| {
         let me = std::thread::current().id();
         let sum: u64 = data
@@ -365,10 +365,10 @@ fn terminals_run_on_the_caller_when_the_pool_refuses() {
         let found = data.par_iter().with_pool(&pool).find_first(|&&x| x == 12_345).copied();
         let tally = Tally::new(data.len());
         data.par_iter().with_schedule(&pool, DynamicScheduler).for_each(|&x| tally.hit(x as usize));
-        results.lock().unwrap().push((sum, found, tally.wrong().len()));
+        results.lock().push((sum, found, tally.wrong().len()));
     })
     .unwrap();
-    assert_eq!(results.into_inner().unwrap(), vec![(expected, Some(12_345), 0); 3]);
+    assert_eq!(results.into_inner(), vec![(expected, Some(12_345), 0); 3]);
     // On a terminated pool.
     pool.terminate().unwrap();
     assert_eq!(data.par_iter().with_pool(&pool).map(|&x| x as u64).sum::<u64>(), expected);

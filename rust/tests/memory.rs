@@ -25,6 +25,19 @@ fn allocations_are_zeroed_whole_pages() {
 }
 
 #[test]
+fn symmetric_allocations_have_a_slice_per_memory_domain() {
+    let topology = topology();
+    let memory = fu::Allocation::try_symmetric(&topology, 10_000).unwrap();
+    assert_eq!(memory.slices_count(), topology.memory_domains_count());
+    assert!(memory.slice_bytes() >= 10_000 && memory.slice_bytes() % memory.page_bytes() == 0);
+    assert_eq!(memory.bytes(), memory.slices_count() * memory.slice_bytes());
+    let can_place =
+        (fu::comptime_capabilities() & fu::runtime_capabilities()).contains(fu::Capabilities::MEMORY_PLACEMENT);
+    assert_eq!(memory.placed(), can_place);
+    assert!(format!("{:?}", memory).contains("placed"));
+}
+
+#[test]
 fn bad_requests_get_a_status() {
     let topology = topology();
     let beyond = fu::MemoryDomain(topology.memory_domains_count());

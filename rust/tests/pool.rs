@@ -5,7 +5,7 @@ mod common;
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::thread;
 
 use common::{pool, task_counts, topology, Tally, THREAD_COUNTS};
@@ -73,13 +73,13 @@ fn slices_partition_the_range() {
     for &threads in &THREAD_COUNTS {
         let pool = pool(threads);
         for n in task_counts(threads) {
-            let slices = Mutex::new(Vec::new());
+            let slices = fu::SpinMutex::new(Vec::new());
             pool.for_slices(n, |prong, count| {
                 assert!(count > 0, "no empty slices");
-                slices.lock().unwrap().push((prong.task_index, count, prong.thread_index));
+                slices.lock().push((prong.task_index, count, prong.thread_index));
             })
             .unwrap();
-            let mut slices = slices.into_inner().unwrap();
+            let mut slices = slices.into_inner();
             slices.sort_unstable();
             let mut next = 0;
             for &(first, count, thread) in &slices {
@@ -98,14 +98,14 @@ fn slices_partition_the_range() {
 fn prongs_carry_valid_threads() {
     for &threads in &THREAD_COUNTS {
         let pool = pool(threads);
-        let seen = Mutex::new(HashSet::new());
+        let seen = fu::SpinMutex::new(HashSet::new());
         pool.for_n_dynamic(10 * threads, |prong| {
             assert!(prong.thread_index < threads);
             assert_eq!(prong.compute_domain, 0);
-            seen.lock().unwrap().insert(prong.thread_index);
+            seen.lock().insert(prong.thread_index);
         })
         .unwrap();
-        assert!(!seen.into_inner().unwrap().is_empty());
+        assert!(!seen.into_inner().is_empty());
     }
 }
 
@@ -116,15 +116,15 @@ fn inclusive_callers_are_thread_zero_and_exclusive_callers_run_nothing() {
     for exclusivity in [fu::CallerExclusivity::Inclusive, fu::CallerExclusivity::Exclusive] {
         let pool = fu::ThreadPool::builder().exclusivity(exclusivity).try_spawn(&topology, 3).unwrap();
         assert_eq!(pool.caller_exclusivity(), exclusivity);
-        let on_caller = Mutex::new(Vec::new());
+        let on_caller = fu::SpinMutex::new(Vec::new());
         pool.for_threads(|thread, _| {
             if thread::current().id() == caller {
-                on_caller.lock().unwrap().push(thread);
+                on_caller.lock().push(thread);
             }
         })
         .unwrap();
         let expected = if exclusivity == fu::CallerExclusivity::Inclusive { vec![0] } else { vec![] };
-        assert_eq!(on_caller.into_inner().unwrap(), expected, "{:?}", exclusivity);
+        assert_eq!(on_caller.into_inner(), expected, "{:?}", exclusivity);
     }
 }
 
@@ -312,6 +312,15 @@ fn queries_describe_the_pool() {
     assert_eq!(pool.capabilities() & !usable, fu::Capabilities::NONE, "narrowed to the build and the machine");
     assert_eq!(pool.compute_domains_count(), 1);
     assert!(pool.memory_usage() > std::mem::size_of::<usize>() * 3);
+    let unplaced = fu::ThreadPool::builder()
+        .allowed_capabilities(fu::Capabilities::ALL & !fu::Capabilities::MEMORY_PLACEMENT)
+        .try_spawn(&topology, 2)
+        .unwrap();
+    assert!(!unplaced.memory_placed(), "not allowed to place its thread table");
+    let placed = fu::ThreadPool::try_spawn(&topology, 2).unwrap();
+    let can_place =
+        (fu::comptime_capabilities() & fu::runtime_capabilities()).contains(fu::Capabilities::MEMORY_PLACEMENT);
+    assert!(placed.memory_placed() || !can_place, "a NUMA kernel binds the thread table");
     assert!(format!("{:?}", pool).contains("threads: 3"));
 }
 

@@ -7,8 +7,6 @@
 
 mod common;
 
-use std::sync::Mutex;
-
 use common::{recorded_machine, topology};
 use forkunion as fu;
 use fu::prelude::*;
@@ -77,6 +75,9 @@ fn a_recorded_two_socket_machine_harvests_as_hwloc_describes_it() {
     assert_eq!(topology.volume_huge_pages_in(m1), 2048 << 21);
     assert_eq!(topology.huge_page_sizes_in(m0), vec![2 << 20, 1 << 30]);
     assert_eq!((topology.compute_level_in(c1), topology.compute_levels_count()), (0, 1));
+    assert_eq!((topology.online_cores_count(), topology.allowed_cores_count()), (32, 32), "whatever our affinity");
+    assert_eq!(topology.huge_pages_count(), 4096, "2048 free 2 MiB pages per node");
+    assert_eq!(topology.volume_huge_pages(), 4096 << 21);
 }
 
 #[test]
@@ -94,9 +95,9 @@ fn a_pool_on_the_recorded_machine_spans_both_sockets() {
     assert!(pool.unpinned_threads_count() <= 4);
     let domain_of_thread = |thread: usize| thread / 2;
 
-    let seen = Mutex::new(Vec::new());
-    pool.for_threads(|thread, domain| seen.lock().unwrap().push((thread, domain))).unwrap();
-    let mut seen = seen.into_inner().unwrap();
+    let seen = fu::SpinMutex::new(Vec::new());
+    pool.for_threads(|thread, domain| seen.lock().push((thread, domain))).unwrap();
+    let mut seen = seen.into_inner();
     seen.sort_unstable();
     assert_eq!(seen, vec![(0, 0), (1, 0), (2, 1), (3, 1)]);
 
