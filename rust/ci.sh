@@ -10,6 +10,11 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 export CARGO_TERM_COLOR=never
+# rustup installs into ~/.cargo/bin, which a non-login shell may not have on PATH.
+if ! command -v cargo >/dev/null && [[ -x "$HOME/.cargo/bin/cargo" ]]; then
+    export PATH="$HOME/.cargo/bin:$PATH"
+fi
+command -v cargo >/dev/null || { echo "rust/ci.sh: no cargo on PATH (Rust 1.63 or newer is needed)" >&2; exit 1; }
 
 step() {
     local name=$1

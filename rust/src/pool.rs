@@ -238,8 +238,9 @@ impl ThreadPool {
         Error::check(unsafe { ffi::fu_pool_terminate(self.raw()) })
     }
 
-    /// Starts `threads` contributors again, with the exclusivity, name and capabilities it was created with.
-    /// [`Error::AlreadySpawned`] if it has threads; otherwise as [`PoolBuilder::try_spawn`].
+    /// Starts `threads` contributors again over the whole `topology` (as [`PoolBuilder::try_spawn`]), with the
+    /// exclusivity, name and capabilities it was created with. [`Error::AlreadySpawned`] if it has threads;
+    /// otherwise refused as [`PoolBuilder::try_spawn`], with nothing started.
     pub fn respawn(&mut self, topology: &Topology, threads: usize) -> Result<(), Error> {
         // SAFETY: live handles, and `&mut self`: no dispatch or callback of this pool is running.
         Error::check(unsafe { ffi::fu_pool_spawn(topology.raw(), self.raw(), threads, self.exclusivity.to_c()) })?;

@@ -85,8 +85,7 @@ impl Topology {
     /// whatever this process's affinity: to test placement logic against machines one does not have.
     /// [`Error::InvalidArgument`] if no online CPU can be found there or the path holds a NUL byte.
     pub fn from_sysfs<P: AsRef<Path>>(root: P) -> Result<Topology, Error> {
-        let text = root.as_ref().to_str().ok_or(Error::InvalidArgument)?;
-        let root = CString::new(text).map_err(|_| Error::InvalidArgument)?;
+        let root = path_to_c(root.as_ref()).ok_or(Error::InvalidArgument)?;
         // SAFETY: a NUL-terminated path; NULL means nothing usable was found (or memory ran out).
         let raw = unsafe { ffi::fu_topology_new_from_sysfs(root.as_ptr()) };
         NonNull::new(raw).map(|raw| Topology { raw }).ok_or(Error::InvalidArgument)
@@ -205,6 +204,15 @@ impl Topology {
     pub fn declared_distance(&self, from: MemoryDomain, to: MemoryDomain) -> usize {
         unsafe { ffi::fu_declared_distance(self.raw(), from.0, to.0) }
     }
+}
+
+/// The path's bytes as a C string: any bytes on Unix, valid Unicode elsewhere; `None` with a NUL byte.
+fn path_to_c(path: &Path) -> Option<CString> {
+    #[cfg(unix)]
+    let bytes = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).to_vec();
+    #[cfg(not(unix))]
+    let bytes = path.to_str()?.as_bytes().to_vec();
+    CString::new(bytes).ok()
 }
 
 impl Drop for Topology {
