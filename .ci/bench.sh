@@ -9,7 +9,7 @@
 # Budget: about 3 minutes on 2 idle cores; each step prints its wall time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source bench/common.sh
+source bench/common/common.sh
 
 build=build_release
 bin=$build/bench
@@ -84,8 +84,8 @@ if ((status != 1)) || [[ $(wc -l <<<"$message") != 1 || $message != FORKUNION_WA
 fi
 echo "refused with status 1: $message"
 
-step "instructions per dispatch (bench/instructions.sh)"
-if command -v valgrind >/dev/null; then bash bench/instructions.sh "$build"; else echo "skipped: valgrind not installed"; fi
+step "instructions per dispatch (bench/dispatch/instructions.sh)"
+if command -v valgrind >/dev/null; then bash bench/dispatch/instructions.sh "$build"; else echo "skipped: valgrind not installed"; fi
 
 step "bench/compare.sh end to end: 200 ms windows, one run each, a small graph"
 unset FORKUNION_WARMUP FORKUNION_TIME_LIMIT

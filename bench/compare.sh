@@ -44,7 +44,7 @@ results=$bin/compare_results.txt
 export FORKUNION_PROPAGATION_CACHE=${FORKUNION_PROPAGATION_CACHE:-$bin}
 : >"$results"
 
-source bench/common.sh
+source bench/common/common.sh
 forkunion_openmp_environment
 allowed=$(awk '/^Cpus_allowed_list/ { print $2 }' /proc/self/status)
 
@@ -151,7 +151,7 @@ END {
     printf "Ping-pong floor (two pinned threads, two cache lines, one writer each), over every run: median %.0f ns, %.0f-%.0f ns.\n\n", median("floor"), low("floor"), high("floor")
 
     reference = median("dispatch_ns|forkunion/for_n/empty"); reference_line = median("dispatch_ns|forkunion/for_n/line")
-    print "### Dispatch latency: ns per fork-join of T tasks on T threads (bench/dispatch.cpp)"
+    print "### Dispatch latency: ns per fork-join of T tasks on T threads (bench/dispatch/dispatch.cpp)"
     print ""
     print "| row | ns (median) | min-max | x forkunion `for_n` | x floor | share of tasks off the caller |"
     print "| --- | ---: | ---: | ---: | ---: | ---: |"
@@ -165,7 +165,7 @@ END {
 
     reference = median("nbody_us|forkunion_static_shared")
     print ""
-    print "### N-body: microseconds per step, two dispatches per step (bench/nbody.cpp)"
+    print "### N-body: microseconds per step, two dispatches per step (bench/nbody/nbody.cpp)"
     print ""
     print "| backend | us/step (median) | min-max | x forkunion_static_shared | one dispatch / floor | share of tasks off the caller |"
     print "| --- | ---: | ---: | ---: | ---: | ---: |"
@@ -177,7 +177,7 @@ END {
 
     reference = median("prop_gteps|forkunion_static_shared")
     print ""
-    printf "### Label propagation: GTEPS, %s vertices, %s edges (bench/propagation.cpp)\n", vertices, edges
+    printf "### Label propagation: GTEPS, %s vertices, %s edges (bench/propagation/propagation.cpp)\n", vertices, edges
     print ""
     print "| backend | GTEPS (median) | min-max | x forkunion_static_shared | ms per round | result |"
     print "| --- | ---: | ---: | ---: | ---: | --- |"

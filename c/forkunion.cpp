@@ -51,10 +51,10 @@ static_assert(fu_capability_x86_cldemote_k == fu::capability_x86_cldemote_k);
 static_assert(fu_capability_arm64_lse_k == fu::capability_arm64_lse_k);
 static_assert(fu_capability_arm64_wfxt_k == fu::capability_arm64_wfxt_k);
 static_assert(fu_capability_arm64_evtstrm_k == fu::capability_arm64_evtstrm_k);
-static_assert(fu_capability_risc5_amo_k == fu::capability_risc5_amo_k);
-static_assert(fu_capability_risc5_zawrs_k == fu::capability_risc5_zawrs_k);
-static_assert(fu_capability_risc5_zacas_k == fu::capability_risc5_zacas_k);
-static_assert(fu_capability_risc5_zicbom_k == fu::capability_risc5_zicbom_k);
+static_assert(fu_capability_riscv_amo_k == fu::capability_riscv_amo_k);
+static_assert(fu_capability_riscv_zawrs_k == fu::capability_riscv_zawrs_k);
+static_assert(fu_capability_riscv_zacas_k == fu::capability_riscv_zacas_k);
+static_assert(fu_capability_riscv_zicbom_k == fu::capability_riscv_zicbom_k);
 static_assert(fu_capability_os_threads_k == fu::capability_os_threads_k);
 static_assert(fu_capability_topology_k == fu::capability_topology_k);
 static_assert(fu_capability_thread_pinning_k == fu::capability_thread_pinning_k);
@@ -144,7 +144,7 @@ class pool_backend_t {
 public:
     using colocated_t = fu::colocated_pool_t;
     using distributed_t = fu::distributed_pool_t;
-    using prong_t = fu::local_prong<std::size_t>;
+    using prong_t = fu::prong_t<std::size_t>;
 
     /**  What the pool's allowed capabilities let it do, and the prefix of its threads' names. */
     struct options_t {
@@ -732,7 +732,7 @@ fu_status_t fu_pool_nap(fu_pool_t pool) {
     if (pool->orphaned()) return fu_not_spawned_k;
     if (pool->effective() & fu_capabilities_waits_k) return to_c(pool->backend.nap());
     // Napping without an address wait is spinning on the pause hint, which the workers do already: an empty
-    // dispatch gives the answer a mood change would (contended, not spawned) and leaves them spinning.
+    // dispatch gives the answer a idle-mode change would (contended, not spawned) and leaves them spinning.
     return to_c(pool->backend.for_threads([](std::size_t, std::size_t) noexcept {}));
 }
 

@@ -14,20 +14,20 @@ template <typename value_t>
 void every_width(value_t value) {
     static value_t object = 0;
 #if defined(FORKUNION_PROBE_CMPCCXADD)
-    (void)fu::x86_atomics_t::fetch_add_if_at_most(object, value, value, std::memory_order_seq_cst);
-    (void)fu::x86_atomics_t::fetch_sub_if_at_least(object, value, value, std::memory_order_seq_cst);
+    (void)fu::detail::x86_atomics_t::fetch_add_if_at_most(object, value, value, std::memory_order_seq_cst);
+    (void)fu::detail::x86_atomics_t::fetch_sub_if_at_least(object, value, value, std::memory_order_seq_cst);
 #elif defined(FORKUNION_PROBE_RAOINT)
-    fu::x86_atomics_t::add(object, value, std::memory_order_relaxed);
-    fu::x86_atomics_t::clear_bits(object, value, std::memory_order_relaxed);
-    fu::x86_atomics_t::set_bits(object, value, std::memory_order_relaxed);
-    fu::x86_atomics_t::flip_bits(object, value, std::memory_order_relaxed);
+    fu::detail::x86_atomics_t::add(object, value, std::memory_order_relaxed);
+    fu::detail::x86_atomics_t::clear_bits(object, value, std::memory_order_relaxed);
+    fu::detail::x86_atomics_t::set_bits(object, value, std::memory_order_relaxed);
+    fu::detail::x86_atomics_t::flip_bits(object, value, std::memory_order_relaxed);
 #elif defined(FORKUNION_PROBE_LSE)
-    (void)fu::arm64_atomics_t::fetch_max(object, value, std::memory_order_seq_cst);
-    fu::arm64_atomics_t::add(object, value, std::memory_order_release);
-    (void)fu::arm64_atomics_t::compare_exchange(object, value, value, std::memory_order_acquire,
+    (void)fu::detail::arm64_atomics_t::fetch_max(object, value, std::memory_order_seq_cst);
+    fu::detail::arm64_atomics_t::add(object, value, std::memory_order_release);
+    (void)fu::detail::arm64_atomics_t::compare_exchange(object, value, value, std::memory_order_acquire,
                                                 std::memory_order_acquire);
 #elif defined(FORKUNION_PROBE_ZACAS)
-    (void)fu::risc5_atomics_t::compare_exchange(object, value, value, std::memory_order_seq_cst,
+    (void)fu::detail::riscv_atomics_t::compare_exchange(object, value, value, std::memory_order_seq_cst,
                                                 std::memory_order_seq_cst);
 #else
     (void)object, (void)value;
@@ -43,7 +43,7 @@ int main() {
 #elif defined(FORKUNION_PROBE_WFXT)
     fu::arm64_wfet_t{}(word, 1u);
 #elif defined(FORKUNION_PROBE_ZAWRS)
-    fu::risc5_wrs_t{}(word, 1u);
+    fu::riscv_wrs_t{}(word, 1u);
 #elif defined(FORKUNION_PROBE_CMPCCXADD) || defined(FORKUNION_PROBE_RAOINT)
     every_width<std::uint32_t>(1), every_width<std::int64_t>(1);
 #elif defined(FORKUNION_PROBE_LSE)

@@ -36,7 +36,7 @@ int main() {
     if (!pool.spawn(fu::allowed_cores_count())) return EXIT_FAILURE;
 
     // One shard per memory domain: shard d holds `for_n`'s block d and sits on domain d's node.
-    fu::sharded_array<double> shards;
+    fu::sharded_array_t<double> shards;
     if (fu::status_t const sharded = shards.try_allocate(nodes, 1'000'000); !sharded)
         return std::fprintf(stderr, "sharding refused: %s\n", sharded.name()), EXIT_FAILURE;
     pool.for_n(shards.size(), [&](std::size_t i) noexcept { shards[i] = 0.5 * double(i); }).join();
@@ -45,7 +45,7 @@ int main() {
         for (double value : shards.shard(shard)) sum += value;
 
     // A full copy per memory domain: write one replica, broadcast it, read the local one.
-    fu::replicated_array<int> lookup;
+    fu::replicated_array_t<int> lookup;
     if (fu::status_t const replicated = lookup.try_allocate(nodes, 256); !replicated)
         return std::fprintf(stderr, "replication refused: %s\n", replicated.name()), EXIT_FAILURE;
     for (std::size_t i = 0; i != lookup.size(); ++i) lookup.replica(0)[i] = int(i * i);

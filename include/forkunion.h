@@ -115,20 +115,25 @@ typedef uint64_t fu_capabilities_t;
 #define fu_capability_arm64_lse_k ((fu_capabilities_t)1 << 8)         /* LSE atomics */
 #define fu_capability_arm64_wfxt_k ((fu_capabilities_t)1 << 9)        /* WFET */
 #define fu_capability_arm64_evtstrm_k ((fu_capabilities_t)1 << 10)    /* event stream bounding WFE */
-#define fu_capability_risc5_amo_k ((fu_capabilities_t)1 << 16)        /* A-extension AMOs */
-#define fu_capability_risc5_zawrs_k ((fu_capabilities_t)1 << 17)      /* WRS.NTO/WRS.STO */
-#define fu_capability_risc5_zacas_k ((fu_capabilities_t)1 << 18)      /* AMOCAS */
-#define fu_capability_risc5_zicbom_k ((fu_capabilities_t)1 << 19)     /* CBO.* cache-line hints */
+#define fu_capability_riscv_amo_k ((fu_capabilities_t)1 << 16)        /* A-extension AMOs */
+#define fu_capability_riscv_zawrs_k ((fu_capabilities_t)1 << 17)      /* WRS.NTO/WRS.STO */
+#define fu_capability_riscv_zacas_k ((fu_capabilities_t)1 << 18)      /* AMOCAS */
+#define fu_capability_riscv_zicbom_k ((fu_capabilities_t)1 << 19)     /* CBO.* cache-line hints */
 #define fu_capability_os_threads_k ((fu_capabilities_t)1 << 32)       /* the OS starts threads */
 #define fu_capability_topology_k ((fu_capabilities_t)1 << 33)         /* compute/memory domains are harvested */
 #define fu_capability_thread_pinning_k ((fu_capabilities_t)1 << 34)   /* threads can be bound to cores */
 #define fu_capability_memory_placement_k ((fu_capabilities_t)1 << 35) /* memory can be bound to a domain */
 #define fu_capability_huge_pages_k ((fu_capabilities_t)1 << 36)       /* huge pages can be mapped */
+/*  Deprecated: the `risc5` spellings of the RISC-V bits, kept for one release (C cannot deprecate a macro). */
+#define fu_capability_risc5_amo_k fu_capability_riscv_amo_k
+#define fu_capability_risc5_zawrs_k fu_capability_riscv_zawrs_k
+#define fu_capability_risc5_zacas_k fu_capability_riscv_zacas_k
+#define fu_capability_risc5_zicbom_k fu_capability_riscv_zicbom_k
 /*  Every wait beyond the pause hint: the address-monitor and timed waits a napping pool may park on. A pool
  *  created without them naps on the pause hint, as on a CPU that lacks them. */
 #define fu_capabilities_waits_k                                                                                        \
     (fu_capability_x86_waitpkg_k | fu_capability_arm64_wfxt_k | fu_capability_arm64_evtstrm_k |                        \
-     fu_capability_risc5_zawrs_k)
+     fu_capability_riscv_zawrs_k)
 
 /**
  *  @brief  What this build may use: the `FORKUNION_WITH_*` instruction families compiled in, `os_threads`, and on

@@ -12,4 +12,4 @@ set(FORKUNION_CROSS_CLANG ON)
 include("${CMAKE_CURRENT_LIST_DIR}/forkunion_cross.cmake")
 set(CMAKE_CROSSCOMPILING_EMULATOR qemu-riscv64 ${FORKUNION_CROSS_QEMU_ARGS} -cpu rv64,Zihintpause=true)
 # What the emulated CPU offers, asserted by the capability test: the A extension's AMOs (AT_HWCAP), nothing else.
-set(FORKUNION_CROSS_EXPECTED_CAPABILITIES "risc5_amo")
+set(FORKUNION_CROSS_EXPECTED_CAPABILITIES "riscv_amo")

@@ -4,8 +4,8 @@
  *
  *  The primitives the placement-aware pools are built from. One small interface with one back end per OS
  *  (STYLE #7), picked by `affinity_backend_t`:
- *  - `linux_affinity_t` (`forkunion/affinity_linux.hpp`): `pthread_setaffinity_np` and `pthread_setname_np`;
- *  - `portable_affinity_t` (`forkunion/affinity_portable.hpp`): everything answers `unsupported`.
+ *  - `detail::linux_affinity_t` (`forkunion/detail/affinity_linux.hpp`): `pthread_setaffinity_np` and `pthread_setname_np`;
+ *  - `detail::portable_affinity_t` (`forkunion/detail/affinity_portable.hpp`): everything answers `unsupported`.
  *  Every function is a template whose back end defaults to `affinity_backend_t`, so tests can run the portable
  *  one on Linux: `fu::try_pin_current_thread<fu::portable_affinity_t>(mask)`.
  *
@@ -31,17 +31,17 @@
 #include <atomic>  // `std::atomic`
 #include <cstddef> // `std::size_t`
 
-#include <forkunion/affinity_linux.hpp>
-#include <forkunion/affinity_portable.hpp>
+#include <forkunion/detail/affinity_linux.hpp>
+#include <forkunion/detail/affinity_portable.hpp>
 #include <forkunion/cpu_mask.hpp>
 #include <forkunion/types.hpp>
 
 namespace forkunion {
 
 #if FORKUNION_OS_LINUX
-using affinity_backend_t = linux_affinity_t;
+using affinity_backend_t = detail::linux_affinity_t;
 #else
-using affinity_backend_t = portable_affinity_t;
+using affinity_backend_t = detail::portable_affinity_t;
 #endif
 
 /**  @brief  Whether this build can pin and name threads (a real back end exists for the OS). */
@@ -187,7 +187,7 @@ status_t try_read_current_thread_name(char (&name)[thread_name_capacity_k]) noex
  *  handle; no allocation. Not synchronized: one owner calls save and restore.
  */
 template <typename backend_t = affinity_backend_t>
-class basic_saved_affinity {
+class basic_saved_affinity_t {
     cpu_mask_t mask_;
     typename backend_t::thread_handle_t thread_{};
     bool saved_ = false;
@@ -209,6 +209,13 @@ public:
     cpu_mask_t const &mask() const noexcept { return mask_; }
 };
 
-using saved_affinity_t = basic_saved_affinity<>;
+using saved_affinity_t = basic_saved_affinity_t<>;
 
+// ---- Deprecated spellings, kept for one release (see CHANGELOG.md) ----
+// NOLINTBEGIN(readability-identifier-naming): the old names, spelled as they were.
+
+template <typename backend_t = affinity_backend_t>
+using basic_saved_affinity [[deprecated("use basic_saved_affinity_t")]] = basic_saved_affinity_t<backend_t>;
+
+// NOLINTEND(readability-identifier-naming)
 } // namespace forkunion

@@ -12,14 +12,14 @@
  *  objects (each allocation takes at least a whole page); allocate up front, and let dispatches run allocation-free.
  *
  *  @section api API
- *  - `basic_domain_allocator<T, backend>`: an STL allocator bound to one node (or `any_numa_node_k`), on base
+ *  - `basic_domain_allocator_t<T, backend>`: an STL allocator bound to one node (or `any_numa_node_k`), on base
  *    pages or on huge pages with fallback. `allocate_at_least(n)` returns the pointer, the element count the
  *    rounded length really holds, and the page size really used. Aliases: `domain_allocator_t<T>` (this
  *    platform's backend), `linux_numa_allocator_t<T>` (Linux), `portable_allocator_t<T>` (aligned `operator new`).
- *  - `basic_symmetric_memory_allocator<backend>` (`symmetric_memory_allocator_t`): one virtual range of
+ *  - `basic_symmetric_memory_allocator_t<backend>` (`symmetric_memory_allocator_t`): one virtual range of
  *    `slices * slice_bytes`, slice d bound to memory domain d's node (`fu_allocate_symmetric` in C).
- *  - `sharded_array<T>`: `count` elements split over the memory domains with `for_n`'s static split.
- *  - `replicated_array<T>`: `count` elements, one full copy per memory domain.
+ *  - `sharded_array_t<T>`: `count` elements split over the memory domains with `for_n`'s static split.
+ *  - `replicated_array_t<T>`: `count` elements, one full copy per memory domain.
  *  Everything that places memory takes a `memory_topology`: `machine_topology_t`, or `numa_nodes_t` over a list of
  *  OS node ids, or any type with `memory_domains_count()` and `memory_node_id(domain)`.
  *
@@ -56,8 +56,8 @@
  *  The backend interface is in `allocators_common.hpp`; `memory_backend_t` picks one:
  *  | backend                      | header                    | places memory with                       |
  *  | ---------------------------- | ------------------------- | ---------------------------------------- |
- *  | `linux_memory_backend_t`     | `allocators_linux.hpp`    | `mmap` + `mbind(MPOL_BIND)` + huge pages |
- *  | `portable_memory_backend_t`  | `allocators_portable.hpp` | aligned `operator new`, node 0 only      |
+ *  | `detail::linux_memory_backend_t`     | `allocators_linux.hpp`    | `mmap` + `mbind(MPOL_BIND)` + huge pages |
+ *  | `detail::portable_memory_backend_t`  | `allocators_portable.hpp` | aligned `operator new`, node 0 only      |
  */
 #pragma once
 #include <cstddef>     // `std::size_t`, `std::byte`
@@ -68,16 +68,16 @@
 #include <utility>     // `std::declval`
 
 #include <forkunion/allocators_common.hpp>
-#include <forkunion/allocators_linux.hpp>
-#include <forkunion/allocators_portable.hpp>
+#include <forkunion/detail/allocators_linux.hpp>
+#include <forkunion/detail/allocators_portable.hpp>
 #include <forkunion/types.hpp>
 
 namespace forkunion {
 
 #if FORKUNION_OS_LINUX
-using memory_backend_t = linux_memory_backend_t;
+using memory_backend_t = detail::linux_memory_backend_t;
 #else
-using memory_backend_t = portable_memory_backend_t;
+using memory_backend_t = detail::portable_memory_backend_t;
 #endif
 
 /**  @brief  True where this build can bind memory to NUMA nodes (Linux); elsewhere only node 0 is served. */
@@ -94,7 +94,7 @@ struct symmetric_region_t {
     std::size_t page_bytes = 0;   ///< The page size that really backs it (the huge page, or the base page).
     status_t status{};            ///< Success, or why `address` is null.
 
-    /**  @brief  The first byte of slice `slice`. @pre `slice < slices_count`. */
+    /**  @brief  The first byte of slice `slice`. @pre `slice_t < slices_count`. */
     std::byte *slice(std::size_t slice) const noexcept { return address + slice * slice_bytes; }
     std::size_t total_bytes() const noexcept { return slice_bytes * slices_count; }
 };
@@ -106,15 +106,15 @@ struct symmetric_region_t {
  *  `noexcept` and may be called from any thread concurrently.
  */
 template <typename backend_type_ = memory_backend_t>
-class basic_symmetric_memory_allocator {
+class basic_symmetric_memory_allocator_t {
     std::size_t huge_page_bytes_ = base_pages_k;
 
 public:
     using backend_t = backend_type_;
 
-    constexpr basic_symmetric_memory_allocator() noexcept = default;
+    constexpr basic_symmetric_memory_allocator_t() noexcept = default;
     /**  @param huge_page_bytes  0 for base pages, or a huge page size such as `huge_page_2mib_k`. */
-    constexpr explicit basic_symmetric_memory_allocator(std::size_t huge_page_bytes) noexcept
+    constexpr explicit basic_symmetric_memory_allocator_t(std::size_t huge_page_bytes) noexcept
         : huge_page_bytes_(huge_page_bytes) {}
 
     constexpr std::size_t huge_page_bytes() const noexcept { return huge_page_bytes_; }
@@ -135,17 +135,17 @@ public:
             return to_numa_node_id(topology.memory_node_id(domain));
         };
         if (region.slices_count == 0 || !is_valid_huge_page_request(huge_page_bytes_))
-            return failed(region, status_code_t::invalid_argument_k);
+            return failed_(region, status_code_t::invalid_argument_k);
         for (std::size_t domain = 0; domain != region.slices_count; ++domain)
-            if (!is_valid_numa_node(node_of(domain))) return failed(region, status_code_t::invalid_argument_k);
+            if (!is_valid_numa_node(node_of(domain))) return failed_(region, status_code_t::invalid_argument_k);
         if (slice_bytes == 0) return region;
 
         std::size_t rounded = 0;
         if (!round_up_bytes(slice_bytes, granule_bytes(), rounded) ||
             rounded > static_cast<std::size_t>(PTRDIFF_MAX) / region.slices_count)
-            return failed(region, status_code_t::bad_alloc_k);
+            return failed_(region, status_code_t::bad_alloc_k);
         memory_mapping_t const mapping = backend_t::try_map(rounded, region.slices_count, node_of, huge_page_bytes_);
-        if (!mapping.status) return failed(region, mapping.status);
+        if (!mapping.status) return failed_(region, mapping.status);
         region.address = static_cast<std::byte *>(mapping.address);
         region.slice_bytes = rounded;
         region.page_bytes = mapping.page_bytes;
@@ -164,20 +164,20 @@ public:
     }
 
 private:
-    static symmetric_region_t failed(symmetric_region_t region, status_t status) noexcept {
+    static symmetric_region_t failed_(symmetric_region_t region, status_t status) noexcept {
         region.status = status;
         return region;
     }
 };
 
-using symmetric_memory_allocator_t = basic_symmetric_memory_allocator<>;
+using symmetric_memory_allocator_t = basic_symmetric_memory_allocator_t<>;
 
 /**
  *  @brief  What `allocate_at_least` returns: C++23's `std::allocation_result` (`ptr`, `count`) plus the page size
  *          that really backs the memory and, from `try_allocate_at_least`, why `ptr` is null.
  */
 template <typename pointer_type_>
-struct allocation_result {
+struct allocation_result_t {
     pointer_type_ ptr = nullptr;
     std::size_t count = 0;      ///< Elements the rounded length holds: at least the number requested.
     std::size_t page_bytes = 0; ///< The huge page, or the base page after a fallback; 0 when nothing was mapped.
@@ -197,11 +197,11 @@ struct allocation_result {
  *  a thread other than the one that allocated it.
  */
 template <typename value_type_, typename backend_type_ = memory_backend_t>
-class basic_domain_allocator {
+class basic_domain_allocator_t {
     numa_node_id_t node_ = any_numa_node_k;
     std::size_t huge_page_bytes_ = base_pages_k;
 
-    using symmetric_t = basic_symmetric_memory_allocator<backend_type_>;
+    using symmetric_t = basic_symmetric_memory_allocator_t<backend_type_>;
 
 public:
     using value_type = value_type_;
@@ -215,21 +215,21 @@ public:
 
     template <typename other_type_>
     struct rebind {
-        using other = basic_domain_allocator<other_type_, backend_type_>;
+        using other = basic_domain_allocator_t<other_type_, backend_type_>;
     };
 
     /**  @brief  No binding (`any_numa_node_k`), base pages: the OS places each page at first touch. */
-    constexpr basic_domain_allocator() noexcept = default;
+    constexpr basic_domain_allocator_t() noexcept = default;
 
     /**  @brief  Binds to OS node `node`; a node that does not exist is refused at allocation, not here.
      *  @param huge_page_bytes  0 for base pages, or a huge page size such as `huge_page_2mib_k`. */
-    constexpr explicit basic_domain_allocator(numa_node_id_t node, std::size_t huge_page_bytes = base_pages_k) noexcept
+    constexpr explicit basic_domain_allocator_t(numa_node_id_t node, std::size_t huge_page_bytes = base_pages_k) noexcept
         : node_(node), huge_page_bytes_(huge_page_bytes) {}
 
     /**  @brief  Binds to the node of memory domain `memory_domain` of `topology`; an out-of-range domain makes
      *          every allocation fail with `invalid_argument_k`. */
     template <memory_topology topology_t>
-    basic_domain_allocator(topology_t const &topology, std::size_t memory_domain,
+    basic_domain_allocator_t(topology_t const &topology, std::size_t memory_domain,
                            std::size_t huge_page_bytes = base_pages_k) noexcept
         : node_(memory_domain < static_cast<std::size_t>(topology.memory_domains_count())
                     ? to_numa_node_id(topology.memory_node_id(memory_domain))
@@ -237,11 +237,11 @@ public:
           huge_page_bytes_(huge_page_bytes) {}
 
     template <typename other_type_>
-    constexpr basic_domain_allocator(basic_domain_allocator<other_type_, backend_type_> const &other) noexcept
+    constexpr basic_domain_allocator_t(basic_domain_allocator_t<other_type_, backend_type_> const &other) noexcept
         : node_(other.node()), huge_page_bytes_(other.huge_page_bytes()) {}
 
     constexpr numa_node_id_t node() const noexcept { return node_; }
-    /**  @brief  The page size asked for (0 = base pages); what was granted is in each `allocation_result`. */
+    /**  @brief  The page size asked for (0 = base pages); what was granted is in each `allocation_result_t`. */
     constexpr std::size_t huge_page_bytes() const noexcept { return huge_page_bytes_; }
     /**  @brief  The unit every length is rounded up to. */
     std::size_t granule_bytes() const noexcept { return backend_t::granule_bytes(huge_page_bytes_); }
@@ -253,7 +253,7 @@ public:
      *          backs it. `n == 0` succeeds with a null pointer. On failure `ptr` is null, `status` says why, and
      *          nothing stays mapped.
      */
-    [[nodiscard]] allocation_result<value_type *> try_allocate_at_least(size_type n) const noexcept {
+    [[nodiscard]] allocation_result_t<value_type *> try_allocate_at_least(size_type n) const noexcept {
         if (n > max_size()) return {nullptr, 0, 0, status_code_t::bad_alloc_k};
         symmetric_region_t const region =
             symmetric_t(huge_page_bytes_).try_allocate(numa_nodes_t(node_), n * sizeof(value_type));
@@ -263,9 +263,9 @@ public:
 
     /**  @brief  `try_allocate_at_least` that throws: `std::bad_array_new_length` past `max_size()`, else
      *          `std::bad_alloc` on any failure, placement included. */
-    [[nodiscard]] allocation_result<value_type *> allocate_at_least(size_type n) const {
+    [[nodiscard]] allocation_result_t<value_type *> allocate_at_least(size_type n) const {
         if (n > max_size()) throw std::bad_array_new_length();
-        allocation_result<value_type *> result = try_allocate_at_least(n);
+        allocation_result_t<value_type *> result = try_allocate_at_least(n);
         if (!result.status) throw std::bad_alloc();
         return result;
     }
@@ -283,23 +283,23 @@ public:
     }
 
     template <typename other_type_>
-    constexpr bool operator==(basic_domain_allocator<other_type_, backend_type_> const &other) const noexcept {
+    constexpr bool operator==(basic_domain_allocator_t<other_type_, backend_type_> const &other) const noexcept {
         return node_ == other.node() && huge_page_bytes_ == other.huge_page_bytes();
     }
 };
 
 /**  @brief  The STL allocator on this platform's backend: NUMA placement on Linux, node 0 only elsewhere. */
 template <typename value_type_>
-using domain_allocator_t = basic_domain_allocator<value_type_, memory_backend_t>;
+using domain_allocator_t = basic_domain_allocator_t<value_type_, memory_backend_t>;
 
 /**  @brief  The aligned `operator new` fallback, available (and tested) on every platform. */
 template <typename value_type_>
-using portable_allocator_t = basic_domain_allocator<value_type_, portable_memory_backend_t>;
+using portable_allocator_t = basic_domain_allocator_t<value_type_, detail::portable_memory_backend_t>;
 
 #if FORKUNION_OS_LINUX
 /**  @brief  `mmap` + `mbind` + huge pages, without libnuma. */
 template <typename value_type_>
-using linux_numa_allocator_t = basic_domain_allocator<value_type_, linux_memory_backend_t>;
+using linux_numa_allocator_t = basic_domain_allocator_t<value_type_, detail::linux_memory_backend_t>;
 #endif
 
 /**
@@ -309,7 +309,7 @@ using linux_numa_allocator_t = basic_domain_allocator<value_type_, linux_memory_
  *          view.size())` makes one. Views the array's memory: valid until the array is reallocated or destroyed.
  */
 template <typename element_type_>
-class array_view {
+class array_view_t {
     element_type_ *data_ = nullptr;
     std::size_t size_ = 0;
 
@@ -318,8 +318,8 @@ public:
     using value_type = std::remove_cv_t<element_type_>;
     using iterator = element_type_ *;
 
-    constexpr array_view() noexcept = default;
-    constexpr array_view(element_type_ *data, std::size_t size) noexcept : data_(data), size_(size) {}
+    constexpr array_view_t() noexcept = default;
+    constexpr array_view_t(element_type_ *data, std::size_t size) noexcept : data_(data), size_(size) {}
     constexpr element_type_ *data() const noexcept { return data_; }
     constexpr std::size_t size() const noexcept { return size_; }
     constexpr std::size_t size_bytes() const noexcept { return size_ * sizeof(element_type_); }
@@ -330,7 +330,7 @@ public:
     constexpr element_type_ &operator[](std::size_t index) const noexcept { return data_[index]; }
 };
 
-/**  @brief  Where element `index` of a `sharded_array` lives. */
+/**  @brief  Where element `index` of a `sharded_array_t` lives. */
 struct shard_location_t {
     std::size_t shard = 0;
     std::size_t offset = 0;
@@ -339,9 +339,9 @@ struct shard_location_t {
 
 namespace detail {
 
-/**  The storage shared by `sharded_array` and `replicated_array`: one owned symmetric region. Move-only. */
+/**  The storage shared by `sharded_array_t` and `replicated_array_t`: one owned symmetric region. Move-only. */
 template <typename value_type_, typename backend_type_>
-class owned_region {
+class owned_region_t {
     static_assert(std::is_trivially_copyable_v<value_type_> && std::is_trivially_destructible_v<value_type_>,
                   "elements start as zero bytes and are never constructed or destroyed one by one");
     static_assert(alignof(value_type_) <= 4096, "slices are aligned on 4 KiB at least, never more is promised");
@@ -350,40 +350,40 @@ protected:
     symmetric_region_t region_{};
     std::size_t size_ = 0;
 
-    owned_region() noexcept = default;
-    owned_region(owned_region &&other) noexcept : region_(other.region_), size_(other.size_) {
+    owned_region_t() noexcept = default;
+    owned_region_t(owned_region_t &&other) noexcept : region_(other.region_), size_(other.size_) {
         other.region_ = {};
         other.size_ = 0;
     }
-    owned_region &operator=(owned_region &&other) noexcept {
+    owned_region_t &operator=(owned_region_t &&other) noexcept {
         if (this != &other) {
-            release();
+            release_();
             region_ = other.region_, size_ = other.size_;
             other.region_ = {}, other.size_ = 0;
         }
         return *this;
     }
-    ~owned_region() noexcept { release(); }
+    ~owned_region_t() noexcept { release_(); }
 
     /**  Allocates first, frees the old region only on success (the strong guarantee). */
     template <typename topology_t>
-    status_t try_replace(topology_t const &topology, std::size_t slice_elements, std::size_t size,
+    status_t try_replace_(topology_t const &topology, std::size_t slice_elements, std::size_t size,
                          std::size_t huge_page_bytes) noexcept {
         if (slice_elements > static_cast<std::size_t>(PTRDIFF_MAX) / sizeof(value_type_))
             return status_code_t::bad_alloc_k;
-        symmetric_region_t const region = basic_symmetric_memory_allocator<backend_type_>(huge_page_bytes)
+        symmetric_region_t const region = basic_symmetric_memory_allocator_t<backend_type_>(huge_page_bytes)
                                               .try_allocate(topology, slice_elements * sizeof(value_type_));
         if (!region.status) return region.status;
-        release();
+        release_();
         region_ = region, size_ = size;
         return {};
     }
 
-    value_type_ *slice_data(std::size_t slice) const noexcept {
+    value_type_ *slice_data_(std::size_t slice) const noexcept {
         return static_cast<value_type_ *>(static_cast<void *>(region_.slice(slice)));
     }
 
-    void release() noexcept {
+    void release_() noexcept {
         backend_type_::unmap(region_.address, region_.total_bytes());
         region_ = {}, size_ = 0;
     }
@@ -394,7 +394,7 @@ public:
     /**  @brief  The page size that really backs the elements (0 while nothing is mapped). */
     std::size_t page_bytes() const noexcept { return region_.page_bytes; }
     /**  @brief  Frees the storage; the array becomes empty, with no domains. */
-    void reset() noexcept { release(); }
+    void reset() noexcept { release_(); }
 };
 
 } // namespace detail
@@ -413,17 +413,17 @@ public:
  *  Move-only. Thread rules: as `std::vector` (see the file comment).
  */
 template <typename value_type_, typename backend_type_ = memory_backend_t>
-class sharded_array : public detail::owned_region<value_type_, backend_type_> {
-    using base_t = detail::owned_region<value_type_, backend_type_>;
+class sharded_array_t : public detail::owned_region_t<value_type_, backend_type_> {
+    using base_t = detail::owned_region_t<value_type_, backend_type_>;
     using base_t::region_;
     using base_t::size_;
 
 public:
     using value_type = value_type_;
 
-    sharded_array() noexcept = default;
-    sharded_array(sharded_array &&) noexcept = default;
-    sharded_array &operator=(sharded_array &&) noexcept = default;
+    sharded_array_t() noexcept = default;
+    sharded_array_t(sharded_array_t &&) noexcept = default;
+    sharded_array_t &operator=(sharded_array_t &&) noexcept = default;
 
     /**
      *  @brief  Replaces the storage with `count` zeroed elements sharded over `topology`'s memory domains.
@@ -434,7 +434,7 @@ public:
                           std::size_t huge_page_bytes = base_pages_k) noexcept {
         std::size_t const shards = static_cast<std::size_t>(topology.memory_domains_count());
         std::size_t const widest = shards ? count / shards + (count % shards != 0) : 0;
-        return this->try_replace(topology, widest, count, huge_page_bytes);
+        return this->try_replace_(topology, widest, count, huge_page_bytes);
     }
     /**  @brief  The same over a plain list of node ids: shard d on `nodes[d]`. */
     status_t try_allocate(numa_nodes_t nodes, std::size_t count, std::size_t huge_page_bytes = base_pages_k) noexcept {
@@ -450,11 +450,11 @@ public:
         return static_slice<std::size_t>(size_, shards_count(), shard).first;
     }
     /**  @brief  Shard `shard`'s elements, contiguous, on its node. @pre `shard < shards_count()`. */
-    array_view<value_type> shard(std::size_t shard) noexcept {
-        return {this->slice_data(shard), static_slice<std::size_t>(size_, shards_count(), shard).count};
+    array_view_t<value_type> shard(std::size_t shard) noexcept {
+        return {this->slice_data_(shard), static_slice<std::size_t>(size_, shards_count(), shard).count};
     }
-    array_view<value_type const> shard(std::size_t shard) const noexcept {
-        return {this->slice_data(shard), static_slice<std::size_t>(size_, shards_count(), shard).count};
+    array_view_t<value_type const> shard(std::size_t shard) const noexcept {
+        return {this->slice_data_(shard), static_slice<std::size_t>(size_, shards_count(), shard).count};
     }
 
     /**  @brief  The shard and offset of global element `index`: the inverse of `static_slice`. @pre
@@ -471,11 +471,11 @@ public:
     /**  @brief  Global element `index`. @pre `index < size()`. */
     value_type &operator[](std::size_t index) noexcept {
         shard_location_t const location = locate(index);
-        return this->slice_data(location.shard)[location.offset];
+        return this->slice_data_(location.shard)[location.offset];
     }
     value_type const &operator[](std::size_t index) const noexcept {
         shard_location_t const location = locate(index);
-        return this->slice_data(location.shard)[location.offset];
+        return this->slice_data_(location.shard)[location.offset];
     }
 };
 
@@ -488,17 +488,17 @@ public:
  *  `std::vector` (see the file comment); `broadcast` writes every other replica.
  */
 template <typename value_type_, typename backend_type_ = memory_backend_t>
-class replicated_array : public detail::owned_region<value_type_, backend_type_> {
-    using base_t = detail::owned_region<value_type_, backend_type_>;
+class replicated_array_t : public detail::owned_region_t<value_type_, backend_type_> {
+    using base_t = detail::owned_region_t<value_type_, backend_type_>;
     using base_t::region_;
     using base_t::size_;
 
 public:
     using value_type = value_type_;
 
-    replicated_array() noexcept = default;
-    replicated_array(replicated_array &&) noexcept = default;
-    replicated_array &operator=(replicated_array &&) noexcept = default;
+    replicated_array_t() noexcept = default;
+    replicated_array_t(replicated_array_t &&) noexcept = default;
+    replicated_array_t &operator=(replicated_array_t &&) noexcept = default;
 
     /**
      *  @brief  Replaces the storage with `count` zeroed elements per memory domain of `topology`.
@@ -507,7 +507,7 @@ public:
     template <memory_topology topology_t>
     status_t try_allocate(topology_t const &topology, std::size_t count,
                           std::size_t huge_page_bytes = base_pages_k) noexcept {
-        return this->try_replace(topology, count, count, huge_page_bytes);
+        return this->try_replace_(topology, count, count, huge_page_bytes);
     }
     /**  @brief  The same over a plain list of node ids: replica d on `nodes[d]`. */
     status_t try_allocate(numa_nodes_t nodes, std::size_t count, std::size_t huge_page_bytes = base_pages_k) noexcept {
@@ -520,11 +520,11 @@ public:
     std::size_t replicas_count() const noexcept { return region_.slices_count; }
 
     /**  @brief  The replica on memory domain `memory_domain`. @pre `memory_domain < replicas_count()`. */
-    array_view<value_type> replica(std::size_t memory_domain) noexcept {
-        return {this->slice_data(memory_domain), size_};
+    array_view_t<value_type> replica(std::size_t memory_domain) noexcept {
+        return {this->slice_data_(memory_domain), size_};
     }
-    array_view<value_type const> replica(std::size_t memory_domain) const noexcept {
-        return {this->slice_data(memory_domain), size_};
+    array_view_t<value_type const> replica(std::size_t memory_domain) const noexcept {
+        return {this->slice_data_(memory_domain), size_};
     }
 
     /**  @brief  The replica a compute domain should read: the one on `topology.local_memory_of(compute_domain)`.
@@ -532,7 +532,7 @@ public:
     template <typename topology_t>
     requires std::is_convertible_v<decltype(std::declval<topology_t const &>().local_memory_of(std::size_t())),
                                    std::size_t>
-        array_view<value_type const> local_replica(topology_t const &topology, std::size_t compute_domain)
+        array_view_t<value_type const> local_replica(topology_t const &topology, std::size_t compute_domain)
     const noexcept { return replica(static_cast<std::size_t>(topology.local_memory_of(compute_domain))); }
 
     /**  @brief  Copies replica `from` over every other replica, on the calling thread; each copy lands on its
@@ -541,8 +541,27 @@ public:
         if (size_ == 0) return;
         for (std::size_t domain = 0; domain != replicas_count(); ++domain)
             if (domain != from)
-                std::memcpy(this->slice_data(domain), this->slice_data(from), size_ * sizeof(value_type));
+                std::memcpy(this->slice_data_(domain), this->slice_data_(from), size_ * sizeof(value_type));
     }
 };
 
+// ---- Deprecated spellings, kept for one release (see CHANGELOG.md) ----
+// NOLINTBEGIN(readability-identifier-naming): the old names, spelled as they were.
+
+template <typename backend_type_ = memory_backend_t>
+using basic_symmetric_memory_allocator [[deprecated("use basic_symmetric_memory_allocator_t")]] =
+    basic_symmetric_memory_allocator_t<backend_type_>;
+template <typename pointer_type_>
+using allocation_result [[deprecated("use allocation_result_t")]] = allocation_result_t<pointer_type_>;
+template <typename value_type_, typename backend_type_ = memory_backend_t>
+using basic_domain_allocator [[deprecated("use basic_domain_allocator_t")]] =
+    basic_domain_allocator_t<value_type_, backend_type_>;
+template <typename element_type_>
+using array_view [[deprecated("use array_view_t")]] = array_view_t<element_type_>;
+template <typename value_type_, typename backend_type_ = memory_backend_t>
+using sharded_array [[deprecated("use sharded_array_t")]] = sharded_array_t<value_type_, backend_type_>;
+template <typename value_type_, typename backend_type_ = memory_backend_t>
+using replicated_array [[deprecated("use replicated_array_t")]] = replicated_array_t<value_type_, backend_type_>;
+
+// NOLINTEND(readability-identifier-naming)
 } // namespace forkunion

@@ -19,13 +19,13 @@
  *  | --- | --- | --- | --- |
  *  | x86-64 | `atomics_x86.hpp` | conditional adds (`CMPccXADD`), relaxed no-return verbs (RAO-INT) | `x86_cmpccxadd`,
  * `x86_raoint` | | AArch64 | `atomics_arm64.hpp` | all but the conditional adds (`LDADD`, `LDSMAX`, `STADD`, `SWP`,
- * `CAS`, ...) | `arm64_lse` | | RISC-V | `atomics_risc5.hpp` | `fetch_max`/`min`, no-return verbs (`AMO*`),
- * `compare_exchange` (`AMOCAS`) | `risc5_amo`, `risc5_zacas` | | anything | `atomics_portable.hpp` | every verb,
+ * `CAS`, ...) | `arm64_lse` | | RISC-V | `atomics_riscv.hpp` | `fetch_max`/`min`, no-return verbs (`AMO*`),
+ * `compare_exchange` (`AMOCAS`) | `riscv_amo`, `riscv_zacas` | | anything | `atomics_portable.hpp` | every verb,
  * through `std::atomic_ref` and compare-exchange loops | none | Each call asks `capabilities_usable(needs)`: the verb
  * runs natively if its instruction is compiled in and the CPU has it, and through the portable backend otherwise. That
  * check is one relaxed load of the cached capability word and a predictable branch, inlined; it folds away when the
  * target guarantees the feature or the build compiled it out. The alternative, a function pointer resolved once, costs
- * an indirect call and blocks inlining: `bench/atomics.cpp` measures both (numbers in the README).
+ * an indirect call and blocks inlining: `bench/hardware/atomics.cpp` measures both (numbers in the README).
  *
  *  @section when When not to use it
  *  For the standard verbs on x86, or with `-march` that already enables LSE, `std::atomic_ref` is the same code.
@@ -33,7 +33,7 @@
  *  which it instruments.
  *
  *  @section contract Contract
- *  Like `std::atomic_ref`: the object must outlive the reference, be aligned to `required_alignment` (8-byte values
+ *  Like `std::atomic_ref`: the object must outlive the reference, be aligned to `required_alignment_k` (8-byte values
  *  on 32-bit x86 need `alignas(8)`), and be accessed only atomically while any reference to it is in use. Where the
  *  compiler calls libatomic for a width (1- and 2-byte values with GCC 12 on RISC-V), link `-latomic`. Every
  *  member is `noexcept`, never blocks, and may be called from any thread. Each verb takes a `std::memory_order`
@@ -46,21 +46,25 @@
 #include <type_traits> // `std::is_integral_v`
 
 #include <forkunion/capabilities.hpp>
-#include <forkunion/atomics_portable.hpp>
-#include <forkunion/atomics_arm64.hpp>
-#include <forkunion/atomics_risc5.hpp>
-#include <forkunion/atomics_x86.hpp>
+#include <forkunion/detail/atomics_portable.hpp>
+#include <forkunion/detail/atomics_arm64.hpp>
+#include <forkunion/detail/atomics_riscv.hpp>
+#include <forkunion/detail/atomics_x86.hpp>
 
 namespace forkunion {
+
+// Public: the verbs `uses_native` asks about, and the backend that forces the portable paths.
+using detail::atomic_verb_t;
+using detail::portable_atomics_t;
 
 #if FORKUNION_SANITIZE_THREAD
 using native_atomics_t = portable_atomics_t;
 #elif FORKUNION_ARCH_X86_64 && (FORKUNION_WITH_CMPCCXADD || FORKUNION_WITH_RAOINT)
-using native_atomics_t = x86_atomics_t;
+using native_atomics_t = detail::x86_atomics_t;
 #elif FORKUNION_ARCH_ARM64 && FORKUNION_WITH_LSE
-using native_atomics_t = arm64_atomics_t;
+using native_atomics_t = detail::arm64_atomics_t;
 #elif FORKUNION_ARCH_RISCV && FORKUNION_INLINE_ASM && !FORKUNION_PORTABLE
-using native_atomics_t = risc5_atomics_t;
+using native_atomics_t = detail::riscv_atomics_t;
 #else
 using native_atomics_t = portable_atomics_t;
 #endif
@@ -71,17 +75,17 @@ using native_atomics_t = portable_atomics_t;
  *  Size: one pointer. Copyable; copies refer to the same object.
  */
 template <typename value_type_, typename native_type_ = native_atomics_t>
-class basic_atomic_ref {
+class basic_atomic_ref_t {
 public:
     using value_t = value_type_;
     using native_t = native_type_;
     static_assert(std::is_integral_v<value_t> && !std::is_same_v<value_t, bool>, "an integral, non-bool type");
     static_assert(sizeof(value_t) == 1 || sizeof(value_t) == 2 || sizeof(value_t) == 4 || sizeof(value_t) == 8);
 
-    static constexpr std::size_t required_alignment = std::atomic_ref<value_t>::required_alignment;
+    static constexpr std::size_t required_alignment_k = std::atomic_ref<value_t>::required_alignment_k;
 
-    /**  @brief  Refers to `object`, which must be aligned to `required_alignment` and outlive the reference. */
-    explicit basic_atomic_ref(value_t &object) noexcept : object_(&object) {}
+    /**  @brief  Refers to `object`, which must be aligned to `required_alignment_k` and outlive the reference. */
+    explicit basic_atomic_ref_t(value_t &object) noexcept : object_(&object) {}
 
     /**  @brief  Whether `verb` at `order` runs an ISA backend's instruction on this machine (false for the
      *          portable backend, whose verbs are `std::atomic_ref` and loops). */
@@ -110,7 +114,7 @@ public:
     }
     bool compare_exchange_strong(value_t &expected, value_t desired,
                                  std::memory_order order = std::memory_order_seq_cst) const noexcept {
-        return compare_exchange_strong(expected, desired, order, load_part(order));
+        return compare_exchange_strong(expected, desired, order, detail::load_part(order));
     }
     /**  @brief  May fail spuriously, as the standard allows; never does where a native CAS instruction runs. */
     bool compare_exchange_weak(value_t &expected, value_t desired, std::memory_order success,
@@ -124,7 +128,7 @@ public:
     }
     bool compare_exchange_weak(value_t &expected, value_t desired,
                                std::memory_order order = std::memory_order_seq_cst) const noexcept {
-        return compare_exchange_weak(expected, desired, order, load_part(order));
+        return compare_exchange_weak(expected, desired, order, detail::load_part(order));
     }
 
     value_t fetch_add(value_t value, std::memory_order order = std::memory_order_seq_cst) const noexcept {
@@ -214,6 +218,13 @@ private:
 
 /**  @brief  The atomic reference with the target's native backend. */
 template <typename value_t>
-using atomic_ref_t = basic_atomic_ref<value_t>;
+using atomic_ref_t = basic_atomic_ref_t<value_t>;
 
+// ---- Deprecated spellings, kept for one release (see CHANGELOG.md) ----
+// NOLINTBEGIN(readability-identifier-naming): the old names, spelled as they were.
+
+template <typename value_type_, typename native_type_ = native_atomics_t>
+using basic_atomic_ref [[deprecated("use basic_atomic_ref_t")]] = basic_atomic_ref_t<value_type_, native_type_>;
+
+// NOLINTEND(readability-identifier-naming)
 } // namespace forkunion

@@ -22,9 +22,9 @@
 
 #include <forkunion/features.hpp>
 #include <forkunion/types.hpp>
-#include <forkunion/capabilities_arm64.hpp>
-#include <forkunion/capabilities_risc5.hpp>
-#include <forkunion/capabilities_x86.hpp>
+#include <forkunion/detail/capabilities_arm64.hpp>
+#include <forkunion/detail/capabilities_riscv.hpp>
+#include <forkunion/detail/capabilities_x86.hpp>
 
 namespace forkunion {
 
@@ -34,11 +34,11 @@ struct portable_detector_t {
 };
 
 #if FORKUNION_ARCH_X86 && FORKUNION_INLINE_ASM
-using cpu_detector_t = x86_detector_t;
+using cpu_detector_t = detail::x86_detector_t;
 #elif FORKUNION_ARCH_ARM64 && FORKUNION_OS_LINUX
-using cpu_detector_t = arm64_detector_t;
+using cpu_detector_t = detail::arm64_detector_t;
 #elif FORKUNION_ARCH_RISCV && FORKUNION_OS_LINUX
-using cpu_detector_t = risc5_detector_t;
+using cpu_detector_t = detail::riscv_detector_t;
 #else
 using cpu_detector_t = portable_detector_t;
 #endif
@@ -96,15 +96,23 @@ inline constexpr capability_name_t capability_names_k[] = {
     {capability_arm64_lse_k, "arm64_lse"},
     {capability_arm64_wfxt_k, "arm64_wfxt"},
     {capability_arm64_evtstrm_k, "arm64_evtstrm"},
-    {capability_risc5_amo_k, "risc5_amo"},
-    {capability_risc5_zawrs_k, "risc5_zawrs"},
-    {capability_risc5_zacas_k, "risc5_zacas"},
-    {capability_risc5_zicbom_k, "risc5_zicbom"},
+    {capability_riscv_amo_k, "riscv_amo"},
+    {capability_riscv_zawrs_k, "riscv_zawrs"},
+    {capability_riscv_zacas_k, "riscv_zacas"},
+    {capability_riscv_zicbom_k, "riscv_zicbom"},
     {capability_os_threads_k, "os_threads"},
     {capability_topology_k, "topology"},
     {capability_thread_pinning_k, "thread_pinning"},
     {capability_memory_placement_k, "memory_placement"},
     {capability_huge_pages_k, "huge_pages"},
+};
+
+/**  @brief  Names `try_parse_capabilities` still reads but `name_capabilities` no longer writes (deprecated). */
+inline constexpr capability_name_t capability_deprecated_names_k[] = {
+    {capability_riscv_amo_k, "risc5_amo"},
+    {capability_riscv_zawrs_k, "risc5_zawrs"},
+    {capability_riscv_zacas_k, "risc5_zacas"},
+    {capability_riscv_zicbom_k, "risc5_zicbom"},
 };
 
 /**  @brief  The name of one bit (`"arm64_lse"`), or null for a mask that is not exactly one named bit. */
@@ -157,6 +165,9 @@ constexpr bool parse_capability_token(char const *first, std::size_t length, cap
     };
     if (matches("none")) return bits = capabilities_none_k, true;
     for (capability_name_t const &entry : capability_names_k)
+        if (matches(entry.name)) return bits = entry.bit, true;
+    // Deprecated spellings, read for one release: `risc5_*` names the same bits as `riscv_*`.
+    for (capability_name_t const &entry : capability_deprecated_names_k)
         if (matches(entry.name)) return bits = entry.bit, true;
     if (length < 4 || length > 5 || first[0] != 'b' || first[1] != 'i' || first[2] != 't') return false;
     if (length == 5 && first[3] == '0') return false;

@@ -1,8 +1,8 @@
 /**
  *  @file   forkunion/colocated.hpp
- *  @brief  `basic_colocated_pool` and `colocated_pool_t`: a flat pool whose threads are pinned to one compute domain.
+ *  @brief  `basic_colocated_pool_t` and `colocated_pool_t`: a flat pool whose threads are pinned to one compute domain.
  *
- *  A colocated pool is a `basic_pool` (forkunion/flat.hpp) plus placement: `spawn_on(topology, domain, threads,
+ *  A colocated pool is a `basic_pool_t` (forkunion/flat.hpp) plus placement: `spawn_on(topology, domain, threads,
  *  exclusivity)` starts the threads, pins each one to the domain's cores, names it `name:NNN`, puts the pool's
  *  thread table on the domain's NUMA node, and counts what the OS refused. Everything else, the dispatch API, its
  *  guarantees (one dispatch at a time, `contended` refusals, odd tokens, thread-0 forks on exclusive pools) and
@@ -52,7 +52,7 @@
  *  to, so it accepts index-shaped callbacks only (`fn(thread)`; read `compute_domain()` for the domain).
  *
  *  @section threads Which threads may call what
- *  As for `basic_pool`: `spawn_on` and `terminate` from the controlling thread (never from a callback);
+ *  As for `basic_pool_t`: `spawn_on` and `terminate` from the controlling thread (never from a callback);
  *  dispatches, `nap` and `sleep` from any thread, one at a time, losers refused with `contended`. The placement
  *  queries read values `spawn_on` wrote: the controlling thread, or any thread a dispatch ordered after it.
  */
@@ -117,7 +117,7 @@ inline std::size_t effective_cores(core_ids_t cores, pinning_t pinning, cpu_mask
 /**  @brief  Where a placement-aware pool wants its own memory: a NUMA node, and whether the kernel agreed. */
 struct memory_home_t {
     numa_node_id_t node = any_numa_node_k;
-    bool placed = false; ///< Whether the latest allocation through a `home_allocator` is bound to `node`.
+    bool placed = false; ///< Whether the latest allocation through a `home_allocator_t` is bound to `node`.
 };
 
 /**
@@ -129,15 +129,15 @@ struct memory_home_t {
  *  pool picks at spawn. Used only on spawn paths; never on a dispatch.
  */
 template <typename value_type_>
-class home_allocator {
+class home_allocator_t {
     memory_home_t *home_ = nullptr;
 
 public:
     using value_type = value_type_;
 
-    explicit home_allocator(memory_home_t *home) noexcept : home_(home) {}
+    explicit home_allocator_t(memory_home_t *home) noexcept : home_(home) {}
     template <typename other_type_>
-    home_allocator(home_allocator<other_type_> const &other) noexcept : home_(other.home()) {}
+    home_allocator_t(home_allocator_t<other_type_> const &other) noexcept : home_(other.home()) {}
 
     memory_home_t *home() const noexcept { return home_; }
 
@@ -157,7 +157,7 @@ public:
     }
 
     template <typename other_type_>
-    bool operator==(home_allocator<other_type_> const &other) const noexcept {
+    bool operator==(home_allocator_t<other_type_> const &other) const noexcept {
         return home_ == other.home();
     }
 };
@@ -170,8 +170,8 @@ namespace detail {
  *          pool would call it, so the adapter costs nothing once inlined.
  */
 template <typename fn_type_, typename index_type_>
-struct in_domain {
-    using prong_t = local_prong<index_type_>;
+struct in_domain_t {
+    using prong_t = forkunion::prong_t<index_type_>;
     fn_type_ fn;
     index_type_ domain;
 
@@ -195,7 +195,7 @@ struct in_domain {
 
 /**
  *  @brief  A flat pool pinned to one compute domain. See the file comment for placement, oversubscription and the
- *          threading contract; the dispatch API is `basic_pool`'s.
+ *          threading contract; the dispatch API is `basic_pool_t`'s.
  *
  *  @tparam micro_yield_type_  The micro-wait of idle loops.
  *  @tparam index_type_        Unsigned type of every count, task, thread, domain and generation.
@@ -206,23 +206,23 @@ struct in_domain {
  */
 template <typename micro_yield_type_ = default_micro_yield_t, typename index_type_ = std::size_t,
           std::size_t alignment_ = default_alignment_k>
-class basic_colocated_pool {
+class basic_colocated_pool_t {
 public:
     using micro_yield_t = micro_yield_type_;
     using index_t = index_type_;
-    using flat_t = basic_pool<home_allocator<std::thread>, micro_yield_t, index_t, alignment_>;
+    using flat_t = basic_pool_t<home_allocator_t<std::thread>, micro_yield_t, index_t, alignment_>;
     using generation_t = typename flat_t::generation_t;
     using prong_t = typename flat_t::prong_t;
     using trampoline_t = typename flat_t::trampoline_t;
     using publication_t = typename flat_t::publication_t;
     static constexpr std::size_t alignment_k = alignment_;
 
-    basic_colocated_pool() noexcept : pool_(home_allocator<std::thread>(&home_)) {}
-    basic_colocated_pool(basic_colocated_pool const &) = delete;
-    basic_colocated_pool(basic_colocated_pool &&) = delete;
-    basic_colocated_pool &operator=(basic_colocated_pool const &) = delete;
-    basic_colocated_pool &operator=(basic_colocated_pool &&) = delete;
-    ~basic_colocated_pool() noexcept { terminate(); }
+    basic_colocated_pool_t() noexcept : pool_(home_allocator_t<std::thread>(&home_)) {}
+    basic_colocated_pool_t(basic_colocated_pool_t const &) = delete;
+    basic_colocated_pool_t(basic_colocated_pool_t &&) = delete;
+    basic_colocated_pool_t &operator=(basic_colocated_pool_t const &) = delete;
+    basic_colocated_pool_t &operator=(basic_colocated_pool_t &&) = delete;
+    ~basic_colocated_pool_t() noexcept { terminate(); }
 
     /**
      *  @brief  Starts `threads` contributors on compute domain `domain` of `topology` (any type with
@@ -232,7 +232,7 @@ public:
      *
      *  @retval invalid_argument  `threads == 0`, or `domain` out of range.
      *  @retval already_spawned   the pool has threads; `terminate()` first.
-     *  @retval bad_alloc, thread_refused  as `basic_pool::spawn`; nothing is left running or pinned.
+     *  @retval bad_alloc, thread_refused  as `basic_pool_t::spawn`; nothing is left running or pinned.
      *  A refused pin is not a failure: see `unpinned_threads_count()`.
      */
     template <typename topology_type_>
@@ -329,40 +329,40 @@ public:
     [[nodiscard]] index_t threads_count() const noexcept { return pool_.threads_count(); }
     [[nodiscard]] caller_exclusivity_t caller_exclusivity() const noexcept { return pool_.caller_exclusivity(); }
     [[nodiscard]] std::size_t memory_usage() const noexcept {
-        return pool_.memory_usage() - sizeof(flat_t) + sizeof(basic_colocated_pool);
+        return pool_.memory_usage() - sizeof(flat_t) + sizeof(basic_colocated_pool_t);
     }
     /**  @brief  Whether idle threads back off to `yield`: more spinners than the domain's usable cores. */
     [[nodiscard]] bool oversubscribed() const noexcept { return pool_.oversubscribed(); }
     [[nodiscard]] bool called_from_callback() const noexcept { return pool_.called_from_callback(); }
-    [[nodiscard]] mood_t mood() const noexcept { return pool_.mood(); }
-    /**  @brief  See `basic_pool::nap`. */
+    [[nodiscard]] idle_mode_t idle_mode() const noexcept { return pool_.idle_mode(); }
+    /**  @brief  See `basic_pool_t::nap`. */
     status_t nap() noexcept { return pool_.nap(); }
-    /**  @brief  See `basic_pool::sleep`. */
+    /**  @brief  See `basic_pool_t::sleep`. */
     status_t sleep(std::size_t microseconds) noexcept { return pool_.sleep(microseconds); }
 
-    /**  @brief  `fn(thread)` (or `fn(prong)`) on every thread. See `basic_pool::for_threads`. */
+    /**  @brief  `fn(thread)` (or `fn(prong)`) on every thread. See `basic_pool_t::for_threads`. */
     template <typename fn_type_>
     [[nodiscard]] auto for_threads(fn_type_ &&fn) noexcept {
         return pool_.for_threads(adapt_(std::forward<fn_type_>(fn)));
     }
-    /**  @brief  `for (i = 0; i < n; ++i) fn(i);` in static blocks. See `basic_pool::for_n`. */
+    /**  @brief  `for (i = 0; i < n; ++i) fn(i);` in static blocks. See `basic_pool_t::for_n`. */
     template <typename fn_type_>
     [[nodiscard]] auto for_n(index_t n, fn_type_ &&fn) noexcept {
         return pool_.for_n(n, adapt_(std::forward<fn_type_>(fn)));
     }
-    /**  @brief  `for (i = 0; i < n; ++i) fn(i);` with stealing. See `basic_pool::for_n_dynamic`. */
+    /**  @brief  `for (i = 0; i < n; ++i) fn(i);` with stealing. See `basic_pool_t::for_n_dynamic`. */
     template <typename fn_type_>
     [[nodiscard]] auto for_n_dynamic(index_t n, fn_type_ &&fn) noexcept {
         return pool_.for_n_dynamic(n, adapt_(std::forward<fn_type_>(fn)));
     }
-    /**  @brief  `fn(first, count)` per non-empty static block. See `basic_pool::for_slices`. */
+    /**  @brief  `fn(first, count)` per non-empty static block. See `basic_pool_t::for_slices`. */
     template <typename fn_type_>
     [[nodiscard]] auto for_slices(index_t n, fn_type_ &&fn) noexcept {
         return pool_.for_slices(n, adapt_(std::forward<fn_type_>(fn)));
     }
 
     /**
-     *  @brief  `basic_pool::unsafe_for_threads`: `fn(thread)` on every thread, without blocking; returns the odd
+     *  @brief  `basic_pool_t::unsafe_for_threads`: `fn(thread)` on every thread, without blocking; returns the odd
      *          generation or 0 if refused. Index-shaped callables only (see "Prongs" in the file comment).
      */
     template <typename fn_type_>
@@ -373,7 +373,7 @@ public:
     }
     [[nodiscard]] bool is_complete(generation_t generation) const noexcept { return pool_.is_complete(generation); }
     void unsafe_join(generation_t generation) noexcept { pool_.unsafe_join(generation); }
-    /**  @brief  `basic_pool::unsafe_publish`: the trampoline gets the pool's own thread index. */
+    /**  @brief  `basic_pool_t::unsafe_publish`: the trampoline gets the pool's own thread index. */
     publication_t unsafe_publish(trampoline_t trampoline, void *context, bool resets_cursors) noexcept {
         return pool_.unsafe_publish(trampoline, context, resets_cursors);
     }
@@ -383,7 +383,7 @@ public:
 
 private:
     template <typename fn_type_>
-    detail::in_domain<std::decay_t<fn_type_>, index_t> adapt_(fn_type_ &&fn) const noexcept {
+    detail::in_domain_t<std::decay_t<fn_type_>, index_t> adapt_(fn_type_ &&fn) const noexcept {
         return {std::forward<fn_type_>(fn), domain_};
     }
 
@@ -396,6 +396,15 @@ private:
 };
 
 /**  @brief  The default colocated pool: `std::size_t` indices, the target's micro-wait, 128-byte padding. */
-using colocated_pool_t = basic_colocated_pool<>;
+using colocated_pool_t = basic_colocated_pool_t<>;
 
+// ---- Deprecated spellings, kept for one release (see CHANGELOG.md) ----
+// NOLINTBEGIN(readability-identifier-naming): the old names, spelled as they were.
+
+template <typename micro_yield_type_ = default_micro_yield_t, typename index_type_ = std::size_t,
+          std::size_t alignment_ = default_alignment_k>
+using basic_colocated_pool [[deprecated("use basic_colocated_pool_t")]] =
+    basic_colocated_pool_t<micro_yield_type_, index_type_, alignment_>;
+
+// NOLINTEND(readability-identifier-naming)
 } // namespace forkunion

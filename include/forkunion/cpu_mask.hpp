@@ -47,12 +47,12 @@ public:
 private:
     word_t words_[words_k] = {};
 
-    static constexpr std::size_t count_bits(word_t word) noexcept {
+    static constexpr std::size_t count_bits_(word_t word) noexcept {
         std::size_t count = 0;
         for (; word; word &= word - 1) ++count;
         return count;
     }
-    static constexpr std::size_t lowest_bit(word_t word) noexcept {
+    static constexpr std::size_t lowest_bit_(word_t word) noexcept {
         std::size_t index = 0;
         while (!(word & 1)) word >>= 1, ++index;
         return index;
@@ -102,7 +102,7 @@ public:
 
     constexpr std::size_t count() const noexcept {
         std::size_t count = 0;
-        for (word_t word : words_) count += count_bits(word);
+        for (word_t word : words_) count += count_bits_(word);
         return count;
     }
 
@@ -124,7 +124,7 @@ public:
             if (++word_index == words_k) return npos_k;
             word = words_[word_index];
         }
-        return word_index * bits_per_word_k + lowest_bit(word);
+        return word_index * bits_per_word_k + lowest_bit_(word);
     }
 
     /**  Keeps only the ids also in `other`. */

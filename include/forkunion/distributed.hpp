@@ -1,6 +1,6 @@
 /**
  *  @file   forkunion/distributed.hpp
- *  @brief  `basic_distributed_pool` and `distributed_pool_t`: one colocated pool per compute domain, dispatched and
+ *  @brief  `basic_distributed_pool_t` and `distributed_pool_t`: one colocated pool per compute domain, dispatched and
  *          joined as one pool.
  *
  *  The NUMA-aware pool: it addresses every compute domain of a topology as one pool of `threads_count()` threads,
@@ -18,7 +18,7 @@
  *  @endcode
  *
  *  @section use When to use it, and when not
- *  Use it for loops over data sharded by NUMA node (`sharded_array`, one `domain_allocator_t` vector per domain):
+ *  Use it for loops over data sharded by NUMA node (`sharded_array_t`, one `domain_allocator_t` vector per domain):
  *  the prong's `compute_domain` says whose memory a slice should read. On a single-domain machine it behaves as a
  *  flat pool at the cost of one more claim word (see the README for the measured difference); prefer
  *  `flat_pool_t` there if nothing else needs the domains. Each domain must get a thread: for fewer threads than
@@ -49,7 +49,7 @@
  *
  *      claim = k · 4 + state,   state ∈ {claimed, published, closed},   k the dispatch sequence (64 bits: ABA-free)
  *
- *      D1  Only the holder of `claim` (state claimed) publishes on, changes the mood of, or terminates an inner
+ *      D1  Only the holder of `claim` (state claimed) publishes on, changes the idle mode of, or terminates an inner
  *          pool, and only from a state where every inner pool is idle: so an inner claim never loses, and a
  *          dispatch reaches all D domains or none. Nothing else can reach the inner pools.
  *      D2  claim = published(k)  ⇒  every g_d names dispatch k's publication on domain d (stored before the release
@@ -70,7 +70,7 @@
  *                     inner `unsafe_join(g_d)`: on domain 0 of an inclusive pool that runs the caller's slice.
  *      DC  complete   token not current, or closed: true; claimed: false; published: every inner pool complete, or
  *                     `claim` moved on meanwhile (a seqlock re-check, fenced against DP's fence).
- *      DM  mood       claim as DP; change every inner pool's mood; store published(k+1) (token k+1 is skipped).
+ *      DM  idle mode       claim as DP; change every inner pool's idle mode; store published(k+1) (token k+1 is skipped).
  *      DT  terminate  run the caller's owed slice (inclusive); claim as DP but waiting; terminate every inner pool;
  *                     store closed.
  *
@@ -84,7 +84,7 @@
  *  shared). No allocation, no system call, no CAS retry.
  *
  *  @section threads Which threads may call what
- *  As for `basic_pool`: `spawn` and `terminate` from the controlling thread, never from a callback (`terminate`
+ *  As for `basic_pool_t`: `spawn` and `terminate` from the controlling thread, never from a callback (`terminate`
  *  from a callback returns without effect); dispatches, `nap` and `sleep` from any thread, one at a time, losers
  *  refused at once with `contended`; `is_complete` from any thread; `unsafe_join` by the dispatching thread on
  *  inclusive pools. The layout queries (`threads_count_in`, `locate_thread_in`, …) read what `spawn` wrote.
@@ -174,16 +174,16 @@ bool split_threads_by_cores(std::size_t const *cores, std::size_t domains, std::
  */
 template <typename micro_yield_type_ = default_micro_yield_t, typename index_type_ = std::size_t,
           std::size_t alignment_ = default_alignment_k>
-class basic_distributed_pool
-    : public dispatch_verbs_t<basic_distributed_pool<micro_yield_type_, index_type_, alignment_>, index_type_> {
-    friend class dispatch_verbs_t<basic_distributed_pool, index_type_>;
+class basic_distributed_pool_t
+    : public dispatch_verbs_t<basic_distributed_pool_t<micro_yield_type_, index_type_, alignment_>, index_type_> {
+    friend class dispatch_verbs_t<basic_distributed_pool_t, index_type_>;
 
 public:
     using micro_yield_t = micro_yield_type_;
     using index_t = index_type_;
     using generation_t = index_t;
-    using prong_t = local_prong<index_t>;
-    using colocated_t = basic_colocated_pool<micro_yield_t, index_t, alignment_>;
+    using prong_t = forkunion::prong_t<index_t>;
+    using colocated_t = basic_colocated_pool_t<micro_yield_t, index_t, alignment_>;
     /**  What a dispatch runs on each thread: the global thread index and its compute domain. */
     using trampoline_t = void (*)(void *context, index_t thread, index_t compute_domain) noexcept;
     static constexpr std::size_t alignment_k = alignment_;
@@ -204,12 +204,12 @@ public:
         index_t local_thread = 0; ///< Its index among its domain's threads.
     };
 
-    basic_distributed_pool() noexcept = default;
-    basic_distributed_pool(basic_distributed_pool const &) = delete;
-    basic_distributed_pool(basic_distributed_pool &&) = delete;
-    basic_distributed_pool &operator=(basic_distributed_pool const &) = delete;
-    basic_distributed_pool &operator=(basic_distributed_pool &&) = delete;
-    ~basic_distributed_pool() noexcept {
+    basic_distributed_pool_t() noexcept = default;
+    basic_distributed_pool_t(basic_distributed_pool_t const &) = delete;
+    basic_distributed_pool_t(basic_distributed_pool_t &&) = delete;
+    basic_distributed_pool_t &operator=(basic_distributed_pool_t const &) = delete;
+    basic_distributed_pool_t &operator=(basic_distributed_pool_t &&) = delete;
+    ~basic_distributed_pool_t() noexcept {
         terminate();
         release_layout_();
     }
@@ -392,24 +392,24 @@ public:
     [[nodiscard]] bool oversubscribed() const noexcept { return threads_() && oversubscribed_; }
     /**  @brief  Bytes owned: this object, the layout table, and each domain's mapped state and thread table. */
     [[nodiscard]] std::size_t memory_usage() const noexcept {
-        std::size_t bytes = sizeof(basic_distributed_pool) + domains_count_ * sizeof(domain_t);
+        std::size_t bytes = sizeof(basic_distributed_pool_t) + domains_count_ * sizeof(domain_t);
         for (index_t d = 0; d != domains_count_; ++d)
             bytes += domains_[d].slot_bytes + domains_[d].slot->pool.memory_usage() - sizeof(colocated_t);
         return bytes;
     }
     /**  @brief  The idle mode of the pool's workers (every domain shares it). */
-    [[nodiscard]] mood_t mood() const noexcept {
-        return domains_count_ ? domains_[0].slot->pool.mood() : mood_t::spin_k;
+    [[nodiscard]] idle_mode_t idle_mode() const noexcept {
+        return domains_count_ ? domains_[0].slot->pool.idle_mode() : idle_mode_t::spin_k;
     }
 
     /**  @brief  Idle workers of every domain nap until the next dispatch (DM). Refused like a dispatch. */
     status_t nap() noexcept {
-        return change_mood_([](colocated_t &pool) noexcept { return pool.nap(); });
+        return change_idle_mode_([](colocated_t &pool) noexcept { return pool.nap(); });
     }
     /**  @brief  Idle workers of every domain block in the kernel until the next dispatch (DM); see
-     *          `basic_pool::sleep`. Refused like a dispatch. */
+     *          `basic_pool_t::sleep`. Refused like a dispatch. */
     status_t sleep(std::size_t microseconds) noexcept {
-        return change_mood_([microseconds](colocated_t &pool) noexcept { return pool.sleep(microseconds); });
+        return change_idle_mode_([microseconds](colocated_t &pool) noexcept { return pool.sleep(microseconds); });
     }
 
     // ---- Dispatch: `for_threads`, `for_n`, `for_n_dynamic`, `for_slices` and `unsafe_for_threads` come from
@@ -553,9 +553,9 @@ private:
         if (oversubscribed_ && ++spins >= colocated_t::flat_t::oversubscribed_spins_k) std::this_thread::yield();
     }
 
-    /**  DM: claim, change every inner pool's mood (cannot fail: D1), publish the next sequence. */
+    /**  DM: claim, change every inner pool's idle mode (cannot fail: D1), publish the next sequence. */
     template <typename change_type_>
-    status_t change_mood_(change_type_ &&change) noexcept {
+    status_t change_idle_mode_(change_type_ &&change) noexcept {
         if (threads_() == 0) return status_code_t::not_spawned_k;
         std::uint64_t ticket = claim_.load(std::memory_order_acquire);
         if (state_of_(ticket) != published_k || !complete_everywhere_() ||
@@ -623,7 +623,7 @@ private:
         static constexpr bool resets_cursors_k = false;
         fn_t fn;
         template <typename arg_type_>
-        threads_fork_t(basic_distributed_pool &, arg_type_ &&arg) noexcept : fn(std::forward<arg_type_>(arg)) {}
+        threads_fork_t(basic_distributed_pool_t &, arg_type_ &&arg) noexcept : fn(std::forward<arg_type_>(arg)) {}
         static void trampoline(void *self, index_t thread, index_t domain) noexcept {
             call_with_prong(static_cast<threads_fork_t *>(self)->fn, prong_t{thread, thread, domain});
         }
@@ -632,15 +632,15 @@ private:
     template <typename fn_t>
     struct n_fork_t {
         static constexpr bool resets_cursors_k = false;
-        basic_distributed_pool &pool;
+        basic_distributed_pool_t &pool;
         index_t n;
         fn_t fn;
         template <typename arg_type_>
-        n_fork_t(basic_distributed_pool &p, index_t tasks, arg_type_ &&arg) noexcept
+        n_fork_t(basic_distributed_pool_t &p, index_t tasks, arg_type_ &&arg) noexcept
             : pool(p), n(tasks), fn(std::forward<arg_type_>(arg)) {}
         static void trampoline(void *self, index_t thread, index_t domain) noexcept {
             auto &fork = *static_cast<n_fork_t *>(self);
-            slice<index_t> const block = static_slice(fork.n, fork.pool.threads_(), thread);
+            slice_t<index_t> const block = static_slice(fork.n, fork.pool.threads_(), thread);
             for (index_t offset = 0; offset < block.count; ++offset)
                 call_with_prong(fork.fn, prong_t{static_cast<index_t>(block.first + offset), thread, domain});
         }
@@ -649,15 +649,15 @@ private:
     template <typename fn_t>
     struct slices_fork_t {
         static constexpr bool resets_cursors_k = false;
-        basic_distributed_pool &pool;
+        basic_distributed_pool_t &pool;
         index_t n;
         fn_t fn;
         template <typename arg_type_>
-        slices_fork_t(basic_distributed_pool &p, index_t tasks, arg_type_ &&arg) noexcept
+        slices_fork_t(basic_distributed_pool_t &p, index_t tasks, arg_type_ &&arg) noexcept
             : pool(p), n(tasks), fn(std::forward<arg_type_>(arg)) {}
         static void trampoline(void *self, index_t thread, index_t domain) noexcept {
             auto &fork = *static_cast<slices_fork_t *>(self);
-            slice<index_t> const block = static_slice(fork.n, fork.pool.threads_(), thread);
+            slice_t<index_t> const block = static_slice(fork.n, fork.pool.threads_(), thread);
             if (block.count) call_with_slice(fork.fn, prong_t{block.first, thread, domain}, block.count);
         }
     };
@@ -665,18 +665,18 @@ private:
     template <typename fn_t>
     struct n_dynamic_fork_t {
         static constexpr bool resets_cursors_k = true;
-        basic_distributed_pool &pool;
+        basic_distributed_pool_t &pool;
         index_t n;
         fn_t fn;
         template <typename arg_type_>
-        n_dynamic_fork_t(basic_distributed_pool &p, index_t tasks, arg_type_ &&arg) noexcept
+        n_dynamic_fork_t(basic_distributed_pool_t &p, index_t tasks, arg_type_ &&arg) noexcept
             : pool(p), n(tasks), fn(std::forward<arg_type_>(arg)) {}
 
         /**  Takes tasks from global thread `owner`'s block (local `local` of `domain`'s pool) until its cursor
          *  runs dry: at most one failing increment per cursor and thief (I5 over all threads of the pool). */
         void drain(domain_t &owner_domain, index_t local, index_t threads, index_t thread, index_t domain) noexcept {
             index_t const owner = static_cast<index_t>(owner_domain.first_thread + local);
-            slice<index_t> const block = static_slice(n, threads, owner);
+            slice_t<index_t> const block = static_slice(n, threads, owner);
             std::atomic<index_t> &cursor = owner_domain.slot->pool.unsafe_claim_cursor(local);
             // A load first: thieves sweeping dry cursors share the lines instead of writing them.
             if (cursor.load(std::memory_order_relaxed) >= block.count) return;
@@ -699,7 +699,7 @@ private:
 
         static void trampoline(void *self, index_t thread, index_t domain) noexcept {
             auto &fork = *static_cast<n_dynamic_fork_t *>(self);
-            basic_distributed_pool &pool = fork.pool;
+            basic_distributed_pool_t &pool = fork.pool;
             index_t const threads = pool.threads_(), domains = pool.domains_count_;
             domain_t &home = pool.domains_[domain];
             index_t const local = static_cast<index_t>(thread - home.first_thread);
@@ -720,6 +720,15 @@ private:
 };
 
 /**  @brief  The default distributed pool: `std::size_t` indices, the target's micro-wait, 128-byte padding. */
-using distributed_pool_t = basic_distributed_pool<>;
+using distributed_pool_t = basic_distributed_pool_t<>;
 
+// ---- Deprecated spellings, kept for one release (see CHANGELOG.md) ----
+// NOLINTBEGIN(readability-identifier-naming): the old names, spelled as they were.
+
+template <typename micro_yield_type_ = default_micro_yield_t, typename index_type_ = std::size_t,
+          std::size_t alignment_ = default_alignment_k>
+using basic_distributed_pool [[deprecated("use basic_distributed_pool_t")]] =
+    basic_distributed_pool_t<micro_yield_type_, index_type_, alignment_>;
+
+// NOLINTEND(readability-identifier-naming)
 } // namespace forkunion

@@ -30,7 +30,7 @@
  *  @section method What is measured, per edge (compute domain c → memory domain m)
  *  - **Buffer.** Memory domain m gets one buffer of `chase_node_t`s (one per `fabric_node_bytes_k` = 128 bytes:
  *    the pair of 64-byte lines x86's spatial prefetcher fetches together, so a prefetched neighbour is never the
- *    next node), allocated with `basic_domain_allocator` bound to m's node (`mbind(MPOL_BIND)` on Linux: every
+ *    next node), allocated with `basic_domain_allocator_t` bound to m's node (`mbind(MPOL_BIND)` on Linux: every
  *    page lives on m, whoever touches it). Its size is `fabric_options_t::buffer_bytes`, by default 4× the
  *    largest cache of any compute domain (`compute_cache_bytes_in`), at least 64 MiB, at most 1 GiB, and at most
  *    a quarter of m's RAM where that is known: a random walk over 4× the last-level cache misses it on all but a
@@ -84,7 +84,7 @@
  *  the fabric exactly as it was, with `invalid_argument` (options out of range), `not_spawned` (the pool has no
  *  threads), `bad_alloc` (the tables), `contended` (the pool refused a dispatch: another thread dispatched on it,
  *  or the harvest runs inside one of its callbacks), or `placement_refused` (no edge at all could be measured).
- *  Where the platform cannot pin at all (`portable_fabric_platform_t`), a topology of one compute domain is
+ *  Where the platform cannot pin at all (`detail::portable_fabric_platform_t`), a topology of one compute domain is
  *  measured where the threads run; a larger one is refused.
  *
  *  @section threads Threads, memory order and lifetime
@@ -102,8 +102,8 @@
  *  per edge with the defaults on this project's 2-vCPU VM, ~40-80 ms per edge with `fabric_options_t::quick()`.
  *
  *  @section backends Back ends
- *  `basic_fabric<platform_t>` takes its pinning, placement and clock from a platform (STYLE #7):
- *  `linux_fabric_platform_t` (`fabric_linux.hpp`) or `portable_fabric_platform_t` (`fabric_portable.hpp`);
+ *  `basic_fabric_t<platform_t>` takes its pinning, placement and clock from a platform (STYLE #7):
+ *  `detail::linux_fabric_platform_t` (`fabric_linux.hpp`) or `detail::portable_fabric_platform_t` (`fabric_portable.hpp`);
  *  `fabric_platform_t` picks the one for this OS, and `fabric_t` uses it.
  */
 #pragma once
@@ -122,17 +122,17 @@
 
 // Only the platform this build uses: the portable one includes `<chrono>` (~50 ms per translation unit).
 #if FORKUNION_OS_LINUX
-#include <forkunion/fabric_linux.hpp>
+#include <forkunion/detail/fabric_linux.hpp>
 #else
-#include <forkunion/fabric_portable.hpp>
+#include <forkunion/detail/fabric_portable.hpp>
 #endif
 
 namespace forkunion {
 
 #if FORKUNION_OS_LINUX
-using fabric_platform_t = linux_fabric_platform_t;
+using fabric_platform_t = detail::linux_fabric_platform_t;
 #else
-using fabric_platform_t = portable_fabric_platform_t;
+using fabric_platform_t = detail::portable_fabric_platform_t;
 #endif
 
 /**
@@ -390,7 +390,7 @@ inline void derive_memory_distances(fabric_edge_t const *edges, std::size_t comp
     }
 }
 
-/**  @brief  What a fabric harvest needs from a pool: a thread count and `for_threads` (any `basic_pool`). */
+/**  @brief  What a fabric harvest needs from a pool: a thread count and `for_threads` (any `basic_pool_t`). */
 template <typename pool_type_>
 concept fabric_pool = requires(pool_type_ &pool, void (*fn)(std::size_t) noexcept) {
     static_cast<std::size_t>(pool.threads_count());
@@ -400,10 +400,10 @@ concept fabric_pool = requires(pool_type_ &pool, void (*fn)(std::size_t) noexcep
 /**
  *  @brief  The measured memory fabric. See the file comment for the method, the derived quantities, the
  *          contract of every query and the threads that may call what.
- *  @tparam platform_type_  Pinning, placement and clock: `linux_fabric_platform_t` or `portable_fabric_platform_t`.
+ *  @tparam platform_type_  Pinning, placement and clock: `detail::linux_fabric_platform_t` or `detail::portable_fabric_platform_t`.
  */
 template <typename platform_type_ = fabric_platform_t>
-class basic_fabric {
+class basic_fabric_t {
 public:
     using platform_t = platform_type_;
     using affinity_t = typename platform_t::affinity_t;
@@ -425,7 +425,7 @@ private:
     /**  One pool thread's state during a harvest, on its own lines: written by that thread inside dispatches,
      *  read by the caller after their joins. */
     struct alignas(default_alignment_k) thread_state_t {
-        basic_saved_affinity<affinity_t> saved;
+        basic_saved_affinity_t<affinity_t> saved;
         std::uint64_t start_ns = 0;
         std::uint64_t end_ns = 0;
         std::uintptr_t sink = 0; ///< What a stream or walk computed: stored, so the reads cannot be elided.
@@ -602,8 +602,8 @@ private:
         std::size_t nodes = buffer_bytes_ / fabric_node_bytes_k;
         if (std::uint64_t const ram = topology.volume_ram_in(m); ram && ram / 4 / fabric_node_bytes_k < nodes)
             nodes = ram / 4 / fabric_node_bytes_k < 2 ? 2 : static_cast<std::size_t>(ram / 4 / fabric_node_bytes_k);
-        basic_domain_allocator<chase_node_t, memory_t> const allocator(topology, m);
-        allocation_result<chase_node_t *> const buffer = allocator.try_allocate_at_least(nodes);
+        basic_domain_allocator_t<chase_node_t, memory_t> const allocator(topology, m);
+        allocation_result_t<chase_node_t *> const buffer = allocator.try_allocate_at_least(nodes);
         if (!buffer.status) {
             ++binding_refusals_; // every edge into `m` stays unreached
             return {};
@@ -683,13 +683,13 @@ private:
     }
 
 public:
-    basic_fabric() noexcept = default;
+    basic_fabric_t() noexcept = default;
 
     /**
      *  @brief  Measures every compute→memory edge of `topology` through `pool`'s threads (see the file comment).
      *          Blocking; from the thread that controls `pool`; not concurrent with queries of this fabric.
      *  @param  topology  A harvested `machine_topology_t` (live or recorded) or anything with its queries.
-     *  @param  pool      A spawned pool (`flat_pool_t` or any `basic_pool`). Its threads are pinned while they
+     *  @param  pool      A spawned pool (`flat_pool_t` or any `basic_pool_t`). Its threads are pinned while they
      *                    measure and get their masks back before this returns. Give it as many threads as the
      *                    largest compute domain has cores to saturate bandwidth; more add nothing.
      *  @return Success if at least one edge was measured (the unreachable ones are counted); otherwise one of
@@ -701,7 +701,7 @@ public:
         if (!options.valid()) return status_code_t::invalid_argument_k;
         if (pool.threads_count() == 0) return status_code_t::not_spawned_k;
         try {
-            basic_fabric harvest;
+            basic_fabric_t harvest;
             status_t const status = harvest.measure_(topology, pool, options);
             if (status) swap(harvest);
             return status;
@@ -727,7 +727,7 @@ public:
     }
 
     /**  @brief  Exchanges two fabrics (vector swaps: no allocation). */
-    void swap(basic_fabric &other) noexcept {
+    void swap(basic_fabric_t &other) noexcept {
         edges_.swap(other.edges_), distances_.swap(other.distances_), levels_.swap(other.levels_);
         media_.swap(other.media_);
         auto const exchange = [](std::size_t &a, std::size_t &b) noexcept {
@@ -799,6 +799,13 @@ public:
 };
 
 /**  @brief  The fabric of this OS's platform (STYLE #7). */
-using fabric_t = basic_fabric<>;
+using fabric_t = basic_fabric_t<>;
 
+// ---- Deprecated spellings, kept for one release (see CHANGELOG.md) ----
+// NOLINTBEGIN(readability-identifier-naming): the old names, spelled as they were.
+
+template <typename platform_type_ = fabric_platform_t>
+using basic_fabric [[deprecated("use basic_fabric_t")]] = basic_fabric_t<platform_type_>;
+
+// NOLINTEND(readability-identifier-naming)
 } // namespace forkunion

@@ -179,10 +179,15 @@ enum capability_t : capabilities_t {
     capability_arm64_wfxt_k = 1ull << 9,     ///< FEAT_WFxT, `WFET`: `HWCAP2_WFXT` (bit 31).
     capability_arm64_evtstrm_k = 1ull << 10, ///< The kernel's timer event stream, bounding a plain `WFE`: bit 2.
     // RISC-V: `AT_HWCAP` letters, `riscv_hwprobe`, or the `isa` line of /proc/cpuinfo.
-    capability_risc5_amo_k = 1ull << 16,    ///< A extension AMOs (`AMOMAX`, `AMOADD` into `x0`, ...).
-    capability_risc5_zawrs_k = 1ull << 17,  ///< `WRS.NTO`/`WRS.STO`.
-    capability_risc5_zacas_k = 1ull << 18,  ///< `AMOCAS.W`/`AMOCAS.D`.
-    capability_risc5_zicbom_k = 1ull << 19, ///< `CBO.CLEAN` and kin (cache-line hints).
+    capability_riscv_amo_k = 1ull << 16,    ///< A extension AMOs (`AMOMAX`, `AMOADD` into `x0`, ...).
+    capability_riscv_zawrs_k = 1ull << 17,  ///< `WRS.NTO`/`WRS.STO`.
+    capability_riscv_zacas_k = 1ull << 18,  ///< `AMOCAS.W`/`AMOCAS.D`.
+    capability_riscv_zicbom_k = 1ull << 19, ///< `CBO.CLEAN` and kin (cache-line hints).
+    // The `risc5` spellings of the four bits above, kept for one release.
+    capability_risc5_amo_k [[deprecated("use capability_riscv_amo_k")]] = capability_riscv_amo_k,
+    capability_risc5_zawrs_k [[deprecated("use capability_riscv_zawrs_k")]] = capability_riscv_zawrs_k,
+    capability_risc5_zacas_k [[deprecated("use capability_riscv_zacas_k")]] = capability_riscv_zacas_k,
+    capability_risc5_zicbom_k [[deprecated("use capability_riscv_zicbom_k")]] = capability_riscv_zicbom_k,
     // OS facilities: reported by the layers that own them (see the file comment).
     capability_os_threads_k = 1ull << 32,       ///< `std::thread` works: reported here.
     capability_topology_k = 1ull << 33,         ///< Compute/memory domains were harvested: the topology layer.
@@ -207,11 +212,11 @@ constexpr capabilities_t comptime_capabilities() noexcept {
     if (with_raoint_k) mask |= capability_x86_raoint_k;
     if (with_lse_k) mask |= capability_arm64_lse_k;
     if (with_wfxt_k) mask |= capability_arm64_wfxt_k;
-    if (with_zawrs_k) mask |= capability_risc5_zawrs_k;
-    if (with_zacas_k) mask |= capability_risc5_zacas_k;
+    if (with_zawrs_k) mask |= capability_riscv_zawrs_k;
+    if (with_zacas_k) mask |= capability_riscv_zacas_k;
     // Baseline-ISA paths: the armed `WFE` (bounded by the event stream) and the A extension's AMOs.
     if (with_baseline_asm_k && arch_arm64_k) mask |= capability_arm64_evtstrm_k;
-    if (with_baseline_asm_k && arch_riscv_k) mask |= capability_risc5_amo_k;
+    if (with_baseline_asm_k && arch_riscv_k) mask |= capability_riscv_amo_k;
     return mask;
 }
 
@@ -234,13 +239,13 @@ constexpr capabilities_t target_capabilities() noexcept {
     mask |= capability_arm64_lse_k;
 #endif
 #if defined(__riscv_atomic) || defined(__riscv_a)
-    mask |= capability_risc5_amo_k;
+    mask |= capability_riscv_amo_k;
 #endif
 #if defined(__riscv_zawrs)
-    mask |= capability_risc5_zawrs_k;
+    mask |= capability_riscv_zawrs_k;
 #endif
 #if defined(__riscv_zacas)
-    mask |= capability_risc5_zacas_k;
+    mask |= capability_riscv_zacas_k;
 #endif
     return mask;
 }

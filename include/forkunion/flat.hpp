@@ -1,6 +1,6 @@
 /**
  *  @file   forkunion/flat.hpp
- *  @brief  `basic_pool` and `flat_pool_t`: the fork-join pool every other pool is built from.
+ *  @brief  `basic_pool_t` and `flat_pool_t`: the fork-join pool every other pool is built from.
  *
  *  A fork-join pool runs one dispatch at a time on all of its threads and joins it: the shape of
  *  `#pragma omp parallel for`. It is not a task queue: no futures, no task graph, no nested parallelism (one
@@ -35,7 +35,7 @@
  *  @section protocol Protocol
  *  The only shared words, each on its own `alignment_k`-byte line (asserted below):
  *
- *      mood   ∈ {spin, nap, sleep, die}   how idle workers wait; `die` makes them exit
+ *      idle mode   ∈ {spin, nap, sleep, die}   how idle workers wait; `die` makes them exit
  *      epoch  e                           odd ⇔ a published dispatch is not yet retired
  *      threads_to_sync  s                 contributions the in-flight dispatch still owes
  *      claim[t].next    c_t               offsets of thread t's static block handed out by `for_n_dynamic`
@@ -63,12 +63,12 @@
  *                     (release, stays odd); run slice 0; wait s = 1; leave every cursor exhausted for the
  *                     enclosing dispatch again. Returns complete. outer keeps naming the enclosing dispatch.
  *      T3  retire     s.fetch_sub(1) (acq_rel); whoever takes s from 1 to 0 stores e → e+1 (release).
- *      T4  terminate  claim like T1 but waiting; mood = die; e → e+1 (release) wakes everyone; join; e → e+1;
+ *      T4  terminate  claim like T1 but waiting; idle mode = die; e → e+1 (release) wakes everyone; join; e → e+1;
  *                     s stays claimed (I6).
- *      M   mood       `nap`/`sleep` claim like T1 (refused `contended` when they lose), exchange the mood and
- *                     release s = 0, so the next claimer's T1 acquire sees the mood and wakes kernel sleepers.
+ *      M   idle mode       `nap`/`sleep` claim like T1 (refused `contended` when they lose), exchange the idle mode and
+ *                     release s = 0, so the next claimer's T1 acquire sees the idle mode and wakes kernel sleepers.
  *                     Leaving `sleep` wakes the kernel sleepers itself: the next publication's exchange would see
- *                     the new mood, not `sleep`, and wake nobody.
+ *                     the new idle mode, not `sleep`, and wake nobody.
  *
  *  A generation g is complete ⇔ e is even, or e is odd and outer ≠ g. Workers are exact at any width (I4), and
  *  T2n never hands out a generation equal to outer. A joiner holding a token older than 2^(bits-1) dispatches
@@ -120,7 +120,7 @@ namespace forkunion {
  *          accepts (a generic `[](auto task)` gets the index). Shared by every pool kind.
  */
 template <typename fn_type_, typename index_type_>
-inline void call_with_prong(fn_type_ &fn, local_prong<index_type_> prong) noexcept {
+inline void call_with_prong(fn_type_ &fn, prong_t<index_type_> prong) noexcept {
     if constexpr (std::is_invocable_v<fn_type_ &, index_type_>)
         fn(prong.task);
     else
@@ -129,15 +129,15 @@ inline void call_with_prong(fn_type_ &fn, local_prong<index_type_> prong) noexce
 
 /**  @brief  Calls `fn(prong.task, count)` if `fn` takes two indices, else `fn(prong, count)`: `for_slices`. */
 template <typename fn_type_, typename index_type_>
-inline void call_with_slice(fn_type_ &fn, local_prong<index_type_> prong, index_type_ count) noexcept {
+inline void call_with_slice(fn_type_ &fn, prong_t<index_type_> prong, index_type_ count) noexcept {
     if constexpr (std::is_invocable_v<fn_type_ &, index_type_, index_type_>)
         fn(prong.task, count);
     else
         fn(prong, count);
 }
 
-/**  @brief  How idle workers wait: the `mood` word of the protocol. */
-enum class mood_t : std::uint8_t {
+/**  @brief  How idle workers wait: the `idle_mode` word of the protocol. */
+enum class idle_mode_t : std::uint8_t {
     spin_k = 0,  ///< Micro-wait in a loop; the default and the fastest to wake.
     nap_k = 1,   ///< Light sleep on epoch's cache line where the CPU can; micro-wait otherwise.
     sleep_k = 2, ///< Block in the kernel until the next dispatch.
@@ -299,16 +299,16 @@ private:
  */
 template <typename allocator_type_ = std::allocator<std::thread>, typename micro_yield_type_ = default_micro_yield_t,
           typename index_type_ = std::size_t, std::size_t alignment_ = default_alignment_k>
-class basic_pool
-    : public dispatch_verbs_t<basic_pool<allocator_type_, micro_yield_type_, index_type_, alignment_>, index_type_> {
-    friend class dispatch_verbs_t<basic_pool, index_type_>;
+class basic_pool_t
+    : public dispatch_verbs_t<basic_pool_t<allocator_type_, micro_yield_type_, index_type_, alignment_>, index_type_> {
+    friend class dispatch_verbs_t<basic_pool_t, index_type_>;
 
 public:
     using allocator_t = allocator_type_;
     using micro_yield_t = micro_yield_type_;
     using index_t = index_type_;
     using generation_t = index_t;
-    using prong_t = local_prong<index_t>;
+    using prong_t = forkunion::prong_t<index_t>;
     using trampoline_t = void (*)(void *context, index_t thread) noexcept;
     static constexpr std::size_t alignment_k = alignment_;
 
@@ -330,13 +330,13 @@ public:
         status_t status;
     };
 
-    basic_pool() noexcept = default;
-    explicit basic_pool(allocator_t const &allocator) noexcept : allocator_(allocator) {}
-    basic_pool(basic_pool const &) = delete;
-    basic_pool(basic_pool &&) = delete;
-    basic_pool &operator=(basic_pool const &) = delete;
-    basic_pool &operator=(basic_pool &&) = delete;
-    ~basic_pool() noexcept { terminate(); }
+    basic_pool_t() noexcept = default;
+    explicit basic_pool_t(allocator_t const &allocator) noexcept : allocator_(allocator) {}
+    basic_pool_t(basic_pool_t const &) = delete;
+    basic_pool_t(basic_pool_t &&) = delete;
+    basic_pool_t &operator=(basic_pool_t const &) = delete;
+    basic_pool_t &operator=(basic_pool_t &&) = delete;
+    ~basic_pool_t() noexcept { terminate(); }
 
     /**
      *  @brief  Starts the pool: `threads - 1` workers plus the caller as thread 0 (`caller_inclusive_k`), or
@@ -374,7 +374,7 @@ public:
         bool const exclusive = exclusivity == caller_exclusive_k;
         // An unspawned pool runs nothing, so `epoch` is even here (T4 leaves it even).
         index_t const epoch = dispatch_.epoch.load(std::memory_order_relaxed);
-        control_.mood.store(mood_t::spin_k, std::memory_order_relaxed);
+        control_.idle_mode.store(idle_mode_t::spin_k, std::memory_order_relaxed);
         control_.exclusivity = exclusivity;
         // The caller of an exclusive pool spins in `join` too, so it counts as a spinner.
         control_.oversubscribed = static_cast<std::size_t>(threads) + (exclusive ? 1u : 0u) > cores;
@@ -435,7 +435,7 @@ public:
             backoff_(micro_yield, index_t(0), spins);
         }
         index_t const epoch = wait_for_even_epoch_();
-        control_.mood.store(mood_t::die_k, std::memory_order_relaxed);
+        control_.idle_mode.store(idle_mode_t::die_k, std::memory_order_relaxed);
         slot_t *const slots = control_.slots;
         slot_allocator_t slot_allocator(allocator_);
         stop_workers_(slots, threads, epoch);
@@ -454,7 +454,7 @@ public:
     [[nodiscard]] caller_exclusivity_t caller_exclusivity() const noexcept { return control_.exclusivity; }
     /**  @brief  Bytes owned: the pool object and its per-thread slots. */
     [[nodiscard]] std::size_t memory_usage() const noexcept {
-        return sizeof(basic_pool) + static_cast<std::size_t>(threads_()) * sizeof(slot_t);
+        return sizeof(basic_pool_t) + static_cast<std::size_t>(threads_()) * sizeof(slot_t);
     }
     /**
      *  @brief  Whether the calling thread runs a callback of this pool: one of its workers, or the caller of an
@@ -469,24 +469,24 @@ public:
     /**
      *  @brief  Until the next dispatch, idle workers wait on epoch's cache line with the lightest wait the CPU
      *          has (today: the micro-wait). Any thread; takes the pool like a dispatch (transition M).
-     *  @retval contended    a dispatch is in flight (or another mood change): nothing changed, never waits.
+     *  @retval contended    a dispatch is in flight (or another idle-mode change): nothing changed, never waits.
      *  @retval not_spawned  the pool has no threads.
      */
-    status_t nap() noexcept { return change_mood_(mood_t::nap_k, 0); }
+    status_t nap() noexcept { return change_idle_mode_(idle_mode_t::nap_k, 0); }
 
     /**
      *  @brief  Until the next dispatch, idle workers block in the kernel; the dispatch wakes them. With
      *          `microseconds > 0` they also wake to re-check that often (any duration, 1 s and more included).
      *          Any thread; takes the pool like a dispatch (transition M), so it cannot race one.
-     *  @retval contended    a dispatch is in flight (or another mood change): nothing changed, never waits.
+     *  @retval contended    a dispatch is in flight (or another idle-mode change): nothing changed, never waits.
      *  @retval not_spawned  the pool has no threads.
      */
     status_t sleep(std::size_t microseconds) noexcept {
-        return change_mood_(mood_t::sleep_k, static_cast<std::uint64_t>(microseconds));
+        return change_idle_mode_(idle_mode_t::sleep_k, static_cast<std::uint64_t>(microseconds));
     }
 
     /**  @brief  The current idle mode (spin, nap or sleep). */
-    [[nodiscard]] mood_t mood() const noexcept { return control_.mood.load(std::memory_order_relaxed); }
+    [[nodiscard]] idle_mode_t idle_mode() const noexcept { return control_.idle_mode.load(std::memory_order_relaxed); }
 
     // ---- Dispatch: `for_threads`, `for_n`, `for_n_dynamic`, `for_slices` and `unsafe_for_threads` come from
     // `dispatch_verbs_t`; the split broadcast's other half follows. ----
@@ -561,7 +561,7 @@ public:
         }
         // T2. Pairs with the acquire in `wait_for_publication_`: workers see the fork state and cursors.
         dispatch_.epoch.store(generation, std::memory_order_release);
-        if (control_.mood.load(std::memory_order_relaxed) != mood_t::spin_k) wake_();
+        if (control_.idle_mode.load(std::memory_order_relaxed) != idle_mode_t::spin_k) wake_();
         return {generation, status_code_t::success_k};
     }
 
@@ -599,9 +599,9 @@ private:
         std::atomic<bool> caller_in_slice{false}; // inclusive pools: the dispatcher is inside slice 0
     };
 
-    /**  `mood` and the configuration: written by `spawn`, `terminate`, `nap`, `sleep` and a waking dispatch. */
+    /**  `idle_mode` and the configuration: written by `spawn`, `terminate`, `nap`, `sleep` and a waking dispatch. */
     struct alignas(alignment_k) control_line_t {
-        std::atomic<mood_t> mood{mood_t::spin_k};
+        std::atomic<idle_mode_t> idle_mode{idle_mode_t::spin_k};
         std::atomic<std::uint32_t> wake{0};     // futex word of `sleep` mode
         std::atomic<std::uint64_t> sleep_us{0}; // re-check period of `sleep` mode, 0 = none
         std::atomic<index_t> threads{0};        // atomic so a racing dispatcher reads it without a data race
@@ -643,7 +643,7 @@ private:
         static constexpr bool resets_cursors_k = false;
         fn_t fn;
         template <typename arg_type_>
-        threads_fork_t(basic_pool &, arg_type_ &&arg) noexcept : fn(std::forward<arg_type_>(arg)) {}
+        threads_fork_t(basic_pool_t &, arg_type_ &&arg) noexcept : fn(std::forward<arg_type_>(arg)) {}
         static void trampoline(void *self, index_t thread) noexcept {
             call_task_(static_cast<threads_fork_t *>(self)->fn, thread, thread);
         }
@@ -652,15 +652,15 @@ private:
     template <typename fn_t>
     struct n_fork_t {
         static constexpr bool resets_cursors_k = false;
-        basic_pool &pool;
+        basic_pool_t &pool;
         index_t n;
         fn_t fn;
         template <typename arg_type_>
-        n_fork_t(basic_pool &p, index_t tasks, arg_type_ &&arg) noexcept
+        n_fork_t(basic_pool_t &p, index_t tasks, arg_type_ &&arg) noexcept
             : pool(p), n(tasks), fn(std::forward<arg_type_>(arg)) {}
         static void trampoline(void *self, index_t thread) noexcept {
             auto &fork = *static_cast<n_fork_t *>(self);
-            slice<index_t> const block = static_slice(fork.n, fork.pool.threads_(), thread);
+            slice_t<index_t> const block = static_slice(fork.n, fork.pool.threads_(), thread);
             for (index_t offset = 0; offset < block.count; ++offset)
                 call_task_(fork.fn, static_cast<index_t>(block.first + offset), thread);
         }
@@ -669,16 +669,16 @@ private:
     template <typename fn_t>
     struct n_dynamic_fork_t {
         static constexpr bool resets_cursors_k = true;
-        basic_pool &pool;
+        basic_pool_t &pool;
         index_t n;
         fn_t fn;
         template <typename arg_type_>
-        n_dynamic_fork_t(basic_pool &p, index_t tasks, arg_type_ &&arg) noexcept
+        n_dynamic_fork_t(basic_pool_t &p, index_t tasks, arg_type_ &&arg) noexcept
             : pool(p), n(tasks), fn(std::forward<arg_type_>(arg)) {}
 
         /**  Takes tasks from `owner`'s block until its cursor runs dry; at most one failing increment (I5). */
         void drain(index_t owner, index_t threads, index_t thread) noexcept {
-            slice<index_t> const block = static_slice(n, threads, owner);
+            slice_t<index_t> const block = static_slice(n, threads, owner);
             std::atomic<index_t> &cursor = pool.control_.slots[owner].next;
             // A load first: thieves sweeping dry cursors share the lines instead of writing them.
             if (cursor.load(std::memory_order_relaxed) >= block.count) return;
@@ -703,15 +703,15 @@ private:
     template <typename fn_t>
     struct slices_fork_t {
         static constexpr bool resets_cursors_k = false;
-        basic_pool &pool;
+        basic_pool_t &pool;
         index_t n;
         fn_t fn;
         template <typename arg_type_>
-        slices_fork_t(basic_pool &p, index_t tasks, arg_type_ &&arg) noexcept
+        slices_fork_t(basic_pool_t &p, index_t tasks, arg_type_ &&arg) noexcept
             : pool(p), n(tasks), fn(std::forward<arg_type_>(arg)) {}
         static void trampoline(void *self, index_t thread) noexcept {
             auto &fork = *static_cast<slices_fork_t *>(self);
-            slice<index_t> const block = static_slice(fork.n, fork.pool.threads_(), thread);
+            slice_t<index_t> const block = static_slice(fork.n, fork.pool.threads_(), thread);
             if (block.count) call_slice_(fork.fn, block.first, block.count, thread);
         }
     };
@@ -722,7 +722,7 @@ private:
     index_t threads_() const noexcept { return control_.threads.load(std::memory_order_relaxed); }
 
     /**  Transition M: take the pool like a dispatch, change the idle mode, release the pool. */
-    status_t change_mood_(mood_t mood, std::uint64_t sleep_us) noexcept {
+    status_t change_idle_mode_(idle_mode_t mode, std::uint64_t sleep_us) noexcept {
         index_t const threads = threads_();
         if (threads == 0) return status_code_t::not_spawned_k;
         index_t expected = 0;
@@ -730,10 +730,10 @@ private:
                                                            std::memory_order_relaxed))
             return threads_() == 0 ? status_code_t::not_spawned_k : status_code_t::contended_k;
         control_.sleep_us.store(sleep_us, std::memory_order_relaxed);
-        mood_t const previous = control_.mood.exchange(mood, std::memory_order_relaxed);
-        // Sleepers re-read the mood when woken: they then wait the new way (or with the new `sleep` period).
-        if (previous == mood_t::sleep_k) wake_sleepers_();
-        // Pairs with the next claimer's T1 acquire: it sees this mood and wakes kernel sleepers if needed.
+        idle_mode_t const previous = control_.idle_mode.exchange(mode, std::memory_order_relaxed);
+        // Sleepers re-read the idle mode when woken: they then wait the new way (or with the new `sleep` period).
+        if (previous == idle_mode_t::sleep_k) wake_sleepers_();
+        // Pairs with the next claimer's T1 acquire: it sees this idle mode and wakes kernel sleepers if needed.
         sync_.threads_to_sync.store(0, std::memory_order_release);
         return status_code_t::success_k;
     }
@@ -803,7 +803,7 @@ private:
             generation = static_cast<generation_t>(epoch + 4u);
         // T2n. Pairs with the acquire in `wait_for_publication_`; `s` and the fork state are ordered before it.
         dispatch_.epoch.store(generation, std::memory_order_release);
-        if (control_.mood.load(std::memory_order_relaxed) != mood_t::spin_k) wake_();
+        if (control_.idle_mode.load(std::memory_order_relaxed) != idle_mode_t::spin_k) wake_();
         trampoline(context, 0);
         wait_for_thread_zero_alone_();
         if (resets_cursors) {
@@ -830,14 +830,14 @@ private:
 
     /**  Leaves nap or sleep for spin, waking kernel sleepers. Only from a dispatch or `terminate`. */
     [[gnu::noinline]] void wake_() noexcept {
-        mood_t const previous = control_.mood.exchange(mood_t::spin_k, std::memory_order_relaxed);
-        if (previous == mood_t::sleep_k) wake_sleepers_();
+        idle_mode_t const previous = control_.idle_mode.exchange(idle_mode_t::spin_k, std::memory_order_relaxed);
+        if (previous == idle_mode_t::sleep_k) wake_sleepers_();
     }
 
-    /**  Wakes every worker blocked in `sleep_until_woken_`; they re-read epoch and mood. */
+    /**  Wakes every worker blocked in `sleep_until_woken_`; they re-read epoch and idle mode. */
     void wake_sleepers_() noexcept {
         // Release pairs with the acquire in `sleep_until_woken_`: a sleeper that reads the new ticket also sees
-        // the new epoch and mood, and one that read the old ticket fails the futex's value check or is woken here.
+        // the new epoch and idle mode, and one that read the old ticket fails the futex's value check or is woken here.
         control_.wake.fetch_add(1, std::memory_order_release);
         kernel_wake_all(control_.wake);
     }
@@ -846,7 +846,7 @@ private:
     void sleep_until_woken_(index_t last) noexcept {
         std::uint32_t const ticket = control_.wake.load(std::memory_order_acquire);
         index_t const epoch = dispatch_.epoch.load(std::memory_order_acquire);
-        if ((epoch != last && (epoch & 1u)) || control_.mood.load(std::memory_order_relaxed) != mood_t::sleep_k) return;
+        if ((epoch != last && (epoch & 1u)) || control_.idle_mode.load(std::memory_order_relaxed) != idle_mode_t::sleep_k) return;
         kernel_wait(control_.wake, ticket, control_.sleep_us.load(std::memory_order_relaxed));
     }
 
@@ -855,14 +855,14 @@ private:
         micro_yield_t micro_yield;
         std::size_t spins = 0;
         for (;;) {
-            // Pairs with the release of T2, T2n and T4: the fork state, cursors and mood are visible.
+            // Pairs with the release of T2, T2n and T4: the fork state, cursors and idle mode are visible.
             index_t const epoch = dispatch_.epoch.load(std::memory_order_acquire);
             if (epoch != last && (epoch & 1u)) return epoch;
-            switch (control_.mood.load(std::memory_order_relaxed)) {
-            case mood_t::sleep_k:
+            switch (control_.idle_mode.load(std::memory_order_relaxed)) {
+            case idle_mode_t::sleep_k:
                 sleep_until_woken_(last), spins = 0;
                 break;
-            case mood_t::nap_k:
+            case idle_mode_t::nap_k:
                 nap_on(dispatch_.epoch, epoch, micro_yield, thread), yield_if_oversubscribed_(spins);
                 break;
             default:
@@ -876,7 +876,7 @@ private:
         for (;;) {
             last = wait_for_publication_(last, thread);
             // `die` is stored before T4's release of epoch, which the wait above acquired.
-            if (control_.mood.load(std::memory_order_relaxed) == mood_t::die_k) return;
+            if (control_.idle_mode.load(std::memory_order_relaxed) == idle_mode_t::die_k) return;
             dispatch_.trampoline(dispatch_.context, thread);
             // Thread 0 of an exclusive pool may have published nested forks (T2n); nobody else can have.
             last = dispatch_.epoch.load(std::memory_order_relaxed);
@@ -886,14 +886,14 @@ private:
 
     /**  T4's second half, also used by a failed `spawn`: wake every started worker with `die`, join them. */
     void stop_workers_(slot_t *slots, index_t started, index_t epoch) noexcept {
-        control_.mood.store(mood_t::die_k, std::memory_order_relaxed);
+        control_.idle_mode.store(idle_mode_t::die_k, std::memory_order_relaxed);
         // Pairs with the acquire in `wait_for_publication_`, which then reads `die`.
         dispatch_.epoch.store(static_cast<index_t>(epoch + 1u), std::memory_order_release);
         wake_sleepers_();
         for (index_t thread = 0; thread != started; ++thread)
             if (slots[thread].thread.joinable()) slots[thread].thread.join();
         dispatch_.epoch.store(static_cast<index_t>(epoch + 2u), std::memory_order_relaxed);
-        control_.mood.store(mood_t::spin_k, std::memory_order_relaxed);
+        control_.idle_mode.store(idle_mode_t::spin_k, std::memory_order_relaxed);
     }
 
     void destroy_slots_(slot_allocator_t &slot_allocator, slot_t *slots, index_t constructed,
@@ -915,6 +915,16 @@ private:
 };
 
 /**  @brief  The default pool: `std::size_t` indices, the target's micro-wait, 128-byte padding. */
-using flat_pool_t = basic_pool<>;
+using flat_pool_t = basic_pool_t<>;
 
+// ---- Deprecated spellings, kept for one release (see CHANGELOG.md) ----
+// NOLINTBEGIN(readability-identifier-naming): the old names, spelled as they were.
+
+template <typename allocator_type_ = std::allocator<std::thread>, typename micro_yield_type_ = default_micro_yield_t,
+          typename index_type_ = std::size_t, std::size_t alignment_ = default_alignment_k>
+using basic_pool [[deprecated("use basic_pool_t")]] =
+    basic_pool_t<allocator_type_, micro_yield_type_, index_type_, alignment_>;
+using mood_t [[deprecated("use idle_mode_t")]] = idle_mode_t;
+
+// NOLINTEND(readability-identifier-naming)
 } // namespace forkunion

@@ -25,7 +25,7 @@
  *  syntax back, and `parse_cpulist(format_cpulist(s)) == s` for every set (the fuzzers check it).
  *
  *  These are pure functions of their arguments: any thread may call them, concurrently, in constant expressions
- *  too. They know nothing of files; `forkunion/topology_linux.hpp` reads the files and decides what to trust.
+ *  too. They know nothing of files; `forkunion/detail/topology_linux.hpp` reads the files and decides what to trust.
  */
 #pragma once
 #include <cstddef> // `std::size_t`
@@ -193,12 +193,12 @@ constexpr bool parse_size_bytes(char const *text, std::size_t length, std::uint6
 /**  @brief  A huge-page directory name, `"hugepages-2048kB"`, to its page size in bytes (> 0). Else `bytes = 0`. */
 constexpr bool parse_hugepages_dir_name(char const *name, std::size_t length, std::uint64_t &page_bytes) noexcept {
     page_bytes = 0;
-    constexpr char prefix[] = "hugepages-";
-    constexpr std::size_t prefix_length = sizeof(prefix) - 1;
-    if (length < prefix_length + 3) return false;
-    for (std::size_t i = 0; i != prefix_length; ++i)
-        if (name[i] != prefix[i]) return false;
-    std::size_t position = prefix_length;
+    constexpr char prefix_k[] = "hugepages-";
+    constexpr std::size_t prefix_length_k = sizeof(prefix_k) - 1;
+    if (length < prefix_length_k + 3) return false;
+    for (std::size_t i = 0; i != prefix_length_k; ++i)
+        if (name[i] != prefix_k[i]) return false;
+    std::size_t position = prefix_length_k;
     std::uint64_t kib = 0;
     if (!scan_decimal(name, length, position, kib, ~std::uint64_t(0) >> 10) || kib == 0) return false;
     if (length - position != 2 || name[position] != 'k' || name[position + 1] != 'B') return false;

@@ -23,7 +23,7 @@
  *    `cpu_mask_t`. On other OSes it answers false.
  *  A harvest either succeeds whole or returns false and leaves the object answering exactly as before; it never
  *  half-fills. It fails when no usable CPU can be found (no sysfs, no online CPU, none allowed) or memory runs
- *  out. The rules that turn sysfs files into domains are written once, in `forkunion/topology_linux.hpp`.
+ *  out. The rules that turn sysfs files into domains are written once, in `forkunion/detail/topology_linux.hpp`.
  *
  *  @section fallback Before, or without, a harvest
  *  A default-constructed topology, and one whose harvests all failed, answers for **one compute domain and one
@@ -44,8 +44,8 @@
  *  `cores_in` returned. Copying and moving work like `std::vector` (copies allocate and may throw).
  *
  *  @section backends Back ends
- *  `basic_machine_topology<source_t>` answers from a `topology_facts_t` that a source fills:
- *  `linux_topology_source_t` (`topology_linux.hpp`) or `portable_topology_source_t` (`topology_portable.hpp`);
+ *  `basic_machine_topology_t<source_t>` answers from a `topology_facts_t` that a source fills:
+ *  `detail::linux_topology_source_t` (`topology_linux.hpp`) or `detail::portable_topology_source_t` (`topology_portable.hpp`);
  *  `topology_source_t` picks the one for this OS, and `machine_topology_t` uses it.
  */
 #pragma once
@@ -54,24 +54,24 @@
 
 #include <forkunion/cpu_mask.hpp>
 #include <forkunion/topology_facts.hpp>
-#include <forkunion/topology_linux.hpp>
-#include <forkunion/topology_portable.hpp>
+#include <forkunion/detail/topology_linux.hpp>
+#include <forkunion/detail/topology_portable.hpp>
 #include <forkunion/types.hpp>
 
 namespace forkunion {
 
 #if FORKUNION_OS_LINUX
-using topology_source_t = linux_topology_source_t;
+using topology_source_t = detail::linux_topology_source_t;
 #else
-using topology_source_t = portable_topology_source_t;
+using topology_source_t = detail::portable_topology_source_t;
 #endif
 
 /**
  *  @brief  The machine's compute and memory domains. See the file comment for the contract.
- *  @tparam source_type_  The back end that harvests: `linux_topology_source_t` or `portable_topology_source_t`.
+ *  @tparam source_type_  The back end that harvests: `detail::linux_topology_source_t` or `detail::portable_topology_source_t`.
  */
 template <typename source_type_ = topology_source_t>
-class basic_machine_topology {
+class basic_machine_topology_t {
 public:
     using source_t = source_type_;
     /**  The facts a source fills: `topology_facts_t`. Named through `source_t` so that nothing of it is
@@ -83,7 +83,7 @@ private:
 
     /**  Takes `harvest` if `attempt` filled it; false (and no change) otherwise or if memory ran out. */
     template <typename attempt_t>
-    bool try_replace(attempt_t &&attempt) noexcept {
+    bool try_replace_(attempt_t &&attempt) noexcept {
         try {
             facts_t harvest;
             if (!attempt(harvest)) return false;
@@ -94,13 +94,13 @@ private:
         }
     }
 
-    compute_domain_facts_t const *compute(std::size_t d) const noexcept {
+    compute_domain_facts_t const *compute_(std::size_t d) const noexcept {
         return d < facts_.compute.size() ? &facts_.compute[d] : nullptr;
     }
-    memory_domain_facts_t const *memory(std::size_t m) const noexcept {
+    memory_domain_facts_t const *memory_(std::size_t m) const noexcept {
         return m < facts_.memory.size() ? &facts_.memory[m] : nullptr;
     }
-    static std::uint64_t sum_pages(huge_pages_facts_t const *pages, std::size_t count, bool bytes) noexcept {
+    static std::uint64_t sum_pages_(huge_pages_facts_t const *pages, std::size_t count, bool bytes) noexcept {
         std::uint64_t total = 0;
         for (std::size_t i = 0; i != count; ++i)
             total += bytes ? pages[i].free_pages * pages[i].page_bytes : pages[i].free_pages;
@@ -113,7 +113,7 @@ public:
      *          If even that cannot be allocated (or after a move), `cores_in(0)` is empty while the counts still
      *          answer 1.
      */
-    basic_machine_topology() noexcept {
+    basic_machine_topology_t() noexcept {
         cpu_mask_t allowed;
         source_t::allowed_cores(allowed);
         try {
@@ -129,7 +129,7 @@ public:
      *  @return True if the object now describes the machine; false leaves it answering as before.
      */
     [[nodiscard]] bool try_harvest() noexcept {
-        return try_replace([](facts_t &harvest) { return source_t::try_harvest_live(harvest); });
+        return try_replace_([](facts_t &harvest) { return source_t::try_harvest_live(harvest); });
     }
 
     /**
@@ -137,7 +137,7 @@ public:
      *          Every online CPU of the tree counts, whatever this process's affinity.
      */
     [[nodiscard]] bool try_harvest_from_sysfs(char const *root) noexcept {
-        return try_replace([&](facts_t &harvest) { return source_t::try_harvest_sysfs(root, nullptr, harvest); });
+        return try_replace_([&](facts_t &harvest) { return source_t::try_harvest_sysfs(root, nullptr, harvest); });
     }
 
     /**
@@ -145,7 +145,7 @@ public:
      *          mask were `allowed`. False if no online CPU of the tree is in `allowed`.
      */
     [[nodiscard]] bool try_harvest_from_sysfs(char const *root, cpu_mask_t const &allowed) noexcept {
-        return try_replace([&](facts_t &harvest) { return source_t::try_harvest_sysfs(root, &allowed, harvest); });
+        return try_replace_([&](facts_t &harvest) { return source_t::try_harvest_sysfs(root, &allowed, harvest); });
     }
 
     /**  @brief  Whether a harvest succeeded (false for the single-domain stand-in). */
@@ -163,14 +163,14 @@ public:
     std::size_t compute_levels_count() const noexcept { return facts_.compute_levels; }
 
     /**  @brief  The level of compute domain `d`: the rank of its capacity class, 0 = slowest. */
-    std::size_t compute_level_in(std::size_t d) const noexcept { return compute(d) ? compute(d)->level : 0; }
+    std::size_t compute_level_in(std::size_t d) const noexcept { return compute_(d) ? compute_(d)->level : 0; }
 
     /**  @brief  Cores in all compute domains: the online cores this harvest may use (the allowed ones). */
     std::size_t logical_cores_count() const noexcept { return facts_.cores.empty() ? 1 : facts_.cores.size(); }
 
     /**  @brief  Cores of compute domain `d`; 0 if `d` is out of range. */
     std::size_t logical_cores_count_in(std::size_t d) const noexcept {
-        if (compute(d)) return compute(d)->cores_count;
+        if (compute_(d)) return compute_(d)->cores_count;
         return d < compute_domains_count() ? 1 : 0; // the core-less stand-in after a failed allocation
     }
 
@@ -179,7 +179,7 @@ public:
      *          next harvest of this object or its destruction. Convertible to `std::span<std::uint32_t const>`.
      */
     core_ids_t cores_in(std::size_t d) const noexcept {
-        compute_domain_facts_t const *domain = compute(d);
+        compute_domain_facts_t const *domain = compute_(d);
         if (!domain || domain->first_core + domain->cores_count > facts_.cores.size()) return {};
         return {facts_.cores.data() + domain->first_core, domain->cores_count};
     }
@@ -188,18 +188,18 @@ public:
      *  @brief  The kernel's rating of domain `d`'s cores (`cpu_capacity`): 1024 for the fastest core of the
      *          machine, the class's largest value; 0 where the kernel publishes none (x86 before hybrid support).
      */
-    std::size_t compute_capacity_in(std::size_t d) const noexcept { return compute(d) ? compute(d)->capacity : 0; }
+    std::size_t compute_capacity_in(std::size_t d) const noexcept { return compute_(d) ? compute_(d)->capacity : 0; }
 
     /**
      *  @brief  The largest data or unified cache of domain `d` that no online core outside `d` shares, in bytes
      *          (often the L3 of a node, the L2 of a core cluster); 0 if unknown.
      */
     std::uint64_t compute_cache_bytes_in(std::size_t d) const noexcept {
-        return compute(d) ? compute(d)->cache_bytes : 0;
+        return compute_(d) ? compute_(d)->cache_bytes : 0;
     }
 
     /**  @brief  The memory domain local to compute domain `d` (its NUMA node's index); 0 if out of range. */
-    std::size_t local_memory_of(std::size_t d) const noexcept { return compute(d) ? compute(d)->memory_domain : 0; }
+    std::size_t local_memory_of(std::size_t d) const noexcept { return compute_(d) ? compute_(d)->memory_domain : 0; }
 
     /**
      *  @brief  The cores this harvest may use: the allowed online cores, every one of which sits in exactly one
@@ -221,7 +221,7 @@ public:
     std::size_t memory_domains_count() const noexcept { return facts_.memory.empty() ? 1 : facts_.memory.size(); }
 
     /**  @brief  The OS node id of memory domain `m` (ids can be sparse: 0, 1, 4, 5, …); 0 if out of range. */
-    std::size_t memory_node_id(std::size_t m) const noexcept { return memory(m) ? memory(m)->node_id : 0; }
+    std::size_t memory_node_id(std::size_t m) const noexcept { return memory_(m) ? memory_(m)->node_id : 0; }
 
     /**  @brief  Installed RAM of the machine in bytes (the sum over memory domains); 0 if unknown. */
     std::uint64_t volume_ram() const noexcept {
@@ -231,7 +231,7 @@ public:
     }
 
     /**  @brief  Installed RAM of memory domain `m` in bytes (`MemTotal`); 0 if unknown or out of range. */
-    std::uint64_t volume_ram_in(std::size_t m) const noexcept { return memory(m) ? memory(m)->ram_bytes : 0; }
+    std::uint64_t volume_ram_in(std::size_t m) const noexcept { return memory_(m) ? memory_(m)->ram_bytes : 0; }
 
     /**
      *  @brief  Free huge pages of the machine, summed over page sizes: the kernel's global pools
@@ -240,14 +240,14 @@ public:
     std::size_t huge_pages_count() const noexcept {
         return static_cast<std::size_t>(
             facts_.global_huge_pages.empty()
-                ? sum_over_domains(false)
-                : sum_pages(facts_.global_huge_pages.data(), facts_.global_huge_pages.size(), false));
+                ? sum_over_domains_(false)
+                : sum_pages_(facts_.global_huge_pages.data(), facts_.global_huge_pages.size(), false));
     }
 
     /**  @brief  Free huge pages of memory domain `m`, summed over page sizes; 0 if out of range. */
     std::size_t huge_pages_count_in(std::size_t m) const noexcept {
-        return memory(m) ? static_cast<std::size_t>(sum_pages(facts_.huge_pages.data() + memory(m)->first_huge_pages,
-                                                              memory(m)->huge_page_sizes, false))
+        return memory_(m) ? static_cast<std::size_t>(sum_pages_(facts_.huge_pages.data() + memory_(m)->first_huge_pages,
+                                                              memory_(m)->huge_page_sizes, false))
                          : 0;
     }
 
@@ -255,32 +255,32 @@ public:
     std::size_t huge_pages_count_in(std::size_t m, std::uint64_t page_bytes) const noexcept {
         for (std::size_t i = 0; i != huge_page_sizes_count_in(m); ++i)
             if (huge_page_size_in(m, i) == page_bytes)
-                return static_cast<std::size_t>(facts_.huge_pages[memory(m)->first_huge_pages + i].free_pages);
+                return static_cast<std::size_t>(facts_.huge_pages[memory_(m)->first_huge_pages + i].free_pages);
         return 0;
     }
 
     /**  @brief  Bytes of free huge pages of the machine (Σ free pages × page size); see `huge_pages_count`. */
     std::uint64_t volume_huge_pages() const noexcept {
         return facts_.global_huge_pages.empty()
-                   ? sum_over_domains(true)
-                   : sum_pages(facts_.global_huge_pages.data(), facts_.global_huge_pages.size(), true);
+                   ? sum_over_domains_(true)
+                   : sum_pages_(facts_.global_huge_pages.data(), facts_.global_huge_pages.size(), true);
     }
 
     /**  @brief  Bytes of free huge pages of memory domain `m`, over all page sizes; 0 if out of range. */
     std::uint64_t volume_huge_pages_in(std::size_t m) const noexcept {
-        return memory(m)
-                   ? sum_pages(facts_.huge_pages.data() + memory(m)->first_huge_pages, memory(m)->huge_page_sizes, true)
+        return memory_(m)
+                   ? sum_pages_(facts_.huge_pages.data() + memory_(m)->first_huge_pages, memory_(m)->huge_page_sizes, true)
                    : 0;
     }
 
     /**  @brief  How many huge-page sizes memory domain `m` publishes (0 if none or out of range). */
     std::size_t huge_page_sizes_count_in(std::size_t m) const noexcept {
-        return memory(m) ? memory(m)->huge_page_sizes : 0;
+        return memory_(m) ? memory_(m)->huge_page_sizes : 0;
     }
 
     /**  @brief  The `i`-th huge-page size of memory domain `m` in bytes, ascending; 0 if out of range. */
     std::uint64_t huge_page_size_in(std::size_t m, std::size_t i) const noexcept {
-        return i < huge_page_sizes_count_in(m) ? facts_.huge_pages[memory(m)->first_huge_pages + i].page_bytes : 0;
+        return i < huge_page_sizes_count_in(m) ? facts_.huge_pages[memory_(m)->first_huge_pages + i].page_bytes : 0;
     }
 
     /**
@@ -296,12 +296,19 @@ public:
     }
 
 private:
-    std::uint64_t sum_over_domains(bool bytes) const noexcept {
-        return sum_pages(facts_.huge_pages.data(), facts_.huge_pages.size(), bytes);
+    std::uint64_t sum_over_domains_(bool bytes) const noexcept {
+        return sum_pages_(facts_.huge_pages.data(), facts_.huge_pages.size(), bytes);
     }
 };
 
 /**  @brief  The topology of this OS's back end (STYLE #7). */
-using machine_topology_t = basic_machine_topology<>;
+using machine_topology_t = basic_machine_topology_t<>;
 
+// ---- Deprecated spellings, kept for one release (see CHANGELOG.md) ----
+// NOLINTBEGIN(readability-identifier-naming): the old names, spelled as they were.
+
+template <typename source_type_ = topology_source_t>
+using basic_machine_topology [[deprecated("use basic_machine_topology_t")]] = basic_machine_topology_t<source_type_>;
+
+// NOLINTEND(readability-identifier-naming)
 } // namespace forkunion

@@ -55,7 +55,7 @@ struct memory_domain_facts_t {
  *  builds a topology does not instantiate five `std::vector` classes (compile cost is a feature, SPEC §2).
  */
 template <typename = void>
-struct basic_topology_facts {
+struct basic_topology_facts_t {
     std::vector<std::uint32_t> cores;
     std::vector<compute_domain_facts_t> compute;
     std::vector<memory_domain_facts_t> memory;
@@ -70,13 +70,13 @@ struct basic_topology_facts {
     static constexpr std::uint8_t local_distance_k = 10;
 };
 
-using topology_facts_t = basic_topology_facts<>;
+using topology_facts_t = basic_topology_facts_t<>;
 
 /**
  *  @brief  Makes `facts` the stand-in: one compute domain over `allowed` (or over CPU 0 if it is empty), one memory
  *          domain (node 0, RAM unknown) at declared distance 10 from itself, `harvested` false.
  *  @throws std::bad_alloc
- *  A template (over `topology_facts_t`) for the same reason as `basic_topology_facts`.
+ *  A template (over `topology_facts_t`) for the same reason as `basic_topology_facts_t`.
  */
 template <typename facts_t>
 void assign_single_domain(facts_t &facts, cpu_mask_t const &allowed) {

@@ -9,7 +9,7 @@
  *  - `status_t`: what every fallible call returns; `[[nodiscard]]`, names its code, explicit `bool` (true = ok).
  *  - `caller_exclusivity_t`: whether the dispatching thread is thread 0 (`caller_inclusive_k`) or only submits
  *    and joins (`caller_exclusive_k`).
- *  - `local_prong<index_t>`: the (task, thread, compute domain) triple handed to callbacks; converts implicitly
+ *  - `prong_t<index_t>`: the (task, thread, compute domain) triple handed to callbacks; converts implicitly
  *    to its task index, so `[](auto task)` works whichever shape a pool passes.
  *  - `static_slice(n, threads, thread)`: the contiguous block of `for_n` and `for_slices`.
  *  - `coprime_stride(count, seed)` and `next_in_coprime_order(...)`: the order in which `for_n_dynamic` thieves
@@ -167,7 +167,7 @@ constexpr char const *to_string(status_t status) noexcept { return status.name()
  *  registers on every mainstream ABI.
  */
 template <typename index_type_ = std::size_t>
-struct local_prong {
+struct prong_t {
     using index_t = index_type_;
     index_t task = 0;
     index_t thread = 0;
@@ -178,11 +178,11 @@ struct local_prong {
 
 /**  @brief  A contiguous run of tasks: `[first, first + count)`. */
 template <typename index_type_ = std::size_t>
-struct slice {
+struct slice_t {
     using index_t = index_type_;
     index_t first = 0;
     index_t count = 0;
-    constexpr bool operator==(slice const &) const noexcept = default;
+    constexpr bool operator==(slice_t const &) const noexcept = default;
 };
 
 /**
@@ -193,7 +193,7 @@ struct slice {
  *  @pre    `threads > 0` and `thread < threads`.
  */
 template <typename index_t>
-constexpr slice<index_t> static_slice(index_t n, index_t threads, index_t thread) noexcept {
+constexpr slice_t<index_t> static_slice(index_t n, index_t threads, index_t thread) noexcept {
     static_assert(std::is_unsigned_v<index_t>, "indices are unsigned");
     index_t const quotient = static_cast<index_t>(n / threads);
     index_t const remainder = static_cast<index_t>(n % threads);
@@ -246,4 +246,13 @@ constexpr index_t next_in_coprime_order(index_t position, index_t stride, index_
     return position >= room ? static_cast<index_t>(position - room) : static_cast<index_t>(position + stride);
 }
 
+// ---- Deprecated spellings, kept for one release (see CHANGELOG.md) ----
+// NOLINTBEGIN(readability-identifier-naming): the old names, spelled as they were.
+
+template <typename index_type_ = std::size_t>
+using local_prong [[deprecated("use prong_t")]] = prong_t<index_type_>;
+template <typename index_type_ = std::size_t>
+using slice [[deprecated("use slice_t")]] = slice_t<index_type_>;
+
+// NOLINTEND(readability-identifier-naming)
 } // namespace forkunion

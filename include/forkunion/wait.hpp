@@ -8,17 +8,17 @@
  *  light-sleeps while `word == seen`, bounded, and may return spuriously. Each says what it requires in
  *  `required_k` (check it with `capabilities_usable`; calling it on a CPU without the feature raises SIGILL).
  *
- *  | wrapper            | header              | instructions          | needs            | bound                  |
- *  | ------------------ | ------------------- | --------------------- | ---------------- | ---------------------- |
- *  | `standard_yield_t` | `wait_portable.hpp` | `sched_yield` (OS)    | nothing          | one scheduler pass     |
- *  | `x86_pause_t`      | `wait_x86.hpp`      | `PAUSE`               | nothing          | a hint                 |
- *  | `x86_tpause_t`     | `wait_x86.hpp`      | `TPAUSE`              | WAITPKG          | TSC deadline           |
- *  | `x86_umwait_t`     | `wait_x86.hpp`      | `UMONITOR` + `UMWAIT` | WAITPKG          | TSC deadline           |
- *  | `arm64_yield_t`    | `wait_arm64.hpp`    | `YIELD`               | nothing          | a hint                 |
- *  | `arm64_wfe_t`      | `wait_arm64.hpp`    | `LDXR` + `WFE`        | event stream     | event stream (100 µs)  |
- *  | `arm64_wfet_t`     | `wait_arm64.hpp`    | `LDXR` + `WFET`       | FEAT_WFxT        | `CNTVCT_EL0` deadline  |
- *  | `risc5_pause_t`    | `wait_risc5.hpp`    | `PAUSE`               | nothing          | a hint                 |
- *  | `risc5_wrs_t`      | `wait_risc5.hpp`    | `LR` + `WRS.STO`      | Zawrs            | implementation timeout |
+ *  | wrapper            | header                     | instructions          | needs        | bound                  |
+ *  | ------------------ | -------------------------- | --------------------- | ------------ | ---------------------- |
+ *  | `standard_yield_t` | `detail/wait_portable.hpp` | `sched_yield` (OS)    | nothing      | one scheduler pass     |
+ *  | `x86_pause_t`      | `detail/wait_x86.hpp`      | `PAUSE`               | nothing      | a hint                 |
+ *  | `x86_tpause_t`     | `detail/wait_x86.hpp`      | `TPAUSE`              | WAITPKG      | TSC deadline           |
+ *  | `x86_umwait_t`     | `detail/wait_x86.hpp`      | `UMONITOR` + `UMWAIT` | WAITPKG      | TSC deadline           |
+ *  | `arm64_yield_t`    | `detail/wait_arm64.hpp`    | `YIELD`               | nothing      | a hint                 |
+ *  | `arm64_wfe_t`      | `detail/wait_arm64.hpp`    | `LDXR` + `WFE`        | event stream | event stream (100 µs)  |
+ *  | `arm64_wfet_t`     | `detail/wait_arm64.hpp`    | `LDXR` + `WFET`       | FEAT_WFxT    | `CNTVCT_EL0` deadline  |
+ *  | `riscv_pause_t`    | `detail/wait_riscv.hpp`    | `PAUSE`               | nothing      | a hint                 |
+ *  | `riscv_wrs_t`      | `detail/wait_riscv.hpp`    | `LR` + `WRS.STO`      | Zawrs        | implementation timeout |
  *
  *  A micro-wait may also accept the waiting thread's index, `micro_yield(thread)`, to back off on its own
  *  schedule; `micro_yield_with(wait, thread)` calls whichever shape the wrapper has.
@@ -27,7 +27,7 @@
  *  best wrapper the CPU has *at run time* (`nap_backend_t`: UMWAIT, WFET, WFE or WRS.STO), or the micro-wait where
  *  it has none. The run-time check is one relaxed load of the cached capability word.
  *
- *  `basic_spin_mutex<micro_yield_t>` is a test-and-test-and-set lock: `lock`, `try_lock`, `unlock`, usable with
+ *  `basic_spin_mutex_t<micro_yield_t>` is a test-and-test-and-set lock: `lock`, `try_lock`, `unlock`, usable with
  *  `std::lock_guard`. It never enters the kernel with the default wrapper, so it is only the right lock for short
  *  critical sections on threads that are not oversubscribed (a preempted holder makes waiters burn their slice).
  */
@@ -37,40 +37,57 @@
 
 #include <forkunion/capabilities.hpp>
 #include <forkunion/types.hpp>
-#include <forkunion/wait_arm64.hpp>
-#include <forkunion/wait_portable.hpp>
-#include <forkunion/wait_risc5.hpp>
-#include <forkunion/wait_x86.hpp>
+#include <forkunion/detail/wait_arm64.hpp>
+#include <forkunion/detail/wait_portable.hpp>
+#include <forkunion/detail/wait_riscv.hpp>
+#include <forkunion/detail/wait_x86.hpp>
 
 namespace forkunion {
+
+// The micro-waits and address waits are public API: any of them may be a pool's `micro_yield_t`.
+using detail::standard_yield_t;
+#if FORKUNION_ARCH_X86
+using detail::x86_pause_t;
+#endif
+#if FORKUNION_ARCH_X86 && FORKUNION_INLINE_ASM && !FORKUNION_PORTABLE
+using detail::x86_tpause_t;
+using detail::x86_umwait_t;
+#endif
+#if FORKUNION_ARCH_ARM64
+using detail::arm64_yield_t;
+#endif
+#if FORKUNION_ARCH_ARM64 && FORKUNION_INLINE_ASM && !FORKUNION_PORTABLE
+using detail::arm64_wfe_t;
+using detail::arm64_wfet_t;
+#endif
+#if FORKUNION_ARCH_RISCV
+using detail::riscv_pause_t;
+using risc5_pause_t [[deprecated("use riscv_pause_t")]] = riscv_pause_t;
+#endif
+#if FORKUNION_ARCH_RISCV && FORKUNION_INLINE_ASM && !FORKUNION_PORTABLE
+using detail::riscv_wrs_t;
+using risc5_wrs_t [[deprecated("use riscv_wrs_t")]] = riscv_wrs_t;
+#endif
 
 #if FORKUNION_ARCH_X86
 using default_micro_yield_t = x86_pause_t;
 #elif FORKUNION_ARCH_ARM64
 using default_micro_yield_t = arm64_yield_t;
 #elif FORKUNION_ARCH_RISCV
-using default_micro_yield_t = risc5_pause_t;
+using default_micro_yield_t = riscv_pause_t;
 #else
 using default_micro_yield_t = standard_yield_t; // no user-mode spin hint known for this target (e.g. s390x)
 #endif
 
-/**  @brief  The nap backend of targets without an address wait (or of portable builds): it never naps. */
-struct portable_nap_t {
-    static char const *instruction() noexcept { return nullptr; }
-    template <typename value_t>
-    static bool try_nap(std::atomic<value_t> const &, value_t) noexcept {
-        return false;
-    }
-};
-
+/**  @brief  The address wait `nap_on` parks on: the best one this target compiles, checked at run time. */
 #if FORKUNION_ARCH_X86 && FORKUNION_INLINE_ASM && !FORKUNION_PORTABLE
-using nap_backend_t = x86_nap_t;
+using nap_backend_t = detail::x86_nap_t;
 #elif FORKUNION_ARCH_ARM64 && FORKUNION_INLINE_ASM && !FORKUNION_PORTABLE
-using nap_backend_t = arm64_nap_t;
+using nap_backend_t = detail::arm64_nap_t;
 #elif FORKUNION_ARCH_RISCV && FORKUNION_INLINE_ASM && !FORKUNION_PORTABLE
-using nap_backend_t = risc5_nap_t;
+using nap_backend_t = detail::riscv_nap_t;
 #else
-using nap_backend_t = portable_nap_t;
+using nap_backend_t = detail::portable_nap_t;
 #endif
 
 /**  @brief  Calls `wait(thread)` if the wrapper takes a thread index, else `wait()`. */
@@ -91,13 +108,13 @@ inline void micro_yield_with(micro_yield_t &wait, index_t thread) noexcept {
  *  swap, never a CAS retry); waiters spin on plain loads, so they share the line instead of bouncing it.
  */
 template <typename micro_yield_type_ = default_micro_yield_t>
-class basic_spin_mutex {
+class basic_spin_mutex_t {
 public:
     using micro_yield_t = micro_yield_type_;
 
-    basic_spin_mutex() noexcept = default;
-    basic_spin_mutex(basic_spin_mutex const &) = delete;
-    basic_spin_mutex &operator=(basic_spin_mutex const &) = delete;
+    basic_spin_mutex_t() noexcept = default;
+    basic_spin_mutex_t(basic_spin_mutex_t const &) = delete;
+    basic_spin_mutex_t &operator=(basic_spin_mutex_t const &) = delete;
 
     /**  @brief  Blocks (spinning) until the lock is held by the caller. */
     void lock() noexcept {
@@ -120,11 +137,11 @@ private:
     std::atomic<bool> locked_{false};
 };
 
-using spin_mutex_t = basic_spin_mutex<>;
+using spin_mutex_t = basic_spin_mutex_t<>;
 
 /**
  *  @brief  One idle step of a napping waiter: light-sleeps while `word` still equals `seen`, for at most a
- *          bounded time, then returns so the caller re-checks its condition (and its mood).
+ *          bounded time, then returns so the caller re-checks its condition (and its idle mode).
  *
  *  Parks on the word's cache line with `nap_backend_t`, the best address wait the CPU has at run time, and falls
  *  back to one `micro_yield_with(micro_yield, thread)` where it has none (so either wrapper shape works). No system
@@ -138,4 +155,11 @@ inline void nap_on(std::atomic<value_type_> const &word, value_type_ seen, micro
     if (!nap_backend_t::try_nap(word, seen)) micro_yield_with(micro_yield, thread);
 }
 
+// ---- Deprecated spellings, kept for one release (see CHANGELOG.md) ----
+// NOLINTBEGIN(readability-identifier-naming): the old names, spelled as they were.
+
+template <typename micro_yield_type_ = default_micro_yield_t>
+using basic_spin_mutex [[deprecated("use basic_spin_mutex_t")]] = basic_spin_mutex_t<micro_yield_type_>;
+
+// NOLINTEND(readability-identifier-naming)
 } // namespace forkunion

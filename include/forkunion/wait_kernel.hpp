@@ -1,33 +1,30 @@
 /**
  *  @file   forkunion/wait_kernel.hpp
- *  @brief  Blocking in the kernel on a 32-bit word: the back end of `basic_pool::sleep`.
+ *  @brief  Blocking in the kernel on a 32-bit word: the backend of a pool's kernel-parked idle workers.
  *
- *  One small interface with one back end per OS (STYLE #7), each at namespace scope:
+ *  One small interface, one backend per OS, picked here with `using`:
  *
  *  - `kernel_wait(word, expected, timeout_us)`: blocks while `word == expected`, for at most `timeout_us`
  *    microseconds (0 = no limit). May return early or spuriously: callers re-check their condition.
  *  - `kernel_wake_all(word)`: wakes every thread blocked in `kernel_wait` on `word`.
  *
- *  Linux: the raw `futex(FUTEX_WAIT_PRIVATE)` system call with a relative `timespec` split into seconds and
- *  nanoseconds, so waits of 1 s and more work (the reference passed >= 1e9 ns to `nanosleep` and got `EINVAL`).
- *  Elsewhere: `std::atomic::wait`/`notify_all` when untimed, and a `sleep_for` of the timeout when timed.
+ *  Linux (`detail/wait_kernel_linux.hpp`): the raw `futex(FUTEX_WAIT_PRIVATE)` system call with a relative
+ *  `timespec` split into seconds and nanoseconds, so waits of 1 s and more work (a single nanosecond count of 1e9 or
+ *  more is `EINVAL` for `nanosleep`-style calls). Elsewhere (`detail/wait_kernel_portable.hpp`):
+ *  `std::atomic::wait`/`notify_all` when untimed, and a `sleep_for` of the timeout when timed.
  *
- *  A kernel wake-up costs tens of microseconds on these VMs (measured), so pools only block here when asked to.
+ *  A kernel wake-up costs tens of microseconds on a 2-vCPU KVM guest (`forkunion_bench_wake`, AMD Zen 5), so pools
+ *  only block here after their idle policy says so.
  */
 #pragma once
 #include <atomic>  // `std::atomic`
 #include <cstdint> // `std::uint32_t`
-#include <forkunion/types.hpp>
 
+#include <forkunion/types.hpp>
 #if FORKUNION_OS_LINUX
-#include <climits>       // `INT_MAX`
-#include <ctime>         // `timespec`
-#include <linux/futex.h> // `FUTEX_WAIT_PRIVATE`
-#include <sys/syscall.h> // `SYS_futex`
-#include <unistd.h>      // `syscall`
+#include <forkunion/detail/wait_kernel_linux.hpp>
 #else
-#include <chrono> // `std::chrono::microseconds`
-#include <thread> // `std::this_thread::sleep_for`
+#include <forkunion/detail/wait_kernel_portable.hpp>
 #endif
 
 namespace forkunion {
@@ -37,30 +34,17 @@ static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t) &&
               "a futex word must be a plain lock-free 32-bit integer");
 
 #if FORKUNION_OS_LINUX
-
-inline void kernel_wait(std::atomic<std::uint32_t> &word, std::uint32_t expected, std::uint64_t timeout_us) noexcept {
-    timespec timeout {};
-    timeout.tv_sec = static_cast<time_t>(timeout_us / 1'000'000u);
-    timeout.tv_nsec = static_cast<long>(timeout_us % 1'000'000u) * 1000L;
-    // `EAGAIN` (the word already moved), `EINTR` and `ETIMEDOUT` all mean "re-check": the caller loops.
-    (void)::syscall(SYS_futex, reinterpret_cast<std::uint32_t *>(&word), FUTEX_WAIT_PRIVATE, expected,
-                    timeout_us ? &timeout : nullptr, nullptr, 0);
-}
-
-inline void kernel_wake_all(std::atomic<std::uint32_t> &word) noexcept {
-    (void)::syscall(SYS_futex, reinterpret_cast<std::uint32_t *>(&word), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr,
-                    nullptr, 0);
-}
-
+using kernel_wait_backend_t = detail::linux_kernel_wait_t;
 #else
+using kernel_wait_backend_t = detail::portable_kernel_wait_t;
+#endif
 
+/**  @brief  Blocks while `word == expected`, at most `timeout_us` µs (0 = no limit); may return spuriously. */
 inline void kernel_wait(std::atomic<std::uint32_t> &word, std::uint32_t expected, std::uint64_t timeout_us) noexcept {
-    if (timeout_us == 0) word.wait(expected, std::memory_order_acquire);
-    else std::this_thread::sleep_for(std::chrono::microseconds(timeout_us));
+    kernel_wait_backend_t::wait(word, expected, timeout_us);
 }
 
-inline void kernel_wake_all(std::atomic<std::uint32_t> &word) noexcept { word.notify_all(); }
-
-#endif
+/**  @brief  Wakes every thread blocked in `kernel_wait` on `word`. Any thread; a system call on Linux. */
+inline void kernel_wake_all(std::atomic<std::uint32_t> &word) noexcept { kernel_wait_backend_t::wake_all(word); }
 
 } // namespace forkunion

@@ -68,7 +68,7 @@ struct sweep_t {
         }
     }
 
-    forkunion::slice<index_t> block(unsigned owner) const {
+    forkunion::slice_t<index_t> block(unsigned owner) const {
         return forkunion::static_slice<index_t>(static_cast<index_t>(n), static_cast<index_t>(threads),
                                                 static_cast<index_t>(owner));
     }
@@ -89,7 +89,7 @@ struct sweep_t {
     /**  One atomic access of thread t: the relaxed pre-check load, or one `fetch_add`. */
     void step(unsigned t) {
         thread_state_t &me = state[t];
-        forkunion::slice<index_t> const b = block(me.victim);
+        forkunion::slice_t<index_t> const b = block(me.victim);
         if (!me.at_fetch) {
             if (cursor[me.victim] >= b.count)
                 advance(t);

@@ -16,7 +16,7 @@
 #include <forkunion/flat.hpp>
 
 namespace fu = forkunion;
-using pool_t = fu::basic_pool<std::allocator<std::thread>, fu::default_micro_yield_t, std::uint8_t>;
+using pool_t = fu::basic_pool_t<std::allocator<std::thread>, fu::default_micro_yield_t, std::uint8_t>;
 
 int main() {
     pool_t pool;

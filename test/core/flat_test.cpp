@@ -1,0 +1,349 @@
+/**
+ *  @file   flat_test.cpp
+ *  @brief  Tests of `include/forkunion/flat.hpp`: the shared pool suite at every index width, plus what is
+ *          specific to the flat pool (the exact static split, spawn failures, idle CPU, layout).
+ */
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <system_error>
+#include <thread>
+
+#include <sys/resource.h> // `setrlimit`
+#include <sys/wait.h>     // `waitpid`
+#include <signal.h>       // `kill`
+#include <unistd.h>       // `fork`, `setuid`, `gettid`
+#include <dirent.h>       // `opendir`
+
+#include <forkunion/flat.hpp>
+
+#include "pool_suite.hpp"
+
+namespace fu = forkunion;
+using namespace forkunion::testing;
+
+namespace {
+
+template <typename index_t>
+struct flat_config {
+    using pool_t = fu::basic_pool_t<std::allocator<std::thread>, fu::default_micro_yield_t, index_t>;
+    static fu::status_t spawn(pool_t &pool, std::size_t threads, fu::caller_exclusivity_t exclusivity) {
+        return pool.spawn(static_cast<index_t>(threads), exclusivity);
+    }
+};
+
+using flat_configs = ::testing::Types<flat_config<std::uint8_t>, flat_config<std::uint16_t>, flat_config<std::uint32_t>,
+                                      flat_config<std::size_t>>;
+
+} // namespace
+
+INSTANTIATE_TYPED_TEST_SUITE_P(flat, pool_suite, flat_configs);
+
+namespace {
+
+template <typename index_t>
+using flat_pool_of = typename flat_config<index_t>::pool_t;
+
+template <typename index_t>
+void check_static_split_is_exact() {
+    using pool_t = flat_pool_of<index_t>;
+    using prong_t = typename pool_t::prong_t;
+    for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k}) {
+        for (std::size_t threads : thread_counts<index_t>()) {
+            pool_t pool;
+            ASSERT_TRUE(pool.spawn(static_cast<index_t>(threads), exclusivity));
+            for (std::size_t n : task_counts<index_t>(threads)) {
+                SCOPED_TRACE(::testing::Message()
+                             << exclusivity_name(exclusivity) << ", T = " << threads << ", n = " << n);
+                std::vector<std::atomic<std::size_t>> owner(n);
+                pool.for_n(static_cast<index_t>(n),
+                           [&](prong_t prong) noexcept {
+                               owner[prong.task].store(prong.thread, std::memory_order_relaxed);
+                           })
+                    .join();
+                std::vector<fu::slice_t<index_t>> slices(threads, fu::slice_t<index_t>{0, 0});
+                std::vector<std::atomic<std::size_t>> calls(threads);
+                pool.for_slices(static_cast<index_t>(n),
+                                [&](prong_t first, index_t count) noexcept {
+                                    slices[first.thread] = {first.task, count};
+                                    calls[first.thread].fetch_add(1, std::memory_order_relaxed);
+                                })
+                    .join();
+                std::size_t const q = n / threads, r = n % threads;
+                for (std::size_t thread = 0; thread != threads; ++thread) {
+                    std::size_t const first = q * thread + std::min(thread, r);
+                    std::size_t const count = q + (thread < r);
+                    EXPECT_EQ(calls[thread].load(), count ? 1u : 0u) << "thread " << thread;
+                    if (count) {
+                        EXPECT_EQ(std::size_t(slices[thread].first), first) << "thread " << thread;
+                        EXPECT_EQ(std::size_t(slices[thread].count), count) << "thread " << thread;
+                    }
+                    for (std::size_t task = first; task != first + count; ++task)
+                        EXPECT_EQ(owner[task].load(), thread) << "task " << task;
+                }
+            }
+        }
+    }
+}
+
+} // namespace
+
+TEST(flat, static_split_follows_the_formula_exactly) {
+    check_static_split_is_exact<std::uint8_t>();
+    check_static_split_is_exact<std::uint16_t>();
+    check_static_split_is_exact<std::size_t>();
+}
+
+// ---- Spawn failures, injected through the allocator ----
+
+namespace {
+
+struct injection_t {
+    std::atomic<bool> fail_allocate{false};
+    std::atomic<long> constructs_until_failure{-1}; // -1: never fail
+};
+injection_t injection;
+
+template <typename value_type_>
+struct injecting_allocator {
+    using value_type = value_type_;
+    injecting_allocator() noexcept = default;
+    template <typename other_type_>
+    injecting_allocator(injecting_allocator<other_type_> const &) noexcept {}
+
+    value_type *allocate(std::size_t n) {
+        if (injection.fail_allocate.load()) throw std::bad_alloc();
+        return std::allocator<value_type>{}.allocate(n);
+    }
+    void deallocate(value_type *pointer, std::size_t n) noexcept {
+        std::allocator<value_type>{}.deallocate(pointer, n);
+    }
+
+    /**  The pool starts each worker while constructing its slot, so a throwing `construct` is a refused thread. */
+    template <typename object_type_, typename... args_types_>
+    void construct(object_type_ *pointer, args_types_ &&...args) {
+        if (injection.constructs_until_failure.fetch_sub(1) == 0)
+            throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again));
+        ::new (static_cast<void *>(pointer)) object_type_(std::forward<args_types_>(args)...);
+    }
+    template <typename other_type_>
+    bool operator==(injecting_allocator<other_type_> const &) const noexcept {
+        return true;
+    }
+};
+
+using injected_pool_t = fu::basic_pool_t<injecting_allocator<std::thread>>;
+
+} // namespace
+
+TEST(flat, failed_allocation_refuses_spawn_and_leaks_nothing) {
+    std::size_t const threads_before = settled_live_threads();
+    injected_pool_t pool;
+    injection.fail_allocate = true;
+    EXPECT_EQ(pool.spawn(4).code(), fu::status_code_t::bad_alloc_k);
+    injection.fail_allocate = false;
+    EXPECT_EQ(pool.threads_count(), 0u);
+    EXPECT_TRUE(threads_settle_to(threads_before));
+    ASSERT_TRUE(pool.spawn(4)) << "a refused spawn leaves the pool spawnable";
+    std::atomic<std::size_t> ran{0};
+    pool.for_n(100, [&](std::size_t) noexcept { ran.fetch_add(1); }).join();
+    EXPECT_EQ(ran.load(), 100u);
+}
+
+TEST(flat, refused_thread_stops_and_joins_the_started_ones) {
+    std::size_t const threads_before = settled_live_threads();
+    for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k}) {
+        for (long fail_at : {0L, 1L, 3L, 5L}) {
+            SCOPED_TRACE(::testing::Message() << exclusivity_name(exclusivity) << ", slot " << fail_at << " fails");
+            injected_pool_t pool;
+            injection.constructs_until_failure = fail_at;
+            fu::status_t const status = pool.spawn(6, exclusivity);
+            injection.constructs_until_failure = -1;
+            EXPECT_EQ(status.code(), fu::status_code_t::thread_refused_k) << status.name();
+            EXPECT_EQ(pool.threads_count(), 0u);
+            EXPECT_TRUE(threads_settle_to(threads_before)) << "threads started before the refusal were joined";
+            ASSERT_TRUE(pool.spawn(3, exclusivity));
+            std::atomic<std::size_t> ran{0};
+            pool.for_threads([&](std::size_t) noexcept { ran.fetch_add(1); }).join();
+            EXPECT_EQ(ran.load(), 3u);
+        }
+    }
+    EXPECT_TRUE(threads_settle_to(threads_before));
+}
+
+TEST(flat, thread_limit_refuses_spawn_in_a_child_process) {
+    // A child process lowers RLIMIT_NPROC so that only a few threads can start; root is exempt from that limit,
+    // so a root child first becomes `nobody`. Exit codes name the failed check.
+    std::fflush(nullptr);
+    pid_t const child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        std::size_t const threads_before = settled_live_threads(); // before the limit: runtime helpers exist
+        rlimit const limit{4, 4};
+        if (::setrlimit(RLIMIT_NPROC, &limit) != 0) ::_exit(10);
+        if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(11);
+        fu::flat_pool_t pool;
+        fu::status_t const status = pool.spawn(32);
+        if (status.code() != fu::status_code_t::thread_refused_k) ::_exit(12);
+        if (!threads_settle_to(threads_before)) ::_exit(13);
+        if (!pool.spawn(1)) ::_exit(14); // a caller-inclusive pool of one starts no thread
+        std::atomic<std::size_t> ran{0};
+        pool.for_n(10, [&](std::size_t) noexcept { ran.fetch_add(1); }).join();
+        ::_exit(ran.load() == 10 ? 0 : 15);
+    }
+    int child_status = 0;
+    bool const exited = eventually([&] { return ::waitpid(child, &child_status, WNOHANG) == child; });
+    if (!exited) ::kill(child, SIGKILL), ::waitpid(child, &child_status, 0);
+    ASSERT_TRUE(exited) << "the child hung";
+    ASSERT_TRUE(WIFEXITED(child_status)) << "the child crashed with signal " << WTERMSIG(child_status);
+    EXPECT_EQ(WEXITSTATUS(child_status), 0) << "child check " << WEXITSTATUS(child_status) << " failed";
+}
+
+// ---- Idle modes ----
+
+TEST(flat, sleeping_workers_burn_no_cpu) {
+    std::size_t const cores = fu::allowed_cores_count();
+    for (std::size_t threads : {std::size_t(2), 3 * cores}) {
+        for (std::size_t microseconds : {std::size_t(0), std::size_t(1'500'000)}) {
+            SCOPED_TRACE(::testing::Message() << threads << " threads, sleep(" << microseconds << ")");
+            fu::flat_pool_t pool;
+            ASSERT_TRUE(pool.spawn(threads));
+            pool.for_threads([](std::size_t) noexcept {}).join();
+            ASSERT_TRUE(pool.sleep(microseconds));
+            EXPECT_EQ(pool.idle_mode(), fu::idle_mode_t::sleep_k);
+            // The window is a measurement, not synchronization: spinning workers would burn `threads - 1`
+            // cores for all of it (up to the cores available); blocked ones burn nothing.
+            double const cpu_before = process_cpu_seconds();
+            auto const wall_before = std::chrono::steady_clock::now();
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            double const wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_before).count();
+            double const cpu = process_cpu_seconds() - cpu_before;
+            EXPECT_LT(cpu, 0.1 * wall) << "workers burned " << cpu << " s of CPU in " << wall << " s asleep";
+            std::atomic<std::size_t> ran{0};
+            pool.for_n(threads * 3, [&](std::size_t) noexcept { ran.fetch_add(1); }).join();
+            EXPECT_EQ(ran.load(), threads * 3);
+            EXPECT_EQ(pool.idle_mode(), fu::idle_mode_t::spin_k) << "a dispatch returns the pool to spinning";
+        }
+    }
+}
+
+namespace {
+/**  Threads of this process, other than the caller, that the kernel holds blocked (state S or D in their stat). */
+std::size_t blocked_threads_but_self() {
+    std::size_t blocked = 0;
+    std::string const self = std::to_string(::gettid());
+    if (DIR *dir = ::opendir("/proc/self/task")) {
+        while (dirent *entry = ::readdir(dir)) {
+            if (entry->d_name[0] == '.' || self == entry->d_name) continue;
+            std::string const path = std::string("/proc/self/task/") + entry->d_name + "/stat";
+            char line[512] = {};
+            if (std::FILE *file = std::fopen(path.c_str(), "r")) {
+                std::size_t const length = std::fread(line, 1, sizeof(line) - 1, file);
+                std::fclose(file);
+                line[length] = 0;
+            }
+            // "tid (comm) S ...": the state follows the last ')', since `comm` may hold one.
+            char const *state = std::strrchr(line, ')');
+            if (state && (state[2] == 'S' || state[2] == 'D')) ++blocked;
+        }
+        ::closedir(dir);
+    }
+    return blocked;
+}
+} // namespace
+
+TEST(flat, leaving_sleep_wakes_the_kernel_sleepers) {
+    // Regression: `nap()` after `sleep(0)` stored its idle mode without waking the workers already blocked in the
+    // kernel, and the next dispatch saw `nap`, not `sleep`, so it woke nobody and hung. The window is only open
+    // once the workers really block, which is what the poll below waits for.
+    std::size_t const cores = fu::allowed_cores_count();
+    for (std::size_t threads : {std::size_t(2), 3 * cores}) {
+        for (bool to_nap : {true, false}) {
+            SCOPED_TRACE(::testing::Message()
+                         << threads << " threads, sleep(0) then " << (to_nap ? "nap()" : "sleep(1 s)"));
+            fu::flat_pool_t pool;
+            ASSERT_TRUE(pool.spawn(threads, fu::caller_exclusive_k));
+            pool.for_threads([](std::size_t) noexcept {}).join();
+            ASSERT_TRUE(pool.sleep(0));
+            ASSERT_TRUE(eventually([&] { return blocked_threads_but_self() + 1 == live_threads(); }))
+                << "the workers never blocked in the kernel";
+            ASSERT_TRUE(to_nap ? pool.nap() : pool.sleep(1'000'000));
+            if (!to_nap) { // the sleepers are back in the kernel, now with a period
+                ASSERT_TRUE(eventually([&] { return blocked_threads_but_self() + 1 == live_threads(); }));
+            }
+            std::atomic<std::size_t> ran{0};
+            auto guard = pool.for_n(threads * 3, [&](std::size_t) noexcept { ran.fetch_add(1); });
+            if (!eventually([&] { return guard.is_complete(); })) {
+                // The pool cannot be destroyed with its workers lost in the kernel: report and leave.
+                ADD_FAILURE() << "the dispatch after the idle-mode change never completed: a lost kernel wake-up";
+                std::fflush(nullptr);
+                std::_Exit(EXIT_FAILURE);
+            }
+            guard.join();
+            EXPECT_EQ(ran.load(), threads * 3);
+        }
+    }
+}
+
+// ---- Contracts and layout ----
+
+TEST(flat, terminate_from_a_callback_is_ignored) {
+    for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k}) {
+        fu::flat_pool_t pool;
+        ASSERT_TRUE(pool.spawn(3, exclusivity));
+        pool.for_threads([&](std::size_t) noexcept { pool.terminate(); }).join();
+        EXPECT_EQ(pool.threads_count(), 3u);
+        std::atomic<std::size_t> ran{0};
+        pool.for_n(9, [&](std::size_t) noexcept { ran.fetch_add(1); }).join();
+        EXPECT_EQ(ran.load(), 9u);
+    }
+}
+
+TEST(flat, terminate_completes_an_unjoined_dispatch) {
+    std::atomic<std::size_t> ran{0};
+    auto count = [&](std::size_t) noexcept { ran.fetch_add(1); };
+    for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k}) {
+        ran = 0;
+        fu::flat_pool_t pool;
+        ASSERT_TRUE(pool.spawn(4, exclusivity));
+        EXPECT_NE(pool.unsafe_for_threads(count), 0u);
+        pool.terminate(); // runs the caller's owed slice on inclusive pools, waits for the workers on exclusive ones
+        EXPECT_EQ(ran.load(), 4u) << exclusivity_name(exclusivity);
+    }
+}
+
+TEST(flat, memory_usage_and_oversubscription_are_reported) {
+    std::size_t const cores = fu::allowed_cores_count();
+    fu::flat_pool_t pool;
+    EXPECT_EQ(pool.memory_usage(), sizeof(fu::flat_pool_t));
+    EXPECT_EQ(sizeof(fu::flat_pool_t) % fu::default_alignment_k, 0u);
+    EXPECT_EQ(alignof(fu::flat_pool_t), fu::default_alignment_k);
+    ASSERT_TRUE(pool.spawn(3 * cores));
+    EXPECT_EQ(pool.memory_usage(), sizeof(fu::flat_pool_t) + 3 * cores * fu::default_alignment_k);
+    EXPECT_TRUE(pool.oversubscribed());
+    pool.terminate();
+    ASSERT_TRUE(pool.spawn(1));
+    EXPECT_FALSE(pool.oversubscribed());
+    pool.terminate();
+    ASSERT_TRUE(pool.spawn(cores, fu::caller_exclusive_k));
+    EXPECT_TRUE(pool.oversubscribed()) << "an exclusive caller spins in join(), so it counts as a spinner";
+}
+
+TEST(flat, status_names_and_bool) {
+    fu::status_t const ok;
+    EXPECT_TRUE(ok);
+    EXPECT_STREQ(ok.name(), "success");
+    fu::status_t const contended = fu::status_code_t::contended_k;
+    EXPECT_FALSE(contended);
+    EXPECT_STREQ(fu::to_string(contended), "contended");
+    EXPECT_EQ(static_cast<int>(contended.code()), -6);
+}
