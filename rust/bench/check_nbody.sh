@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks that every Rust N-body backend ends in the C++ N-body's state, bit for bit: `state_after_8_steps` of
-# rust/bench's `nbody` (each backend, forkunion's and Rayon's) against bench/nbody.cpp's binary, for a few seeds and
+# rust/bench's `nbody` (each backend, forkunion's and Rayon's) against bench/nbody/nbody.cpp's binary, for a few seeds and
 # body counts, with the serial CHECK on in both.
 #
 #   bash rust/bench/check_nbody.sh [path/to/forkunion_bench_nbody]

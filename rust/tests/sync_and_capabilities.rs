@@ -73,6 +73,7 @@ fn capability_names_round_trip() {
         (fu::Capabilities::X86_WAITPKG, "x86_waitpkg"),
         (fu::Capabilities::X86_CLDEMOTE, "x86_cldemote"),
         (fu::Capabilities::ARM64_WFXT, "arm64_wfxt"),
+        (fu::Capabilities::RISCV_ZAWRS, "riscv_zawrs"),
         (fu::Capabilities::OS_THREADS, "os_threads"),
         (fu::Capabilities::MEMORY_PLACEMENT, "memory_placement"),
         (fu::Capabilities::HUGE_PAGES, "huge_pages"),

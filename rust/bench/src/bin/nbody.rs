@@ -1,6 +1,6 @@
 //! N-body, the dispatch-latency benchmark: microseconds per step, two fork-joins per step, forkunion against Rayon.
 //!
-//! The same bodies, kernels and state hash as the C++ `bench/nbody.cpp`, so its `state_after_8_steps` equals the
+//! The same bodies, kernels and state hash as the C++ `bench/nbody/nbody.cpp`, so its `state_after_8_steps` equals the
 //! C++ binary's for the same seed and count, bit for bit: body i takes draws 7i..7i+6 for position xyz, velocity
 //! xyz and mass (a uniform float is `float(draw >> 40) * 2^-24`, mass = 1e10 + u * (1e15 - 1e10) in `f32`); one
 //! step is a force pass (each body sums the pull of every other body in index order, with the 0x5f3759df inverse
