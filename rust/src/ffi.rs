@@ -19,10 +19,16 @@ pub const fu_contended_k: fu_status_t = -6;
 pub const fu_unsupported_k: fu_status_t = -7;
 pub const fu_placement_refused_k: fu_status_t = -8;
 pub const fu_stale_generation_k: fu_status_t = -9;
-/// Reserved for pools inherited by a `fork()` child (the C API answers `fu_not_spawned_k` there today).
 pub const fu_forked_k: fu_status_t = -10;
 
 pub type fu_capabilities_t = u64;
+
+pub type fu_idle_mode_t = c_int;
+pub const fu_idle_spin_k: fu_idle_mode_t = 0;
+pub const fu_idle_adaptive_k: fu_idle_mode_t = 1;
+pub const fu_idle_nap_k: fu_idle_mode_t = 2;
+pub const fu_idle_sleep_k: fu_idle_mode_t = 3;
+pub const FU_DEFAULT_IDLE_WINDOW_US: u64 = 100;
 
 pub type fu_caller_exclusivity_t = c_int;
 pub const fu_caller_inclusive_k: fu_caller_exclusivity_t = 0;
@@ -150,6 +156,29 @@ extern "C" {
         callback: fu_for_slices_t,
         context: *mut c_void,
     ) -> fu_status_t;
+    pub fn fu_pool_for_threads_or_run_on_caller(
+        pool: fu_pool_t,
+        callback: fu_for_threads_t,
+        context: *mut c_void,
+    ) -> fu_status_t;
+    pub fn fu_pool_for_n_or_run_on_caller(
+        pool: fu_pool_t,
+        n: usize,
+        callback: fu_for_n_t,
+        context: *mut c_void,
+    ) -> fu_status_t;
+    pub fn fu_pool_for_n_dynamic_or_run_on_caller(
+        pool: fu_pool_t,
+        n: usize,
+        callback: fu_for_n_t,
+        context: *mut c_void,
+    ) -> fu_status_t;
+    pub fn fu_pool_for_slices_or_run_on_caller(
+        pool: fu_pool_t,
+        n: usize,
+        callback: fu_for_slices_t,
+        context: *mut c_void,
+    ) -> fu_status_t;
     pub fn fu_pool_unsafe_for_threads(
         pool: fu_pool_t,
         callback: fu_for_threads_t,
@@ -158,6 +187,11 @@ extern "C" {
     ) -> fu_status_t;
     pub fn fu_pool_is_complete(pool: fu_pool_t, generation: usize) -> c_int;
     pub fn fu_pool_unsafe_join(pool: fu_pool_t, generation: usize) -> fu_status_t;
+    pub fn fu_pool_set_idle_policy(pool: fu_pool_t, mode: fu_idle_mode_t, microseconds: u64) -> fu_status_t;
+    pub fn fu_pool_idle_policy(pool: fu_pool_t, mode: *mut fu_idle_mode_t, microseconds: *mut u64) -> fu_status_t;
+    pub fn fu_pool_parked_threads_count(pool: fu_pool_t) -> usize;
+    pub fn fu_pool_set_stack_size(pool: fu_pool_t, bytes: usize) -> fu_status_t;
+    pub fn fu_pool_stack_size(pool: fu_pool_t) -> usize;
     pub fn fu_pool_nap(pool: fu_pool_t) -> fu_status_t;
     pub fn fu_pool_sleep(pool: fu_pool_t, microseconds: usize) -> fu_status_t;
 
@@ -203,10 +237,12 @@ mod tests {
     const HEADER: &str = include_str!("../../include/forkunion.h");
     const DECLARATIONS: &str = include_str!("ffi.rs");
 
-    /// The names of the functions the header exports: the last word before `(` after each `FORKUNION_API`.
+    /// The names of the functions the header exports: the last word before `(` on each line that starts with
+    /// `FORKUNION_API`, or with `FORKUNION_NODISCARD FORKUNION_API`.
     fn exported() -> Vec<&'static str> {
         HEADER
             .lines()
+            .map(|line| line.strip_prefix("FORKUNION_NODISCARD ").unwrap_or(line))
             .filter(|line| line.starts_with("FORKUNION_API "))
             .filter_map(|line| line[..line.find('(')?].split_whitespace().last())
             .map(|name| name.trim_start_matches('*'))
@@ -223,6 +259,25 @@ mod tests {
         for line in DECLARATIONS.lines().map(str::trim).filter(|line| line.starts_with("pub fn fu_")) {
             let name = &line["pub fn ".len()..line.find('(').unwrap()];
             assert!(exported.contains(&name), "{} is declared here but not exported by the header", name);
+        }
+    }
+
+    /// The header marks the dispatches whose status must be read (`FORKUNION_NODISCARD`): the safe method that
+    /// calls each one is `#[must_use]` too, so that a refusal is never dropped in Rust either.
+    #[test]
+    fn statuses_the_header_makes_callers_read_are_must_use_here() {
+        const POOL: &str = include_str!("pool.rs");
+        let marked: Vec<&str> = HEADER
+            .lines()
+            .filter_map(|line| line.strip_prefix("FORKUNION_NODISCARD FORKUNION_API "))
+            .filter_map(|line| line[..line.find('(')?].split_whitespace().last())
+            .collect();
+        assert!(marked.len() >= 4, "the header marks the four blocking dispatches: {:?}", marked);
+        for name in marked {
+            let call = POOL.find(&format!("ffi::{}(", name)).unwrap_or_else(|| panic!("pool.rs never calls {}", name));
+            let method = POOL[..call].rfind("pub fn ").expect("inside a method");
+            let attributes = &POOL[POOL[..method].rfind("    }\n").unwrap_or(0)..method];
+            assert!(attributes.contains("#[must_use"), "the method calling {} is not #[must_use]", name);
         }
     }
 
@@ -249,14 +304,22 @@ mod tests {
             ("fu_unsupported_k", fu_unsupported_k),
             ("fu_placement_refused_k", fu_placement_refused_k),
             ("fu_stale_generation_k", fu_stale_generation_k),
+            ("fu_forked_k", fu_forked_k),
             ("fu_caller_inclusive_k", fu_caller_inclusive_k),
             ("fu_caller_exclusive_k", fu_caller_exclusive_k),
+            ("fu_idle_spin_k", fu_idle_spin_k),
+            ("fu_idle_adaptive_k", fu_idle_adaptive_k),
+            ("fu_idle_nap_k", fu_idle_nap_k),
+            ("fu_idle_sleep_k", fu_idle_sleep_k),
         ];
         for (name, value) in codes {
             assert_eq!(enumerator(name), value, "{}", name);
         }
+        let window = "#define FU_DEFAULT_IDLE_WINDOW_US ";
+        let line = HEADER.lines().find(|line| line.starts_with(window)).expect("the header defines the idle window");
+        assert_eq!(line[window.len()..].trim().parse::<u64>(), Ok(FU_DEFAULT_IDLE_WINDOW_US));
         // The C library agrees at run time too: every code's name round-trips through the Rust error.
-        for (_, code) in &codes[1..10] {
+        for (_, code) in &codes[1..11] {
             let error = crate::Error::from_code(*code);
             assert_eq!(error.code(), *code);
             assert_ne!(error.name(), "unknown");
