@@ -19,11 +19,12 @@ pub enum Error {
     InvalidArgument,
     /// The pool has threads already: terminate it first.
     AlreadySpawned,
-    /// The pool has no threads: never spawned, terminated, or spawned by the parent of this forked process.
+    /// The pool has no threads: never spawned, or terminated.
     NotSpawned,
     /// The OS refused to start a thread; the threads that did start were joined.
     ThreadRefused,
-    /// The pool runs another dispatch (from another thread, or this dispatch's own callbacks): nothing ran.
+    /// The pool runs another dispatch (from another thread, or this dispatch's own callbacks): nothing ran. The
+    /// `*_or_run_on_caller` verbs run the loop on the calling thread instead.
     Contended,
     /// The build, the platform or the pool's allowed capabilities lack the feature.
     Unsupported,
@@ -31,7 +32,8 @@ pub enum Error {
     PlacementRefused,
     /// A generation token that is no longer the pool's pending broadcast.
     StaleGeneration,
-    /// A pool inherited by a `fork()` child, whose workers do not exist there.
+    /// The pool was spawned by the parent of this `fork()`ed process, whose workers do not exist here: every
+    /// dispatch is refused (the `*_or_run_on_caller` verbs run on the caller); respawn or drop it.
     Forked,
     /// A status code this crate does not know (a newer C library).
     Other(i32),

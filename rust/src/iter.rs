@@ -13,9 +13,10 @@
 //! thread each. Nothing is allocated per item; nothing is boxed.
 //!
 //! # Terminals always run
-//! A terminal never fails: when the pool refuses (it runs another dispatch, it is called from inside one of the
-//! pool's own callbacks, it is not spawned), the whole terminal runs on the calling thread as a team of one
-//! (thread 0), through the pool's `*_or_run_on_caller` verbs, and returns the same value.
+//! A terminal never fails and never loses an item: when the pool refuses (it runs another dispatch, it is called
+//! from inside one of the pool's own callbacks, it is not spawned, it was inherited through `fork()`), the whole
+//! terminal runs on the calling thread as a team of one (every prong says thread 0 and compute domain 0),
+//! through the pool's `*_or_run_on_caller` verbs, and returns the same value.
 //!
 //! # Reproducible reductions
 //! `sum`, `product`, `count`, `reduce`, `min`/`max` and their `_by_key` forms cut the positions into blocks of
@@ -894,7 +895,7 @@ impl<'p, I: ParallelIterator, S: Scheduler> Scheduled<'p, I, S> {
             fold_tree(first, last, &mut |index| block(index, prong), combine)
         };
         if plan.tasks == 1 {
-            return Some(no_unwind(|| subtree(0, self.pool.caller_prong(0))));
+            return Some(no_unwind(|| subtree(0, ThreadPool::caller_prong(0))));
         }
         let mut partials: Vec<Option<T>> = (0..plan.tasks).map(|_| None).collect();
         let out = SyncPtr(partials.as_mut_ptr());

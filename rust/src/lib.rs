@@ -31,7 +31,8 @@
 //!   [`for_n_dynamic`](ThreadPool::for_n_dynamic), [`for_slices`](ThreadPool::for_slices), each calling its
 //!   closure with a [`Prong`] (task index, thread index, compute domain); the same verbs that
 //!   `_or_run_on_caller` when refused; [`broadcast`](ThreadPool::broadcast), which overlaps the caller's work
-//!   with the workers', and its unsafe split form; [`nap`](ThreadPool::nap) and [`sleep`](ThreadPool::sleep).
+//!   with the workers', and its unsafe split form; the [`IdlePolicy`] (spin, adaptive, nap, sleep) and the
+//!   workers' stack size ([`PoolBuilder::stack_size`]).
 //! - Memory on a domain: [`Allocation`], [`ShardedArray`] (one shard per memory domain) and [`ReplicatedArray`]
 //!   (one copy per memory domain); [`Fabric`], the measured latencies and bandwidths.
 //! - [`SpinMutex`] and [`CacheAligned`], for callbacks that merge results.
@@ -55,8 +56,8 @@
 //!   [`respawn`](ThreadPool::respawn), drop) takes `&mut self`, which no running callback can hold.
 //! - **Refusals are never silent**: the raw verbs return a `#[must_use]` [`Result`], `Err` meaning nothing ran.
 //!   The `*_or_run_on_caller` verbs and every iterator terminal always run every task: on the pool, or on the
-//!   calling thread as a team of one (thread 0) when the pool refuses, as library code called from inside a
-//!   callback needs.
+//!   calling thread as a team of one (thread 0, compute domain 0) when the pool refuses, as library code called
+//!   from inside a callback needs.
 //! - **Panics abort**: a panic in any callback prints its message and `forkunion: a callback panicked inside a
 //!   dispatch; aborting` and aborts the process. It cannot unwind through the C library's threads, and a
 //!   fork-join loop with a missing task has no state worth resuming.
@@ -105,7 +106,7 @@ pub use capabilities::{
 pub use error::Error;
 pub use fabric::Fabric;
 pub use memory::{Allocation, AllocationOptions, ReplicatedArray, ShardedArray, Zeroable};
-pub use pool::{spawn, Broadcast, CallerExclusivity, Generation, PoolBuilder, Prong, ThreadPool};
+pub use pool::{spawn, Broadcast, CallerExclusivity, Generation, IdlePolicy, PoolBuilder, Prong, ThreadPool};
 pub use sync::{CacheAligned, SpinMutex, SpinMutexGuard, CACHE_LINE_PAIR_BYTES};
 pub use topology::{ComputeDomain, MemoryDomain, Topology};
 

@@ -1,5 +1,5 @@
 //! The thread pool: spawning, the blocking dispatch verbs, the broadcast that overlaps the caller's work, the
-//! run-on-caller fallbacks, and idling.
+//! run-on-caller fallbacks, the idle policy and the workers' stack size.
 //!
 //! # How a closure reaches the workers
 //! Every verb passes the C library a monomorphized `extern "C"` trampoline and a pointer to the caller's closure,
@@ -24,6 +24,7 @@ use std::io::Write;
 use std::os::raw::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::NonNull;
+use std::time::Duration;
 
 use crate::capabilities::Capabilities;
 use crate::error::Error;
@@ -74,7 +75,64 @@ impl Generation {
     }
 }
 
-/// Settings of a pool before it spawns: thread names, allowed capabilities, caller exclusivity.
+/// How a pool's idle workers wait between dispatches: a property of the pool that lasts, across dispatches and
+/// respawns, until set again ([`ThreadPool::set_idle_policy`], [`PoolBuilder::idle_policy`]).
+///
+/// Durations are rounded up to whole microseconds, so a non-zero duration never becomes 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IdlePolicy {
+    /// The pause hint in a loop: the lowest dispatch latency, a core per idle worker.
+    Spin,
+    /// Spin for this window, then block in the kernel: the default, with [`IdlePolicy::DEFAULT_WINDOW`]. A
+    /// dispatch after a longer gap pays one kernel wake-up; [`Duration::ZERO`] parks at once.
+    Adaptive(Duration),
+    /// Light sleep on the CPU's address monitor (UMWAIT, WFET, WFE, WRS) where the CPU and the pool's allowed
+    /// capabilities have one. Without one the pool keeps [`IdlePolicy::Spin`], and reports that.
+    Nap,
+    /// Block in the kernel at once; a non-zero period also wakes the workers that often to look for work,
+    /// [`Duration::ZERO`] leaves it to the dispatch to wake them.
+    Sleep(Duration),
+}
+
+impl IdlePolicy {
+    /// The spin window of the default policy: 100 µs.
+    pub const DEFAULT_WINDOW: Duration = Duration::from_micros(ffi::FU_DEFAULT_IDLE_WINDOW_US);
+
+    /// The C mode and microseconds; [`Error::InvalidArgument`] for a duration the C API refuses (2^61 µs or
+    /// more, about 73 000 years).
+    fn to_c(self) -> Result<(ffi::fu_idle_mode_t, u64), Error> {
+        fn micros(duration: Duration) -> Result<u64, Error> {
+            let rounded_up = (duration.as_nanos() + 999) / 1000;
+            u64::try_from(rounded_up).ok().filter(|&us| us < 1 << 61).ok_or(Error::InvalidArgument)
+        }
+        Ok(match self {
+            IdlePolicy::Spin => (ffi::fu_idle_spin_k, 0),
+            IdlePolicy::Adaptive(window) => (ffi::fu_idle_adaptive_k, micros(window)?),
+            IdlePolicy::Nap => (ffi::fu_idle_nap_k, 0),
+            IdlePolicy::Sleep(period) => (ffi::fu_idle_sleep_k, micros(period)?),
+        })
+    }
+
+    fn from_c(mode: ffi::fu_idle_mode_t, microseconds: u64) -> IdlePolicy {
+        match mode {
+            ffi::fu_idle_spin_k => IdlePolicy::Spin,
+            ffi::fu_idle_adaptive_k => IdlePolicy::Adaptive(Duration::from_micros(microseconds)),
+            ffi::fu_idle_nap_k => IdlePolicy::Nap,
+            ffi::fu_idle_sleep_k => IdlePolicy::Sleep(Duration::from_micros(microseconds)),
+            other => unreachable!("the C library reported idle mode {}", other),
+        }
+    }
+}
+
+impl Default for IdlePolicy {
+    /// [`IdlePolicy::Adaptive`] with [`IdlePolicy::DEFAULT_WINDOW`], what every new pool starts with.
+    fn default() -> Self {
+        IdlePolicy::Adaptive(IdlePolicy::DEFAULT_WINDOW)
+    }
+}
+
+/// Settings of a pool before it spawns: thread names, allowed capabilities, caller exclusivity, the idle policy
+/// and the workers' stack size.
 ///
 /// ```
 /// use forkunion as fu;
@@ -94,11 +152,19 @@ pub struct PoolBuilder {
     name: Option<String>,
     allowed: Capabilities,
     exclusivity: CallerExclusivity,
+    idle_policy: Option<IdlePolicy>,
+    stack_size: usize,
 }
 
 impl Default for PoolBuilder {
     fn default() -> Self {
-        PoolBuilder { name: None, allowed: Capabilities::ALL, exclusivity: CallerExclusivity::Inclusive }
+        PoolBuilder {
+            name: None,
+            allowed: Capabilities::ALL,
+            exclusivity: CallerExclusivity::Inclusive,
+            idle_policy: None,
+            stack_size: 0,
+        }
     }
 }
 
@@ -111,7 +177,7 @@ impl PoolBuilder {
     }
     /// Narrows what the pool may use: without `THREAD_PINNING` threads keep their inherited mask, without
     /// `MEMORY_PLACEMENT` thread tables are not bound to their domains, without `TOPOLOGY` a spawn sees one
-    /// domain of every allowed core, without the `WAITS` a nap spins on the pause hint, without `OS_THREADS` only
+    /// domain of every allowed core, without the `WAITS` [`IdlePolicy::Nap`] spins on the pause hint, without `OS_THREADS` only
     /// a one-thread inclusive pool can spawn.
     pub fn allowed_capabilities(mut self, allowed: Capabilities) -> Self {
         self.allowed = allowed;
@@ -120,6 +186,20 @@ impl PoolBuilder {
     /// Inclusive (the caller is thread 0) or exclusive (the caller only publishes and joins).
     pub fn exclusivity(mut self, exclusivity: CallerExclusivity) -> Self {
         self.exclusivity = exclusivity;
+        self
+    }
+    /// How idle workers wait from the start ([`IdlePolicy::default`] unless set); see
+    /// [`ThreadPool::set_idle_policy`].
+    pub fn idle_policy(mut self, policy: IdlePolicy) -> Self {
+        self.idle_policy = Some(policy);
+        self
+    }
+    /// The stack size of every worker, in bytes; 0 (the default) keeps the platform's. The spawn is refused
+    /// with [`Error::InvalidArgument`] below the platform's minimum (`PTHREAD_STACK_MIN`), and with
+    /// [`Error::Unsupported`] where threads cannot take a size. The calling thread, thread 0 of an inclusive
+    /// pool, keeps its own stack.
+    pub fn stack_size(mut self, bytes: usize) -> Self {
+        self.stack_size = bytes;
         self
     }
 
@@ -139,12 +219,11 @@ impl PoolBuilder {
     /// Like [`try_spawn`](Self::try_spawn), with every thread on compute domain `domain`, pinned to its cores
     /// where pinning is allowed and possible. [`Error::InvalidArgument`] also for a domain out of range.
     pub fn try_spawn_on(self, topology: &Topology, domain: ComputeDomain, threads: usize) -> Result<ThreadPool, Error> {
-        let mut pool = self.create()?;
+        let pool = self.create()?;
         // SAFETY: live handles; the pool is not shared yet.
         Error::check(unsafe {
             ffi::fu_pool_spawn_on(topology.raw(), pool.raw(), domain.0, threads, self.exclusivity.to_c())
         })?;
-        pool.caller_domain = domain.0;
         Ok(pool)
     }
 
@@ -157,7 +236,15 @@ impl PoolBuilder {
         // SAFETY: a NUL-terminated name or NULL; the C pool copies the name.
         let raw = unsafe { ffi::fu_pool_new(name_pointer, self.allowed.bits()) };
         let raw = NonNull::new(raw).ok_or(Error::BadAlloc)?;
-        Ok(ThreadPool { raw, exclusivity: self.exclusivity, caller_domain: 0 })
+        // Owned from here: an error below drops (deletes) the unspawned pool.
+        let mut pool = ThreadPool { raw, exclusivity: self.exclusivity };
+        if let Some(policy) = self.idle_policy {
+            pool.set_idle_policy(policy)?;
+        }
+        if self.stack_size != 0 {
+            pool.set_stack_size(self.stack_size)?;
+        }
+        Ok(pool)
     }
 }
 
@@ -165,7 +252,8 @@ impl PoolBuilder {
 ///
 /// Spawned once ([`spawn`], [`ThreadPool::try_spawn`], [`ThreadPool::try_named_spawn`], [`ThreadPool::builder`]),
 /// then dispatched to from any thread, one dispatch at a time: another dispatch while one runs, from another
-/// thread or from inside a callback, is refused with [`Error::Contended`] and runs nothing. The one exception is
+/// thread or from inside a callback, is refused with [`Error::Contended`] and runs nothing (and in a `fork()`ed
+/// child a pool inherited from the parent refuses every dispatch with [`Error::Forked`]). The one exception is
 /// thread 0 of an exclusive pool on one compute domain, which may dispatch the blocking verbs from inside its
 /// own callback. Every blocking dispatch happens-after everything its caller did before it, and everything its
 /// callbacks did happens-before its return.
@@ -174,12 +262,11 @@ impl PoolBuilder {
 pub struct ThreadPool {
     raw: NonNull<ffi::fu_pool>,
     exclusivity: CallerExclusivity,
-    /// The compute domain of thread 0, reported by the run-on-caller fallbacks.
-    caller_domain: usize,
 }
 
-// SAFETY: the C pool may be dispatched to, queried, napped and slept from any thread; spawn, terminate and delete
-// need only that nothing else uses the pool at the time, which `&mut self` and ownership guarantee. A caller's
+// SAFETY: the C pool may be dispatched to, queried and given an idle policy from any thread; spawn, terminate,
+// the stack size and delete need only that nothing else uses the pool at the time, which `&mut self` and
+// ownership guarantee. A caller's
 // saved affinity is restored on the thread it was saved from, whichever thread terminates.
 unsafe impl Send for ThreadPool {}
 // SAFETY: every `&self` method maps to a C call that any thread may make concurrently with the others: concurrent
@@ -239,13 +326,29 @@ impl ThreadPool {
     }
 
     /// Starts `threads` contributors again over the whole `topology` (as [`PoolBuilder::try_spawn`]), with the
-    /// exclusivity, name and capabilities it was created with. [`Error::AlreadySpawned`] if it has threads;
-    /// otherwise refused as [`PoolBuilder::try_spawn`], with nothing started.
+    /// exclusivity, name and capabilities it was created with, its idle policy and its stack size.
+    /// [`Error::AlreadySpawned`] if it has threads; otherwise refused as [`PoolBuilder::try_spawn`], with nothing
+    /// started. In a `fork()`ed child a pool inherited from the parent respawns here (its parent's workers are
+    /// forgotten, not joined).
     pub fn respawn(&mut self, topology: &Topology, threads: usize) -> Result<(), Error> {
         // SAFETY: live handles, and `&mut self`: no dispatch or callback of this pool is running.
-        Error::check(unsafe { ffi::fu_pool_spawn(topology.raw(), self.raw(), threads, self.exclusivity.to_c()) })?;
-        self.caller_domain = 0;
-        Ok(())
+        Error::check(unsafe { ffi::fu_pool_spawn(topology.raw(), self.raw(), threads, self.exclusivity.to_c()) })
+    }
+
+    /// Sets the stack size, in bytes, of the workers the next spawn starts ([`respawn`](Self::respawn)); 0 keeps
+    /// the platform's default. The running workers keep theirs. [`Error::InvalidArgument`] below the platform's
+    /// minimum (`PTHREAD_STACK_MIN`), [`Error::Unsupported`] for a non-zero size where threads cannot take one;
+    /// either leaves the size as it was. `&mut self`: the C API allows it on the controlling thread only, between
+    /// spawns, never inside a callback.
+    pub fn set_stack_size(&mut self, bytes: usize) -> Result<(), Error> {
+        // SAFETY: live handle, and `&mut self`: no spawn, dispatch or callback of this pool is running.
+        Error::check(unsafe { ffi::fu_pool_set_stack_size(self.raw(), bytes) })
+    }
+
+    /// What [`set_stack_size`](Self::set_stack_size) last set (0: the platform's default).
+    pub fn stack_size(&self) -> usize {
+        // SAFETY: live handle.
+        unsafe { ffi::fu_pool_stack_size(self.raw()) }
     }
 
     // ---- Queries (any thread) ----
@@ -386,59 +489,83 @@ impl ThreadPool {
 
     // ---- The same loops, run on the caller when the pool refuses ----
     //
-    // The one place that turns a refusal into a serial run on the calling thread, as a team of one: every prong
-    // then says thread 0 and thread 0's compute domain. The parallel iterators call only these. When the C API's
-    // `fu_pool_*_or_run_on_caller` functions exist, these become single calls to them.
+    // Each is one call to the C API's `fu_pool_*_or_run_on_caller`, the one place that turns a refusal
+    // (`contended`, `not_spawned`, `forked`) into a serial run on the calling thread as a team of one: every
+    // prong then says thread 0 and compute domain 0, whatever thread and domain the caller really is. The
+    // parallel iterators call only these. They can fail only for a NULL pool or callback, which a live
+    // `ThreadPool` and a trampoline never are.
 
-    /// [`for_threads`](Self::for_threads), or `f(0, domain of thread 0)` once on the calling thread when the pool
-    /// refuses. Always runs.
+    /// [`for_threads`](Self::for_threads), or `f(0, 0)` once on the calling thread when the pool refuses. Always
+    /// runs: never loses the call, never returns an error, so it is the verb for library code that may be
+    /// called from inside a callback of the same pool or share the pool with other threads.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let topology = forkunion::Topology::new().unwrap();
+    /// let pool = forkunion::spawn(&topology, 2);
+    /// let calls = AtomicUsize::new(0);
+    /// pool.for_threads(|_, _| {
+    ///     // Nested: the pool is busy with this very dispatch, so this thread runs `f(0, 0)` itself.
+    ///     pool.for_threads_or_run_on_caller(|thread, domain| {
+    ///         assert_eq!((thread, domain), (0, 0));
+    ///         calls.fetch_add(1, Ordering::Relaxed);
+    ///     });
+    /// })
+    /// .unwrap();
+    /// assert_eq!(calls.into_inner(), 2); // once per outer thread
+    /// ```
     pub fn for_threads_or_run_on_caller<F>(&self, f: F)
     where
         F: Fn(usize, usize) + Sync,
     {
-        if self.for_threads(&f).is_err() {
-            no_unwind(|| f(0, self.caller_domain));
-        }
+        // SAFETY: as in `for_threads`.
+        let status = unsafe {
+            ffi::fu_pool_for_threads_or_run_on_caller(self.raw(), Some(for_threads_trampoline::<F>), context(&f))
+        };
+        debug_assert_eq!(status, ffi::fu_success_k);
     }
 
-    /// [`for_n`](Self::for_n), or the serial loop on the calling thread when the pool refuses. Always runs every
-    /// task exactly once.
+    /// [`for_n`](Self::for_n), or the serial loop `for i in 0..n` on the calling thread (thread 0, domain 0) when
+    /// the pool refuses. Always runs every task exactly once.
     pub fn for_n_or_run_on_caller<F>(&self, n: usize, f: F)
     where
         F: Fn(Prong) + Sync,
     {
-        if self.for_n(n, &f).is_err() {
-            self.run_on_caller(n, &f);
-        }
+        // SAFETY: as in `for_threads`.
+        let status =
+            unsafe { ffi::fu_pool_for_n_or_run_on_caller(self.raw(), n, Some(for_n_trampoline::<F>), context(&f)) };
+        debug_assert_eq!(status, ffi::fu_success_k);
     }
 
-    /// [`for_n_dynamic`](Self::for_n_dynamic), or the serial loop on the calling thread when the pool refuses.
+    /// [`for_n_dynamic`](Self::for_n_dynamic), or the serial loop on the calling thread (thread 0, domain 0)
+    /// when the pool refuses. Always runs every task exactly once.
     pub fn for_n_dynamic_or_run_on_caller<F>(&self, n: usize, f: F)
     where
         F: Fn(Prong) + Sync,
     {
-        if self.for_n_dynamic(n, &f).is_err() {
-            self.run_on_caller(n, &f);
-        }
+        // SAFETY: as in `for_threads`.
+        let status = unsafe {
+            ffi::fu_pool_for_n_dynamic_or_run_on_caller(self.raw(), n, Some(for_n_trampoline::<F>), context(&f))
+        };
+        debug_assert_eq!(status, ffi::fu_success_k);
     }
 
-    /// [`for_slices`](Self::for_slices), or `f(prong of task 0, n)` once on the calling thread when the pool
-    /// refuses (nothing when `n == 0`).
+    /// [`for_slices`](Self::for_slices), or `f(prong of task 0, n)` once on the calling thread (thread 0,
+    /// domain 0) when the pool refuses, and nothing when `n == 0`. Always covers `[0, n)` exactly once.
     pub fn for_slices_or_run_on_caller<F>(&self, n: usize, f: F)
     where
         F: Fn(Prong, usize) + Sync,
     {
-        if self.for_slices(n, &f).is_err() && n != 0 {
-            no_unwind(|| f(self.caller_prong(0), n));
-        }
+        // SAFETY: as in `for_threads`.
+        let status = unsafe {
+            ffi::fu_pool_for_slices_or_run_on_caller(self.raw(), n, Some(for_slices_trampoline::<F>), context(&f))
+        };
+        debug_assert_eq!(status, ffi::fu_success_k);
     }
 
-    fn run_on_caller<F: Fn(Prong)>(&self, n: usize, f: &F) {
-        no_unwind(|| (0..n).for_each(|task| f(self.caller_prong(task))));
-    }
-
-    pub(crate) fn caller_prong(&self, task_index: usize) -> Prong {
-        Prong { task_index, thread_index: 0, compute_domain: self.caller_domain }
+    /// The prong of a task run by a team of one, as the fallbacks report it: thread 0, compute domain 0.
+    pub(crate) fn caller_prong(task_index: usize) -> Prong {
+        Prong { task_index, thread_index: 0, compute_domain: 0 }
     }
 
     // ---- Broadcasts that overlap the caller's own work ----
@@ -546,18 +673,57 @@ impl ThreadPool {
 
     // ---- Idling ----
 
-    /// Until the next dispatch, idle workers light-sleep on the CPU's address monitor (UMWAIT, WFET, WFE, WRS)
-    /// where the CPU and the pool's allowed capabilities have one, on the pause hint otherwise. Refused like a
-    /// dispatch.
-    #[must_use = "a refused nap changed nothing: check the Result"]
+    /// Sets how idle workers wait, from now on and across respawns, until set again; workers parked in the
+    /// kernel are woken to wait the new way. Any thread, any time, also while a dispatch runs and from inside
+    /// its callbacks: never refused for contention. [`Error::InvalidArgument`] only for a duration of 2^61 µs
+    /// or more. Without an address-monitor wait (the CPU, or the pool's allowed capabilities, lack the
+    /// `WAITS`), [`IdlePolicy::Nap`] keeps [`IdlePolicy::Spin`], which [`idle_policy`](Self::idle_policy) then
+    /// reports.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use forkunion::IdlePolicy;
+    /// let topology = forkunion::Topology::new().unwrap();
+    /// let pool = forkunion::spawn(&topology, 2);
+    /// assert_eq!(pool.idle_policy(), IdlePolicy::default());
+    /// pool.set_idle_policy(IdlePolicy::Sleep(Duration::from_millis(5))).unwrap(); // look every 5 ms
+    /// pool.for_n(100, |_| {}).unwrap(); // a dispatch wakes them, and they go back to sleep after it
+    /// assert_eq!(pool.idle_policy(), IdlePolicy::Sleep(Duration::from_millis(5)));
+    /// ```
+    pub fn set_idle_policy(&self, policy: IdlePolicy) -> Result<(), Error> {
+        let (mode, microseconds) = policy.to_c()?;
+        // SAFETY: live handle; any thread may call it at any time.
+        Error::check(unsafe { ffi::fu_pool_set_idle_policy(self.raw(), mode, microseconds) })
+    }
+
+    /// The idle policy in force (durations in whole microseconds).
+    pub fn idle_policy(&self) -> IdlePolicy {
+        let (mut mode, mut microseconds) = (ffi::fu_idle_adaptive_k, 0u64);
+        // SAFETY: live handle and two writable outputs.
+        let status = unsafe { ffi::fu_pool_idle_policy(self.raw(), &mut mode, &mut microseconds) };
+        debug_assert_eq!(status, ffi::fu_success_k);
+        IdlePolicy::from_c(mode, microseconds)
+    }
+
+    /// Workers blocked in the kernel right now (adaptive past its window, or sleep): a snapshot that may be
+    /// stale when it returns; 0 when not spawned.
+    pub fn parked_threads_count(&self) -> usize {
+        // SAFETY: live handle.
+        unsafe { ffi::fu_pool_parked_threads_count(self.raw()) }
+    }
+
+    /// Deprecated: `set_idle_policy(IdlePolicy::Nap)`, which now lasts until changed. Still refused with
+    /// [`Error::NotSpawned`] or [`Error::Forked`] where the pool has no workers here.
+    #[deprecated(note = "use set_idle_policy(IdlePolicy::Nap), which lasts until changed")]
     pub fn nap(&self) -> Result<(), Error> {
         // SAFETY: live handle.
         Error::check(unsafe { ffi::fu_pool_nap(self.raw()) })
     }
 
-    /// Until the next dispatch (which wakes them), idle workers block in the kernel; with `microseconds > 0`
-    /// they also re-check that often. Refused like a dispatch.
-    #[must_use = "a refused sleep changed nothing: check the Result"]
+    /// Deprecated: `set_idle_policy(IdlePolicy::Sleep(Duration::from_micros(microseconds)))`, which now lasts
+    /// until changed. Still refused with [`Error::NotSpawned`] or [`Error::Forked`] where the pool has no workers
+    /// here.
+    #[deprecated(note = "use set_idle_policy(IdlePolicy::Sleep(period)), which lasts until changed")]
     pub fn sleep(&self, microseconds: usize) -> Result<(), Error> {
         // SAFETY: live handle.
         Error::check(unsafe { ffi::fu_pool_sleep(self.raw(), microseconds) })
