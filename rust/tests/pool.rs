@@ -141,12 +141,33 @@ fn nested_dispatch_is_refused_and_the_fallback_runs_on_the_caller() {
             assert_eq!(pool.for_threads(|_, _| bump(&ran)), Err(fu::Error::Contended));
             assert_eq!(ran.load(Ordering::Relaxed), 0);
             refusals.fetch_add(1, Ordering::Relaxed);
-            // The fallback runs every task on this thread, as a team of one.
+            // Every fallback runs every task on this thread, as a team of one: thread 0, compute domain 0.
             let me = thread::current().id();
+            let alone = |prong: fu::Prong| {
+                assert_eq!((prong.thread_index, prong.compute_domain, thread::current().id()), (0, 0, me));
+            };
             pool.for_n_or_run_on_caller(7, |prong| {
-                assert_eq!((prong.thread_index, thread::current().id()), (0, me));
+                alone(prong);
                 inner.hit(thread * 7 + prong.task_index);
             });
+            let dynamic = Tally::new(7);
+            pool.for_n_dynamic_or_run_on_caller(7, |prong| {
+                alone(prong);
+                dynamic.hit(prong.task_index);
+            });
+            assert_eq!(dynamic.wrong(), vec![]);
+            let slices = AtomicUsize::new(0);
+            pool.for_slices_or_run_on_caller(7, |prong, count| {
+                alone(prong);
+                assert_eq!((prong.task_index, count), (0, 7), "one slice: the whole range");
+                bump(&slices);
+            });
+            let calls = AtomicUsize::new(0);
+            pool.for_threads_or_run_on_caller(|nested_thread, domain| {
+                assert_eq!((nested_thread, domain, thread::current().id()), (0, 0, me));
+                bump(&calls);
+            });
+            assert_eq!((slices.into_inner(), calls.into_inner()), (1, 1));
         })
         .unwrap();
         assert_eq!(refusals.into_inner(), threads);
@@ -159,6 +180,14 @@ fn a_concurrent_dispatch_is_refused_and_runs_nothing() {
     let pool = pool(2);
     let started = AtomicBool::new(false);
     let release = AtomicBool::new(false);
+    /// Releases the blocking dispatch however this scope ends, so that a failed assertion fails the test
+    /// instead of leaving the scope waiting for it.
+    struct Release<'a>(&'a AtomicBool);
+    impl Drop for Release<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Release);
+        }
+    }
     thread::scope(|scope| {
         scope.spawn(|| {
             pool.for_threads(|thread, _| {
@@ -171,6 +200,7 @@ fn a_concurrent_dispatch_is_refused_and_runs_nothing() {
             })
             .unwrap();
         });
+        let _release = Release(&release);
         while !started.load(Ordering::Acquire) {
             thread::yield_now();
         }
@@ -179,13 +209,19 @@ fn a_concurrent_dispatch_is_refused_and_runs_nothing() {
         assert_eq!(pool.for_n(10, |_| bump(&ran)), Err(fu::Error::Contended));
         assert_eq!(pool.for_n_dynamic(10, |_| bump(&ran)), Err(fu::Error::Contended));
         assert_eq!(pool.for_slices(10, |_, _| bump(&ran)), Err(fu::Error::Contended));
-        assert_eq!(pool.nap(), Err(fu::Error::Contended));
-        assert_eq!(pool.sleep(0), Err(fu::Error::Contended));
+        assert_eq!(pool.for_threads(|_, _| bump(&ran)), Err(fu::Error::Contended));
         assert_eq!(ran.load(Ordering::Relaxed), 0);
+        // The idle policy is never refused by a dispatch in flight.
+        pool.set_idle_policy(fu::IdlePolicy::Spin).unwrap();
+        assert_eq!(pool.idle_policy(), fu::IdlePolicy::Spin);
+        pool.set_idle_policy(fu::IdlePolicy::default()).unwrap();
+        // Each fallback runs everything here instead.
         let tally = Tally::new(10);
         pool.for_n_dynamic_or_run_on_caller(10, |prong| tally.hit(prong.task_index));
         assert_eq!(tally.wrong(), vec![]);
-        release.store(true, Ordering::Release);
+        let tally = Tally::new(10);
+        pool.for_n_or_run_on_caller(10, |prong| tally.hit(prong.task_index));
+        assert_eq!(tally.wrong(), vec![]);
     });
 }
 
@@ -292,9 +328,16 @@ fn spawn_on_a_domain_reports_it_in_every_prong() {
     assert_eq!(pool.compute_domains_count(), 1);
     assert_eq!(pool.threads_count_in(last), 2);
     pool.for_n(20, |prong| assert_eq!(prong.compute_domain, last.get())).unwrap();
-    // The fallback reports thread 0's domain too.
-    pool.for_threads(|_, _| pool.for_n_or_run_on_caller(3, |prong| assert_eq!(prong.compute_domain, last.get())))
-        .unwrap();
+    // A fallback is a team of one whatever the pool's domain: thread 0, compute domain 0.
+    let fallbacks = AtomicUsize::new(0);
+    pool.for_threads(|_, _| {
+        pool.for_n_or_run_on_caller(3, |prong| {
+            assert_eq!((prong.thread_index, prong.compute_domain), (0, 0));
+            bump(&fallbacks);
+        })
+    })
+    .unwrap();
+    assert_eq!(fallbacks.into_inner(), 2 * 3);
 }
 
 #[test]
@@ -391,18 +434,27 @@ fn split_broadcasts_join_once_and_only_from_their_thread() {
 }
 
 #[test]
-fn idle_modes_keep_the_pool_working() {
+#[allow(deprecated)]
+fn the_deprecated_nap_and_sleep_set_a_lasting_policy() {
     for &threads in &THREAD_COUNTS {
         let pool = pool(threads);
+        let tally = Tally::new(150);
         pool.nap().unwrap();
-        let tally = Tally::new(50);
+        let napping = pool.idle_policy();
+        assert!(napping == fu::IdlePolicy::Nap || napping == fu::IdlePolicy::Spin, "{:?}", napping);
         pool.for_n(50, |prong| tally.hit(prong.task_index)).unwrap();
+        assert_eq!(pool.idle_policy(), napping, "it outlives the dispatch");
         pool.sleep(0).unwrap();
-        pool.for_n_dynamic(50, |prong| tally.hit(prong.task_index)).unwrap();
+        pool.for_n_dynamic(50, |prong| tally.hit(50 + prong.task_index)).unwrap();
         pool.sleep(100).unwrap();
-        pool.for_n(50, |prong| tally.hit(prong.task_index)).unwrap();
-        assert_eq!(tally.total(), 150, "{} threads", threads);
+        pool.for_n(50, |prong| tally.hit(100 + prong.task_index)).unwrap();
+        assert_eq!(pool.idle_policy(), fu::IdlePolicy::Sleep(std::time::Duration::from_micros(100)));
+        assert_eq!(tally.wrong(), vec![], "{} threads", threads);
     }
+    let mut pool = pool(2);
+    pool.terminate().unwrap();
+    assert_eq!(pool.nap(), Err(fu::Error::NotSpawned));
+    assert_eq!(pool.sleep(0), Err(fu::Error::NotSpawned));
 }
 
 #[test]
@@ -437,6 +489,7 @@ fn errors_name_their_status() {
         (fu::Error::Unsupported, -7, "unsupported"),
         (fu::Error::PlacementRefused, -8, "placement_refused"),
         (fu::Error::StaleGeneration, -9, "stale_generation"),
+        (fu::Error::Forked, -10, "forked"),
     ];
     for (error, code, name) in all {
         assert_eq!((error.code(), error.name()), (code, name));
