@@ -214,14 +214,6 @@ impl Runtime {
         }
     }
 
-    /// Idle between rounds: our workers block in the kernel, so they take no core from the next backend (Rayon's
-    /// go to sleep on their own).
-    fn rest(&self) {
-        if let Runtime::Forkunion(pool) = self {
-            let _ = pool.sleep(0);
-        }
-    }
-
     /// One parallel loop over `0..n` in `backend`'s form.
     fn for_n(&self, backend: &str, n: usize, f: impl Fn(usize) + Sync + Send) {
         match self {
@@ -295,7 +287,6 @@ fn main() {
             off_caller: 0.0,
         })
         .collect();
-    runs.iter().for_each(|run| run.runtime.rest());
 
     let mut index = 0;
     let medians = bench::interleave(&settings.backends, settings.rounds, settings.time_limit, |backend, limit| {
@@ -329,7 +320,8 @@ fn main() {
             let stride = bench::checkpoint_stride(warm.seconds / warm.iterations as f64);
             (bench::timed_window(limit, stride, || step(runtime, backend, state)), hash.map(|h| (h, census)))
         });
-        runtime.rest();
+        // Between rounds our workers block in the kernel by themselves, taking no core from the next backend:
+        // the default idle policy spins for 100 µs, then parks (Rayon's workers also go to sleep on their own).
         if let Some((hash, census)) = hash {
             println!("{}", census.describe(backend, settings.threads));
             run.hash = Some(hash);
