@@ -423,9 +423,10 @@ fn split_broadcasts_join_once_and_only_from_their_thread() {
     let generation = unsafe { pool.unsafe_broadcast(&hello) }.unwrap();
     // SAFETY: refused: nothing is published, so nothing refers to `hello` afterwards.
     assert_eq!(unsafe { pool.unsafe_broadcast(&hello) }.err(), Some(fu::Error::Contended));
-    // Only the broadcasting thread can run thread 0's share of an inclusive pool.
+    // Only the broadcasting thread can run thread 0's share of an inclusive pool. Joined explicitly: the join
+    // (pthread_join) orders the other thread's calls before the pool's drop where TSan sees it.
     thread::scope(|scope| {
-        scope.spawn(|| assert_eq!(pool.join(generation), Err(fu::Error::Contended)));
+        scope.spawn(|| assert_eq!(pool.join(generation), Err(fu::Error::Contended))).join().unwrap();
     });
     pool.join(generation).unwrap();
     assert!(pool.is_complete(generation));
