@@ -52,6 +52,7 @@ benchmarks() {
     refuses FORKUNION_THREADS=two "FORKUNION_THREADS: expected an integer from 0 to"
     refuses FORKUNION_BACKEND=openmp "FORKUNION_BACKEND: expected one of forkunion_static_shared,"
     refuses FORKUNION_NBODY_CHECK=maybe "FORKUNION_NBODY_CHECK: expected 1, 0, true or false"
+    refuses FORKUNION_IDLE=busy "FORKUNION_IDLE: expected spin, adaptive, nap or sleep"
     local short=(FORKUNION_WARMUP=50ms FORKUNION_TIME_LIMIT=300ms FORKUNION_ROUNDS=3)
     env "${short[@]}" FORKUNION_NBODY_CHECK=1 FORKUNION_NBODY_COUNT=64 \
         FORKUNION_BACKEND="$(bench/target/release/nbody --list | paste -sd, -)" bench/target/release/nbody

@@ -16,6 +16,7 @@
 //! | FORKUNION_NBODY_COUNT  | thread count            | count                                             |
 //! | FORKUNION_NBODY_CHECK  | false                   | 1/0/true/false                                    |
 //! | FORKUNION_ROUNDS       | 5                       | count: interleaved rounds when several backends   |
+//! | FORKUNION_IDLE         | adaptive                | our pools' idle policy: spin, adaptive, nap, sleep |
 //!
 //! Several backends in `FORKUNION_BACKEND` run in interleaved rounds in one process (A B C A B C ...), each round
 //! `time limit / rounds` long, and the summary reports each backend's median of its rounds' medians and its
@@ -83,6 +84,8 @@ pub struct Settings {
     pub nbody_count: usize,
     pub nbody_check: bool,
     pub rounds: usize,
+    /// The idle policy of our pools (`spin`, `adaptive` with the default window, `nap`, `sleep` with no period).
+    pub idle: forkunion::IdlePolicy,
 }
 
 fn text(name: &str) -> Option<String> {
@@ -117,6 +120,17 @@ fn duration(name: &str) -> Option<Duration> {
                 name, value
             ),
         ),
+    }
+}
+
+fn idle_policy(name: &str) -> Option<forkunion::IdlePolicy> {
+    use forkunion::IdlePolicy;
+    match text(name)?.as_str() {
+        "spin" => Some(IdlePolicy::Spin),
+        "adaptive" => Some(IdlePolicy::default()),
+        "nap" => Some(IdlePolicy::Nap),
+        "sleep" => Some(IdlePolicy::Sleep(Duration::ZERO)),
+        other => fail(EXIT_BAD_SETTING, &format!("{}: expected spin, adaptive, nap or sleep, got \"{}\"", name, other)),
     }
 }
 
@@ -181,6 +195,7 @@ impl Settings {
             nbody_count: count("FORKUNION_NBODY_COUNT", 1, 1 << 30).map(|n| n as usize).unwrap_or(threads),
             nbody_check: flag("FORKUNION_NBODY_CHECK").unwrap_or(false),
             rounds: count("FORKUNION_ROUNDS", 1, 1000).unwrap_or(5) as usize,
+            idle: idle_policy("FORKUNION_IDLE").unwrap_or_default(),
         }
     }
 }

@@ -79,6 +79,8 @@ fn main() {
         .num_threads(threads)
         .build()
         .unwrap_or_else(|e| bench::fail(bench::EXIT_UNAVAILABLE, &format!("rayon: {}", e)));
+    ours.set_idle_policy(settings.idle)
+        .unwrap_or_else(|e| bench::fail(bench::EXIT_UNAVAILABLE, &format!("forkunion: idle policy: {}", e)));
     let lines = Lines((0..threads).map(|_| fu::CacheAligned(AtomicU64::new(0))).collect());
 
     let mut dispatches = vec![0usize; settings.backends.len()];
@@ -103,8 +105,8 @@ fn main() {
             bench::timed_window(limit, stride, once)
         };
         let window = if backend.starts_with("rayon") { rayon.install(run) } else { run() };
-        // Our idle workers now spin for the default idle policy's 100 µs, then block in the kernel, taking no
-        // core from the other backends' rounds.
+        // Under the default idle policy our idle workers spin for 100 µs, then block in the kernel, taking no
+        // core from the other backends' rounds (FORKUNION_IDLE=spin keeps them spinning through those too).
         dispatches[slot] += window.iterations + 1000;
         timed[slot].0 += window.iterations;
         timed[slot].1 += window.seconds;

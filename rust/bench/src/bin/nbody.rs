@@ -187,10 +187,10 @@ enum Runtime {
 }
 
 impl Runtime {
-    fn start(backend: &str, threads: usize) -> Runtime {
+    fn start(backend: &str, threads: usize, idle: fu::IdlePolicy) -> Runtime {
         if backend.starts_with("forkunion") {
             let topology = fu::Topology::new().unwrap_or_else(|e| bench::fail(bench::EXIT_UNAVAILABLE, &e.to_string()));
-            match fu::ThreadPool::try_named_spawn(&topology, "nbody", threads) {
+            match fu::ThreadPool::builder().name("nbody").idle_policy(idle).try_spawn(&topology, threads) {
                 Ok(pool) => Runtime::Forkunion(pool),
                 Err(error) => bench::fail(bench::EXIT_UNAVAILABLE, &format!("{}: {}", backend, error)),
             }
@@ -279,7 +279,7 @@ fn main() {
         .backends
         .iter()
         .map(|backend| Run {
-            runtime: Runtime::start(backend, settings.threads),
+            runtime: Runtime::start(backend, settings.threads, settings.idle),
             state: State::generate(settings.seed, settings.nbody_count),
             hash: None,
             steps: 0,
