@@ -87,7 +87,7 @@
  *                     workers then read one line) and cursors; outer = e + 2; e → e + 2 (seq_cst); parked ≠ 0 ⇒
  *                     wake. The token is the new e: odd, never 0.
  *      T2n nested     wait r_c = e for thread 0's children; e → e + 2, or e + 4 if that equals outer (seq_cst);
- *                     run slice 0; wait r_c = e again; leave every cursor exhausted for the enclosing dispatch.
+ *                     run slice 0 (whose own nested forks step e further); wait r_c = the latest e; leave every cursor exhausted for the enclosing dispatch.
  *                     Returns complete. The dispatch line's inline copy is left alone: thread 0 still runs on it.
  *      T3  retire     wait r_c = e for each child c; r_t = e (release). The root instead releases the pool:
  *                     c → free (release): on inclusive pools the caller does, at the end of its join.
@@ -1126,7 +1126,9 @@ private:
             generation = static_cast<generation_t>(epoch + 4u);
         publish_epoch_(generation); // T2n
         trampoline(context, 0);
-        wait_for_children_(0, generation);
+        // A fork nested deeper inside this slice published later epochs, and the children have retired those
+        // instead: wait for the latest, which only this thread writes while it holds the pool.
+        wait_for_children_(0, dispatch_.epoch.load(std::memory_order_relaxed));
         if (resets_cursors) {
             // Exhausted for the enclosing drain: one more `fetch_add` returns at least `max ≥ count` (I5).
             index_t const exhausted = static_cast<index_t>(~index_t(0));
