@@ -7,7 +7,10 @@
  *
  *  Every accepted dispatch ran each of its tasks exactly once; every refused one ran nothing and answered
  *  `contended` or `not_spawned`; nothing hangs (every wait has a deadline). Each configuration runs until its
- *  foreign threads made `FORKUNION_STRESS_ATTEMPTS` dispatch attempts (10^5 unless the build says fewer).
+ *  foreign threads made `FORKUNION_STRESS_ATTEMPTS` dispatch attempts (10^5 unless the build says fewer) and the
+ *  controller respawned `FORKUNION_STRESS_RESPAWNS` times (1000; a tenth of it for pools of more than 8 threads,
+ *  whose spawn starts tens of threads): a refused attempt costs nanoseconds, so attempts alone would end the run
+ *  after a handful of respawns.
  */
 #include <algorithm>
 #include <array>
@@ -28,6 +31,9 @@
 
 #if !defined(FORKUNION_STRESS_ATTEMPTS)
 #define FORKUNION_STRESS_ATTEMPTS 100000
+#endif
+#if !defined(FORKUNION_STRESS_RESPAWNS)
+#define FORKUNION_STRESS_RESPAWNS 1000
 #endif
 
 namespace fu = forkunion;
@@ -103,7 +109,9 @@ void churn(pool_t &pool, std::size_t threads, spawn_t &&spawn) {
     std::mt19937 random(static_cast<std::uint32_t>(threads));
     auto const deadline = std::chrono::steady_clock::now() + deadline_k;
     std::size_t respawns = 0;
-    while (tally.attempts.load() < FORKUNION_STRESS_ATTEMPTS && std::chrono::steady_clock::now() < deadline) {
+    std::size_t const respawns_wanted = threads > 8 ? FORKUNION_STRESS_RESPAWNS / 10 : FORKUNION_STRESS_RESPAWNS;
+    while ((tally.attempts.load() < FORKUNION_STRESS_ATTEMPTS || respawns < respawns_wanted) &&
+           std::chrono::steady_clock::now() < deadline) {
         std::uint32_t const draw = random();
         pool.terminate();
         std::size_t const size = std::max<std::size_t>(1, threads + (draw % 3) - 1); // T - 1, T or T + 1
@@ -119,6 +127,7 @@ void churn(pool_t &pool, std::size_t threads, spawn_t &&spawn) {
     for (auto &thread : foreign) thread.join();
     pool.terminate();
     EXPECT_GE(tally.attempts.load(), std::size_t(FORKUNION_STRESS_ATTEMPTS)) << "the deadline cut the run short";
+    EXPECT_GE(respawns, respawns_wanted) << "the deadline cut the run short";
     EXPECT_EQ(tally.mistakes.load(), 0u) << "a task ran twice, never, or in a refused dispatch";
     EXPECT_EQ(tally.odd_statuses.load(), 0u) << "a refusal other than contended or not_spawned";
     EXPECT_GT(tally.accepted.load(), 0u);
