@@ -8,9 +8,9 @@
  *  Every accepted dispatch ran each of its tasks exactly once; every refused one ran nothing and answered
  *  `contended` or `not_spawned`; nothing hangs (every wait has a deadline). Each configuration runs until its
  *  foreign threads made `FORKUNION_STRESS_ATTEMPTS` dispatch attempts (10^5 unless the build says fewer) and the
- *  controller respawned `FORKUNION_STRESS_RESPAWNS` times (1000; a tenth of it for pools of more than 8 threads,
- *  whose spawn starts tens of threads): a refused attempt costs nanoseconds, so attempts alone would end the run
- *  after a handful of respawns.
+ *  controller respawned `FORKUNION_STRESS_RESPAWNS` times (100 unless the build says otherwise; a tenth of it for
+ *  pools of more than 8 threads, whose spawn starts tens of threads): a refused attempt costs nanoseconds, so attempts
+ * alone would end the run after a handful of respawns.
  */
 #include <algorithm>
 #include <array>
@@ -33,7 +33,7 @@
 #define FORKUNION_STRESS_ATTEMPTS 100000
 #endif
 #if !defined(FORKUNION_STRESS_RESPAWNS)
-#define FORKUNION_STRESS_RESPAWNS 1000
+#define FORKUNION_STRESS_RESPAWNS 100
 #endif
 
 namespace fu = forkunion;
@@ -109,7 +109,7 @@ void churn(pool_t &pool, std::size_t threads, spawn_t &&spawn) {
     std::mt19937 random(static_cast<std::uint32_t>(threads));
     auto const deadline = std::chrono::steady_clock::now() + deadline_k;
     std::size_t respawns = 0;
-    std::size_t const respawns_wanted = threads > 8 ? FORKUNION_STRESS_RESPAWNS / 10 : FORKUNION_STRESS_RESPAWNS;
+    std::size_t const respawns_wanted = threads > 8 ? (FORKUNION_STRESS_RESPAWNS + 9) / 10 : FORKUNION_STRESS_RESPAWNS;
     while ((tally.attempts.load() < FORKUNION_STRESS_ATTEMPTS || respawns < respawns_wanted) &&
            std::chrono::steady_clock::now() < deadline) {
         std::uint32_t const draw = random();
