@@ -31,7 +31,7 @@ int main() {
     forkunion::flat_pool_t pool;
     if (!pool.spawn(2)) return 1;
     std::atomic<int> sum {0};
-    pool.for_n(2, [&](std::size_t) noexcept { sum.fetch_add(1); }).join();
+    pool.for_n(2, [&](std::size_t) noexcept { sum.fetch_add(1); }).join_or_run_on_caller();
     return sum.load() == 2 ? 0 : 1;
 }
 CPP
