@@ -13,8 +13,11 @@
  *    stack, so a dispatch costs what the C++ one costs plus one indirect call per task: no allocation, no system
  *    call. The split dispatch (`fu_pool_unsafe_for_threads`) needs the callback to outlive the call: it is kept in
  *    the pool, guarded by `split_generation` (below), so a losing dispatcher never overwrites a running one's.
- *  - Fork: a `pthread_atfork` child handler bumps `forks_k`; a pool remembers the value it was spawned under and
- *    refuses to dispatch when they differ (its workers do not exist in the child).
+ *  - Fork: the C++ pools detect a `fork()`ed child themselves (`fu::fork_generation()`, one relaxed load) and refuse
+ *    every dispatch there with `forked`; this file only reads the same counter to reset its split-dispatch state
+ *    and to answer queries about a pool whose threads do not exist in this process.
+ *  - Refusals: every `fu_pool_for_*` returns why it ran nothing; `fu_pool_for_*_or_run_on_caller` run the loop on
+ *    the calling thread instead (a team of one), so library code called from inside a callback stays correct.
  */
 #include <forkunion.h>
 
@@ -44,6 +47,12 @@ static_assert(fu_contended_k == static_cast<int>(fu::status_code_t::contended_k)
 static_assert(fu_unsupported_k == static_cast<int>(fu::status_code_t::unsupported_k));
 static_assert(fu_placement_refused_k == static_cast<int>(fu::status_code_t::placement_refused_k));
 static_assert(fu_stale_generation_k == static_cast<int>(fu::status_code_t::stale_generation_k));
+static_assert(fu_forked_k == static_cast<int>(fu::status_code_t::forked_k));
+static_assert(static_cast<int>(fu_idle_spin_k) == static_cast<int>(fu::idle_mode_t::spin_k));
+static_assert(static_cast<int>(fu_idle_adaptive_k) == static_cast<int>(fu::idle_mode_t::adaptive_k));
+static_assert(static_cast<int>(fu_idle_nap_k) == static_cast<int>(fu::idle_mode_t::nap_k));
+static_assert(static_cast<int>(fu_idle_sleep_k) == static_cast<int>(fu::idle_mode_t::sleep_k));
+static_assert(FU_DEFAULT_IDLE_WINDOW_US == fu::default_idle_window_us_k);
 static_assert(fu_capability_x86_waitpkg_k == fu::capability_x86_waitpkg_k);
 static_assert(fu_capability_x86_cmpccxadd_k == fu::capability_x86_cmpccxadd_k);
 static_assert(fu_capability_x86_raoint_k == fu::capability_x86_raoint_k);
@@ -76,23 +85,6 @@ fu::caller_exclusivity_t to_cpp(fu_caller_exclusivity_t exclusivity) noexcept {
 /**  Whether a generation token can name a dispatch at all: tokens are odd, never 0. */
 bool is_token(std::size_t generation) noexcept {
     return (generation & 1u) != 0;
-}
-
-/**
- *  Child processes forked so far in this process's lineage, bumped by the `pthread_atfork` child handler. A pool
- *  spawned under another value has no workers here. Relaxed everywhere: the handler runs on the only thread of
- *  the child before `fork()` returns there, so that thread reads its own write.
- */
-std::atomic<std::uint64_t> forks_k{0};
-
-void on_fork_child() noexcept {
-    forks_k.fetch_add(1, std::memory_order_relaxed);
-}
-
-/**  Registers `on_fork_child` once per process (function-local static: thread-safe, no exception). */
-void watch_forks() noexcept {
-    static bool const registered = fu::c_api::register_fork_child_handler(&on_fork_child);
-    (void)registered;
 }
 
 /**  The OS facilities the build could use, and those this process can reach now (detected once, cached). */
@@ -223,43 +215,50 @@ public:
         return colocated_.compute_domain();
     }
 
+    /**  The blocking dispatches: with `run_on_caller`, a refused one runs on the calling thread as a team of one
+     *   and reports success. `fn(task, thread, compute_domain)` (or `fn(first, count, thread, compute_domain)`). */
     template <typename fn_t>
-    fu::status_t for_threads(fn_t const &fn) noexcept {
+    fu::status_t for_threads(fn_t const &fn, bool run_on_caller) noexcept {
         return visit([&](auto &pool) noexcept {
-            return join_(pool.for_threads([&](prong_t prong) noexcept { fn(prong.thread, prong.compute_domain); }));
+            return join_(pool.for_threads([&](prong_t prong) noexcept { fn(prong.thread, prong.compute_domain); }),
+                         run_on_caller);
         });
     }
     template <typename fn_t>
-    fu::status_t for_n(std::size_t n, fn_t const &fn) noexcept {
+    fu::status_t for_n(std::size_t n, fn_t const &fn, bool run_on_caller) noexcept {
         return visit([&](auto &pool) noexcept {
             return join_(
-                pool.for_n(n, [&](prong_t prong) noexcept { fn(prong.task, prong.thread, prong.compute_domain); }));
+                pool.for_n(n, [&](prong_t prong) noexcept { fn(prong.task, prong.thread, prong.compute_domain); }),
+                run_on_caller);
         });
     }
     template <typename fn_t>
-    fu::status_t for_n_dynamic(std::size_t n, fn_t const &fn) noexcept {
+    fu::status_t for_n_dynamic(std::size_t n, fn_t const &fn, bool run_on_caller) noexcept {
         return visit([&](auto &pool) noexcept {
             return join_(pool.for_n_dynamic(
-                n, [&](prong_t prong) noexcept { fn(prong.task, prong.thread, prong.compute_domain); }));
+                             n, [&](prong_t prong) noexcept { fn(prong.task, prong.thread, prong.compute_domain); }),
+                         run_on_caller);
         });
     }
     template <typename fn_t>
-    fu::status_t for_slices(std::size_t n, fn_t const &fn) noexcept {
+    fu::status_t for_slices(std::size_t n, fn_t const &fn, bool run_on_caller) noexcept {
         return visit([&](auto &pool) noexcept {
-            return join_(pool.for_slices(n, [&](prong_t prong, std::size_t count) noexcept {
-                fn(prong.task, count, prong.thread, prong.compute_domain);
-            }));
+            return join_(pool.for_slices(n,
+                                         [&](prong_t prong, std::size_t count) noexcept {
+                                             fn(prong.task, count, prong.thread, prong.compute_domain);
+                                         }),
+                         run_on_caller);
         });
     }
 
-    /**  Publishes `fn(thread)` without joining; `fn` must outlive the dispatch. 0 and a status when refused. */
+    /**  Publishes `fn(thread)` without joining; `fn` must outlive the dispatch. 0 and why when refused. */
     template <typename fn_t>
     std::size_t unsafe_for_threads(fn_t &fn, fu::status_t &status) noexcept {
-        std::size_t const generation = visit([&](auto &pool) noexcept { return pool.unsafe_for_threads(fn); });
-        status = generation        ? fu::status_code_t::success_k
-                 : threads_count() ? fu::status_code_t::contended_k
-                                   : fu::status_code_t::not_spawned_k;
-        return generation;
+        return visit([&](auto &pool) noexcept {
+            auto const publication = pool.unsafe_for_threads(fn);
+            status = publication.status;
+            return std::size_t(publication.generation);
+        });
     }
     bool is_complete(std::size_t generation) const noexcept {
         return visit([&](auto const &pool) noexcept { return pool.is_complete(generation); });
@@ -267,11 +266,21 @@ public:
     void unsafe_join(std::size_t generation) noexcept {
         visit([&](auto &pool) noexcept { pool.unsafe_join(generation); });
     }
-    fu::status_t nap() noexcept {
-        return visit([](auto &pool) noexcept { return pool.nap(); });
+    /**  Both pools get the policy and the stack size: they persist, whichever of them the next spawn starts. */
+    fu::status_t set_idle_policy(fu::idle_policy_t policy) noexcept {
+        fu::status_t const status = colocated_.set_idle_policy(policy);
+        if (status) (void)distributed_.set_idle_policy(policy);
+        return status;
     }
-    fu::status_t sleep(std::size_t microseconds) noexcept {
-        return visit([&](auto &pool) noexcept { return pool.sleep(microseconds); });
+    fu::idle_policy_t idle_policy() const noexcept { return colocated_.idle_policy(); }
+    fu::status_t set_stack_size(std::size_t bytes) noexcept {
+        fu::status_t const status = colocated_.set_stack_size(bytes);
+        if (status) (void)distributed_.set_stack_size(bytes);
+        return status;
+    }
+    std::size_t stack_size() const noexcept { return colocated_.stack_size(); }
+    std::size_t parked_threads_count() const noexcept {
+        return visit([](auto const &pool) noexcept { return pool.parked_threads_count(); });
     }
 
 private:
@@ -295,9 +304,10 @@ private:
     }
 
     template <typename guard_t>
-    static fu::status_t join_(guard_t &&guard) noexcept {
-        guard.join();
-        return guard.status();
+    static fu::status_t join_(guard_t &&guard, bool run_on_caller) noexcept {
+        if (!run_on_caller) return guard.join();
+        guard.join_or_run_on_caller();
+        return fu::status_code_t::success_k;
     }
 };
 
@@ -361,27 +371,24 @@ struct fu_pool {
     alignas(fu::default_alignment_k) std::atomic<std::size_t> split_generation{0}; // pending split token, or 0
     split_call_t split_call;
 
-    alignas(fu::default_alignment_k) std::atomic<std::uint64_t> forks_at_spawn{0};
+    alignas(fu::default_alignment_k) std::atomic<std::uint32_t> forks_at_spawn{0};
     fu::capabilities_t allowed = fu::capabilities_all_k;
     char name[fu::thread_name_capacity_k] = {};
 
     fu::capabilities_t effective() const noexcept { return allowed & comptime_capabilities() & runtime_capabilities(); }
 
     /**  Spawned by the parent of this forked process: the workers do not exist here. */
-    bool orphaned() const noexcept {
-        return forks_at_spawn.load(std::memory_order_relaxed) != forks_k.load(std::memory_order_relaxed);
-    }
+    bool orphaned() const noexcept { return forks_at_spawn.load(std::memory_order_relaxed) != fu::fork_generation(); }
 
     /**
-     *  Forgets the workers of an orphaned pool without joining them (they do not exist in this process): a fresh
-     *  backend takes the old one's storage without running its destructor, which would join. The old thread table
-     *  leaks in this process only.
+     *  Forgets the workers of an orphaned pool without joining them (they do not exist in this process): the C++
+     *  pools' `terminate` abandons an inherited thread table in a child process. A pending split token is stale.
      */
     void forget_orphaned_threads() noexcept {
         if (!orphaned()) return;
-        new (&backend) pool_backend_t();
+        backend.terminate();
         split_generation.store(0, std::memory_order_relaxed);
-        forks_at_spawn.store(forks_k.load(std::memory_order_relaxed), std::memory_order_relaxed);
+        forks_at_spawn.store(fu::fork_generation(), std::memory_order_relaxed);
     }
 };
 
@@ -395,7 +402,7 @@ namespace {
 template <typename callback_t>
 fu_status_t check_dispatch(fu_pool_t pool, callback_t callback) noexcept {
     if (!pool || !callback) return fu_invalid_argument_k;
-    if (pool->orphaned()) return fu_not_spawned_k;
+    if (pool->orphaned()) return fu_forked_k;
     return fu_success_k;
 }
 
@@ -414,8 +421,8 @@ fu_status_t spawn(fu_topology_t topology, fu_pool_t pool, std::size_t const *dom
     options.placement = (effective & fu::capability_memory_placement_k) != 0;
     options.topology = (effective & fu::capability_topology_k) != 0;
     options.name = pool->name[0] ? pool->name : nullptr;
-    watch_forks();
-    pool->forks_at_spawn.store(forks_k.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    fu::watch_forks();
+    pool->forks_at_spawn.store(fu::fork_generation(), std::memory_order_relaxed);
     fu::machine_topology_t const &machine = topology->topology;
     return to_c(domain ? pool->backend.spawn_on(machine, *domain, threads, to_cpp(exclusivity), options)
                        : pool->backend.spawn(machine, threads, to_cpp(exclusivity), options));
@@ -590,7 +597,7 @@ size_t fu_declared_distance(fu_topology_t t, size_t a, size_t b) {
 // ---- Pools ----
 
 fu_pool_t fu_pool_new(char const *name, fu_capabilities_t allowed) {
-    watch_forks();
+    fu::watch_forks();
     fu_pool_t pool = new (std::nothrow) fu_pool;
     if (!pool) return nullptr;
     pool->allowed = allowed;
@@ -655,32 +662,72 @@ size_t fu_pool_memory_usage(fu_pool_t pool) {
     return pool ? sizeof(fu_pool) - sizeof(pool_backend_t) + pool->backend.memory_usage() : 0;
 }
 
-fu_status_t fu_pool_for_threads(fu_pool_t pool, fu_for_threads_t callback, void *context) {
-    if (fu_status_t const status = check_dispatch(pool, callback)) return status;
+namespace {
+
+/**  The four blocking dispatches, with and without the run-on-caller fallback. */
+fu_status_t for_threads(fu_pool_t pool, fu_for_threads_t callback, void *context, bool run_on_caller) noexcept {
+    if (fu_status_t const status = check_dispatch(pool, callback)) {
+        if (!run_on_caller || status != fu_forked_k) return status;
+        callback(context, 0, 0); // a team of one, as the C++ guard's fallback
+        return fu_success_k;
+    }
     return to_c(pool->backend.for_threads(
-        [=](std::size_t thread, std::size_t domain) noexcept { callback(context, thread, domain); }));
+        [=](std::size_t thread, std::size_t domain) noexcept { callback(context, thread, domain); }, run_on_caller));
 }
 
-fu_status_t fu_pool_for_n(fu_pool_t pool, size_t n, fu_for_n_t callback, void *context) {
-    if (fu_status_t const status = check_dispatch(pool, callback)) return status;
-    return to_c(pool->backend.for_n(n, [=](std::size_t task, std::size_t thread, std::size_t domain) noexcept {
+fu_status_t for_n(fu_pool_t pool, size_t n, fu_for_n_t callback, void *context, bool dynamic,
+                  bool run_on_caller) noexcept {
+    if (fu_status_t const status = check_dispatch(pool, callback)) {
+        if (!run_on_caller || status != fu_forked_k) return status;
+        for (std::size_t task = 0; task != n; ++task) callback(context, task, 0, 0);
+        return fu_success_k;
+    }
+    auto const body = [=](std::size_t task, std::size_t thread, std::size_t domain) noexcept {
         callback(context, task, thread, domain);
-    }));
+    };
+    return to_c(dynamic ? pool->backend.for_n_dynamic(n, body, run_on_caller)
+                        : pool->backend.for_n(n, body, run_on_caller));
 }
 
-fu_status_t fu_pool_for_n_dynamic(fu_pool_t pool, size_t n, fu_for_n_t callback, void *context) {
-    if (fu_status_t const status = check_dispatch(pool, callback)) return status;
-    return to_c(pool->backend.for_n_dynamic(n, [=](std::size_t task, std::size_t thread, std::size_t domain) noexcept {
-        callback(context, task, thread, domain);
-    }));
-}
-
-fu_status_t fu_pool_for_slices(fu_pool_t pool, size_t n, fu_for_slices_t callback, void *context) {
-    if (fu_status_t const status = check_dispatch(pool, callback)) return status;
+fu_status_t for_slices(fu_pool_t pool, size_t n, fu_for_slices_t callback, void *context, bool run_on_caller) noexcept {
+    if (fu_status_t const status = check_dispatch(pool, callback)) {
+        if (!run_on_caller || status != fu_forked_k) return status;
+        if (n) callback(context, 0, n, 0, 0);
+        return fu_success_k;
+    }
     return to_c(pool->backend.for_slices(
-        n, [=](std::size_t first, std::size_t count, std::size_t thread, std::size_t domain) noexcept {
+        n,
+        [=](std::size_t first, std::size_t count, std::size_t thread, std::size_t domain) noexcept {
             callback(context, first, count, thread, domain);
-        }));
+        },
+        run_on_caller));
+}
+
+} // namespace
+
+fu_status_t fu_pool_for_threads(fu_pool_t pool, fu_for_threads_t callback, void *context) {
+    return for_threads(pool, callback, context, false);
+}
+fu_status_t fu_pool_for_n(fu_pool_t pool, size_t n, fu_for_n_t callback, void *context) {
+    return for_n(pool, n, callback, context, false, false);
+}
+fu_status_t fu_pool_for_n_dynamic(fu_pool_t pool, size_t n, fu_for_n_t callback, void *context) {
+    return for_n(pool, n, callback, context, true, false);
+}
+fu_status_t fu_pool_for_slices(fu_pool_t pool, size_t n, fu_for_slices_t callback, void *context) {
+    return for_slices(pool, n, callback, context, false);
+}
+fu_status_t fu_pool_for_threads_or_run_on_caller(fu_pool_t pool, fu_for_threads_t callback, void *context) {
+    return for_threads(pool, callback, context, true);
+}
+fu_status_t fu_pool_for_n_or_run_on_caller(fu_pool_t pool, size_t n, fu_for_n_t callback, void *context) {
+    return for_n(pool, n, callback, context, false, true);
+}
+fu_status_t fu_pool_for_n_dynamic_or_run_on_caller(fu_pool_t pool, size_t n, fu_for_n_t callback, void *context) {
+    return for_n(pool, n, callback, context, true, true);
+}
+fu_status_t fu_pool_for_slices_or_run_on_caller(fu_pool_t pool, size_t n, fu_for_slices_t callback, void *context) {
+    return for_slices(pool, n, callback, context, true);
 }
 
 fu_status_t fu_pool_unsafe_for_threads(fu_pool_t pool, fu_for_threads_t callback, void *context, size_t *generation) {
@@ -727,19 +774,51 @@ fu_status_t fu_pool_unsafe_join(fu_pool_t pool, size_t generation) {
     return fu_success_k;
 }
 
+fu_status_t fu_pool_set_idle_policy(fu_pool_t pool, fu_idle_mode_t mode, uint64_t microseconds) {
+    if (!pool) return fu_invalid_argument_k;
+    int const value = static_cast<int>(mode);
+    if (value < static_cast<int>(fu_idle_spin_k) || value > static_cast<int>(fu_idle_sleep_k))
+        return fu_invalid_argument_k;
+    fu::idle_policy_t policy{static_cast<fu::idle_mode_t>(value), microseconds};
+    // Without any wait beyond the pause hint, napping is spinning on it: the pool keeps the spin policy.
+    if (policy.mode == fu::idle_mode_t::nap_k && !(pool->effective() & fu_capabilities_waits_k))
+        policy = fu::idle_policy_t::spin();
+    return to_c(pool->backend.set_idle_policy(policy));
+}
+
+fu_status_t fu_pool_idle_policy(fu_pool_t pool, fu_idle_mode_t *mode, uint64_t *microseconds) {
+    if (!pool || !mode || !microseconds) return fu_invalid_argument_k;
+    fu::idle_policy_t const policy = pool->backend.idle_policy();
+    *mode = static_cast<fu_idle_mode_t>(policy.mode);
+    *microseconds = policy.microseconds;
+    return fu_success_k;
+}
+
+size_t fu_pool_parked_threads_count(fu_pool_t pool) {
+    return pool && !pool->orphaned() ? pool->backend.parked_threads_count() : 0;
+}
+
+fu_status_t fu_pool_set_stack_size(fu_pool_t pool, size_t bytes) {
+    if (!pool) return fu_invalid_argument_k;
+    return to_c(pool->backend.set_stack_size(bytes));
+}
+
+size_t fu_pool_stack_size(fu_pool_t pool) {
+    return pool ? pool->backend.stack_size() : 0;
+}
+
 fu_status_t fu_pool_nap(fu_pool_t pool) {
     if (!pool) return fu_invalid_argument_k;
-    if (pool->orphaned()) return fu_not_spawned_k;
-    if (pool->effective() & fu_capabilities_waits_k) return to_c(pool->backend.nap());
-    // Napping without an address wait is spinning on the pause hint, which the workers do already: an empty
-    // dispatch gives the answer a idle-mode change would (contended, not spawned) and leaves them spinning.
-    return to_c(pool->backend.for_threads([](std::size_t, std::size_t) noexcept {}));
+    if (pool->orphaned()) return fu_forked_k;
+    if (pool->backend.threads_count() == 0) return fu_not_spawned_k;
+    return fu_pool_set_idle_policy(pool, fu_idle_nap_k, 0);
 }
 
 fu_status_t fu_pool_sleep(fu_pool_t pool, size_t microseconds) {
     if (!pool) return fu_invalid_argument_k;
-    if (pool->orphaned()) return fu_not_spawned_k;
-    return to_c(pool->backend.sleep(microseconds));
+    if (pool->orphaned()) return fu_forked_k;
+    if (pool->backend.threads_count() == 0) return fu_not_spawned_k;
+    return fu_pool_set_idle_policy(pool, fu_idle_sleep_k, microseconds);
 }
 
 // ---- Memory ----

@@ -2,12 +2,11 @@
  *  @file   c/forkunion_os.hpp
  *  @brief  The little OS knowledge the C API adds to the C++ library: which OS facilities the build can use and
  *          this process can reach (the `topology`, `thread_pinning`, `memory_placement`, `huge_pages` bits that
- *          `features.hpp` leaves to the layers above), and the fork hook.
+ *          `features.hpp` leaves to the layers above).
  *
- *  One interface, one back end per OS (STYLE #7), in namespace `forkunion::c_api`:
+ *  One interface, one backend per OS, in namespace `forkunion::c_api`:
  *  - `os_comptime_capabilities()`: the OS bits this build has code for;
- *  - `detect_os_capabilities()`: those this process can reach now (a few system calls: call once and cache);
- *  - `register_fork_child_handler(fn)`: run `fn` in the child of every later `fork()`; false if the OS refused.
+ *  - `detect_os_capabilities()`: those this process can reach now (a few system calls: call once and cache).
  *  Private to `c/forkunion.cpp`: not installed, not part of any public header.
  */
 #pragma once
@@ -17,7 +16,6 @@
 #include <forkunion/features.hpp>
 
 #if FORKUNION_OS_LINUX
-#include <pthread.h>     // `pthread_atfork`
 #include <sys/syscall.h> // `SYS_get_mempolicy`
 #include <unistd.h>      // `access`, `syscall`
 #include <cerrno>        // `errno`, `ENOSYS`
@@ -54,20 +52,11 @@ inline capabilities_t detect_os_capabilities() noexcept {
     return mask & os_comptime_capabilities();
 }
 
-inline bool register_fork_child_handler(void (*handler)()) noexcept {
-    return ::pthread_atfork(nullptr, nullptr, handler) == 0;
-}
-
 #else
 
 /**  @brief  Elsewhere: the portable back ends reach no OS facility beyond threads. */
 inline capabilities_t detect_os_capabilities() noexcept {
     return capabilities_none_k;
-}
-
-/**  @brief  Elsewhere: no fork to watch for. */
-inline bool register_fork_child_handler(void (*)()) noexcept {
-    return false;
 }
 
 #endif

@@ -15,7 +15,7 @@ int main() {
     if (!pool.spawn(fu::allowed_cores_count() + 1, fu::caller_exclusive_k)) return EXIT_FAILURE;
 
     std::vector<double> values(1 << 16, 1.0);
-    std::atomic<int> job_status {0}; // 0 = running, 1 = done, -1 = a step was refused
+    std::atomic<int> job_status{0}; // 0 = running, 1 = done, -1 = a step was refused
 
     auto job = [&](std::size_t thread) noexcept {
         if (thread != 0) return; // everyone else just returns, making room for thread 0's forks

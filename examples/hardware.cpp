@@ -18,7 +18,8 @@ int main() {
 
     fu::flat_pool_t pool;
     if (!pool.spawn(fu::allowed_cores_count())) return 1;
-    (void)pool.nap(); // until the next dispatch, idle workers light-sleep on the epoch's cache line
+    // From now on, idle workers light-sleep on the epoch's cache line (the policy persists until changed).
+    if (!pool.set_idle_policy(fu::idle_policy_t::nap())) return 1;
 
     constexpr std::uint64_t capacity = 100;
     alignas(8) std::uint64_t largest = 0, admitted = 0; // plain integers, touched only through atomic references
@@ -27,7 +28,7 @@ int main() {
         // A bounded counter: adds only while the old value is at most `capacity - 1`.
         fu::atomic_ref_t<std::uint64_t>(admitted).fetch_add_if_at_most(1, capacity - 1, std::memory_order_relaxed);
     };
-    pool.for_n(1000, offer).join();
+    if (!pool.for_n(1000, offer).join()) return 1;
     std::printf("largest %llu, admitted %llu of 1000 (capacity %llu)\n", (unsigned long long)largest,
                 (unsigned long long)admitted, (unsigned long long)capacity);
     return largest == 999 && admitted == capacity ? 0 : 1;

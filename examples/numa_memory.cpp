@@ -39,7 +39,8 @@ int main() {
     fu::sharded_array_t<double> shards;
     if (fu::status_t const sharded = shards.try_allocate(nodes, 1'000'000); !sharded)
         return std::fprintf(stderr, "sharding refused: %s\n", sharded.name()), EXIT_FAILURE;
-    pool.for_n(shards.size(), [&](std::size_t i) noexcept { shards[i] = 0.5 * double(i); }).join();
+    if (!pool.for_n(shards.size(), [&](std::size_t i) noexcept { shards[i] = 0.5 * double(i); }).join())
+        return EXIT_FAILURE;
     double sum = 0;
     for (std::size_t shard = 0; shard != shards.shards_count(); ++shard)
         for (double value : shards.shard(shard)) sum += value;

@@ -85,17 +85,18 @@ int main(int argc, char **argv) {
     // The search: each thread scans its slice of its own domain's shard, then merges under one spin mutex.
     search_result_t result;
     fu::spin_mutex_t result_mutex;
-    pool.for_slices(vectors_k,
-                    [&](fu::distributed_pool_t::prong_t first, std::size_t count) noexcept {
-                        shard_t const &shard = shards[first.compute_domain];
-                        search_result_t local;
-                        for (std::size_t i = first.task - shard.first, end = i + count; i != end; ++i)
-                            local = pick_best(
-                                local, {squared_distance(query, shard.vectors + i * dimensions_k), shard.first + i});
-                        std::lock_guard<fu::spin_mutex_t> lock(result_mutex);
-                        result = pick_best(result, local);
-                    })
-        .join();
+    if (!pool.for_slices(vectors_k,
+                         [&](fu::distributed_pool_t::prong_t first, std::size_t count) noexcept {
+                             shard_t const &shard = shards[first.compute_domain];
+                             search_result_t local;
+                             for (std::size_t i = first.task - shard.first, end = i + count; i != end; ++i)
+                                 local = pick_best(local, {squared_distance(query, shard.vectors + i * dimensions_k),
+                                                           shard.first + i});
+                             std::lock_guard<fu::spin_mutex_t> lock(result_mutex);
+                             result = pick_best(result, local);
+                         })
+             .join())
+        return EXIT_FAILURE;
 
     // The serial scan it must agree with, over freshly generated vectors.
     search_result_t serial;

@@ -16,7 +16,8 @@ int main() {
     fu::colocated_pool_t near;
     if (!near.spawn_on(topology, 0, topology.logical_cores_count_in(0))) return EXIT_FAILURE;
     std::atomic<std::size_t> sum{0};
-    near.for_n(1000, [&](std::size_t task) noexcept { sum.fetch_add(task, std::memory_order_relaxed); }).join();
+    if (!near.for_n(1000, [&](std::size_t task) noexcept { sum.fetch_add(task, std::memory_order_relaxed); }).join())
+        return EXIT_FAILURE;
     std::printf("colocated: %zu threads on domain 0, %zu unpinned, sum %zu\n", near.threads_count(),
                 static_cast<std::size_t>(near.unpinned_threads_count()), sum.load());
     near.terminate();
@@ -33,14 +34,15 @@ int main() {
     // Uneven tasks: each thread drains its own block, steals inside its domain, and only then across domains.
     std::vector<std::atomic<std::size_t>> runs(10'000);
     std::atomic<std::size_t> misplaced{0};
-    pool.for_n_dynamic(
-            runs.size(),
-            [&](fu::distributed_pool_t::prong_t prong) noexcept {
-                runs[prong.task].fetch_add(1, std::memory_order_relaxed);
-                if (pool.locate_thread_in(prong.thread, prong.compute_domain) == fu::distributed_pool_t::npos_k)
-                    misplaced.fetch_add(1, std::memory_order_relaxed); // never: a prong names its thread's domain
-            })
-        .join();
+    if (!pool.for_n_dynamic(
+                 runs.size(),
+                 [&](fu::distributed_pool_t::prong_t prong) noexcept {
+                     runs[prong.task].fetch_add(1, std::memory_order_relaxed);
+                     if (pool.locate_thread_in(prong.thread, prong.compute_domain) == fu::distributed_pool_t::npos_k)
+                         misplaced.fetch_add(1, std::memory_order_relaxed); // never: a prong names its thread's domain
+                 })
+             .join())
+        return EXIT_FAILURE;
     std::size_t wrong = misplaced.load();
     for (auto const &count : runs) wrong += count.load() != 1;
     std::printf("distributed: %zu threads over %zu domains, %zu mistakes\n",

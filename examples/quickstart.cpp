@@ -16,32 +16,43 @@ int main() {
     }
 
     // for (t = 0; t < threads; ++t) f(t);  The guard joins when it goes out of scope or on `join()`.
-    pool.for_threads([&](std::size_t thread) noexcept { std::printf("thread %zu is up\n", thread); }).join();
+    if (!pool.for_threads([&](std::size_t thread) noexcept { std::printf("thread %zu is up\n", thread); }).join())
+        return EXIT_FAILURE;
 
     // #pragma omp parallel for schedule(static): one contiguous block per thread.
     std::vector<double> squares(1000);
-    pool.for_n(squares.size(), [&](std::size_t i) noexcept { squares[i] = double(i) * double(i); }).join();
+    if (!pool.for_n(squares.size(), [&](std::size_t i) noexcept { squares[i] = double(i) * double(i); }).join())
+        return EXIT_FAILURE;
 
     // #pragma omp parallel for schedule(dynamic, 1): uneven tasks, idle threads steal single tasks.
-    std::atomic<std::size_t> primes {0};
-    pool.for_n_dynamic(10000, [&](std::size_t n) noexcept {
-            bool prime = n > 1;
-            for (std::size_t d = 2; d * d <= n && prime; ++d) prime = n % d != 0;
-            if (prime) primes.fetch_add(1, std::memory_order_relaxed);
-        }).join();
+    std::atomic<std::size_t> primes{0};
+    if (!pool.for_n_dynamic(10000,
+                            [&](std::size_t n) noexcept {
+                                bool prime = n > 1;
+                                for (std::size_t d = 2; d * d <= n && prime; ++d) prime = n % d != 0;
+                                if (prime) primes.fetch_add(1, std::memory_order_relaxed);
+                            })
+             .join())
+        return EXIT_FAILURE;
 
     // One call per thread with its whole block: hoist per-thread setup out of the inner loop.
-    std::atomic<double> total {0};
-    pool.for_slices(squares.size(), [&](std::size_t first, std::size_t count) noexcept {
-            double partial = 0;
-            for (std::size_t i = first; i != first + count; ++i) partial += squares[i];
-            total.fetch_add(partial, std::memory_order_relaxed);
-        }).join();
+    std::atomic<double> total{0};
+    if (!pool.for_slices(squares.size(),
+                         [&](std::size_t first, std::size_t count) noexcept {
+                             double partial = 0;
+                             for (std::size_t i = first; i != first + count; ++i) partial += squares[i];
+                             total.fetch_add(partial, std::memory_order_relaxed);
+                         })
+             .join())
+        return EXIT_FAILURE;
 
     // Callbacks may take a prong instead of an index: task, thread and compute domain.
-    pool.for_n(4, [](fu::flat_pool_t::prong_t prong) noexcept {
-            std::printf("task %zu ran on thread %zu\n", prong.task, prong.thread);
-        }).join();
+    if (!pool.for_n(4,
+                    [](fu::flat_pool_t::prong_t prong) noexcept {
+                        std::printf("task %zu ran on thread %zu\n", prong.task, prong.thread);
+                    })
+             .join())
+        return EXIT_FAILURE;
 
     std::printf("%zu primes below 10000, sum of squares below 1000 = %.0f\n", primes.load(), total.load());
     return primes.load() == 1229 && total.load() == 332833500.0 ? EXIT_SUCCESS : EXIT_FAILURE;

@@ -23,9 +23,8 @@ int main() {
     //      for (int i = 0; i < 1000; ++i) { ... }
     //
     // You can also think about it as a shortcut for the `for_slices` + `for`.
-    pool.for_n(1000, [](std::size_t task_index) noexcept {
-        std::printf("Running task %zu of 1000\n", task_index + 1);
-    });
+    pool.for_n(1000,
+               [](std::size_t task_index) noexcept { std::printf("Running task %zu of 1000\n", task_index + 1); });
     pool.for_slices(1000, [](std::size_t first_index, std::size_t count) noexcept {
         std::printf("Running slice [%zu, %zu)\n", first_index, first_index + count);
     });
@@ -35,8 +34,7 @@ int main() {
     //
     //      #pragma omp parallel for schedule(dynamic, 1)
     //      for (int i = 0; i < 3; ++i) { ... }
-    pool.for_n_dynamic(3, [](std::size_t task_index) noexcept {
-        std::printf("Running dynamic task %zu of 3\n", task_index + 1);
-    });
+    pool.for_n_dynamic(
+        3, [](std::size_t task_index) noexcept { std::printf("Running dynamic task %zu of 3\n", task_index + 1); });
     return EXIT_SUCCESS;
 }

@@ -12,7 +12,7 @@ int main() {
     fu::flat_pool_t pool;
     if (!pool.spawn(2, fu::caller_exclusive_k)) return EXIT_FAILURE;
 
-    std::atomic<std::size_t> visits {0};
+    std::atomic<std::size_t> visits{0};
     auto work = [&](std::size_t) noexcept { visits.fetch_add(1, std::memory_order_relaxed); };
     fu::flat_pool_t::generation_t const generation = pool.unsafe_for_threads(work); // `work` must outlive it
     if (generation == 0) return EXIT_FAILURE; // refused: contended or not spawned; generations are odd

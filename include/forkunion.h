@@ -68,6 +68,13 @@
 #define FORKUNION_API
 #endif
 
+/*  A status a caller must read: a refused dispatch ran nothing, and ignoring that loses work silently. */
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKUNION_NODISCARD __attribute__((warn_unused_result))
+#else
+#define FORKUNION_NODISCARD
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -83,13 +90,14 @@ typedef enum fu_status_t {
     fu_bad_alloc_k = -1,         /**< Memory ran out: a handle, a thread table, an allocation too large to map. */
     fu_invalid_argument_k = -2,  /**< A NULL handle or callback, 0 threads, a domain out of range, a bad size. */
     fu_already_spawned_k = -3,   /**< `fu_pool_spawn*` on a pool that has threads: terminate it first. */
-    fu_not_spawned_k = -4,       /**< A dispatch, nap or sleep on a pool with no threads: never spawned,
-                                      terminated, or spawned by the parent of this forked process. */
+    fu_not_spawned_k = -4,       /**< A dispatch on a pool with no threads: never spawned, or terminated. */
     fu_thread_refused_k = -5,    /**< The OS refused a thread; the threads that did start were joined. */
     fu_contended_k = -6,         /**< The pool runs another dispatch (concurrent or nested): refused, nothing ran. */
     fu_unsupported_k = -7,       /**< The build, the platform or the pool's allowed capabilities lack the feature. */
     fu_placement_refused_k = -8, /**< The OS refused to bind memory (or threads) where asked. */
-    fu_stale_generation_k = -9   /**< A generation token that is no longer the pool's pending split dispatch. */
+    fu_stale_generation_k = -9,  /**< A generation token that is no longer the pool's pending split dispatch. */
+    fu_forked_k = -10            /**< The pool was spawned by the parent of this `fork()`ed process: its threads
+                                      do not exist here. Every dispatch is refused; terminate or delete it. */
 } fu_status_t;
 
 /**  @brief  The canonical name of a status (`"contended"`), `"unknown"` for any other value; never NULL. */
@@ -313,9 +321,13 @@ FORKUNION_API size_t fu_pool_memory_usage(fu_pool_t pool);
 /**
  *  @brief  Calls `callback(context, thread, compute_domain)` once on every thread and returns when all returned.
  *          Serial equivalent: `for (t = 0; t < threads; ++t) callback(context, t, domain_of(t));`
- *  @retval fu_invalid_argument_k  NULL pool or callback.  @retval fu_not_spawned_k, fu_contended_k  nothing ran.
+ *  @retval fu_invalid_argument_k  NULL pool or callback.
+ *  @retval fu_not_spawned_k, fu_contended_k, fu_forked_k  refused: nothing ran (another dispatch holds the pool, the
+ *          call comes from inside one of its callbacks, or the pool is unspawned or inherited through `fork()`).
+ *          The `_or_run_on_caller` forms below run the loop anyway.
  */
-FORKUNION_API fu_status_t fu_pool_for_threads(fu_pool_t pool, fu_for_threads_t callback, void *context);
+FORKUNION_NODISCARD FORKUNION_API fu_status_t fu_pool_for_threads(fu_pool_t pool, fu_for_threads_t callback,
+                                                                  void *context);
 
 /**
  *  @brief  Calls `callback(context, task, thread, compute_domain)` for every task in `[0, n)`, statically split:
@@ -323,20 +335,39 @@ FORKUNION_API fu_status_t fu_pool_for_threads(fu_pool_t pool, fu_for_threads_t c
  *          `q = n / T`, `r = n % T`. Serial equivalent: `for (i = 0; i < n; ++i) callback(context, i, ...);`
  *  @retval as `fu_pool_for_threads`.
  */
-FORKUNION_API fu_status_t fu_pool_for_n(fu_pool_t pool, size_t n, fu_for_n_t callback, void *context);
+FORKUNION_NODISCARD FORKUNION_API fu_status_t fu_pool_for_n(fu_pool_t pool, size_t n, fu_for_n_t callback,
+                                                            void *context);
 
 /**
  *  @brief  The same loop for tasks of uneven cost: each thread drains its own block, then steals single tasks
  *          from the others. Serial equivalent: `for (i = 0; i < n; ++i) callback(context, i, ...);`
  */
-FORKUNION_API fu_status_t fu_pool_for_n_dynamic(fu_pool_t pool, size_t n, fu_for_n_t callback, void *context);
+FORKUNION_NODISCARD FORKUNION_API fu_status_t fu_pool_for_n_dynamic(fu_pool_t pool, size_t n, fu_for_n_t callback,
+                                                                    void *context);
 
 /**
  *  @brief  Calls `callback(context, first, count, thread, compute_domain)` once per thread whose block of
  *          `fu_pool_for_n`'s split is non-empty (a thread with nothing to do is not called). Serial equivalent:
  *          `for (t = 0; t < T; ++t) if (count_t) callback(context, first_t, count_t, t, ...);`
  */
-FORKUNION_API fu_status_t fu_pool_for_slices(fu_pool_t pool, size_t n, fu_for_slices_t callback, void *context);
+FORKUNION_NODISCARD FORKUNION_API fu_status_t fu_pool_for_slices(fu_pool_t pool, size_t n, fu_for_slices_t callback,
+                                                                 void *context);
+
+/**
+ *  @brief  The four dispatches above, each of which runs every task even when the pool refuses: then on the
+ *          calling thread, as a team of one (`thread` and `compute_domain` 0; `for_threads` calls the callback
+ *          once, `for_slices` once with the whole range). For library code that may be called from inside a
+ *          callback of the same pool, or share the pool with other threads: OpenMP's answer to a nested region.
+ *  @retval fu_success_k           every task ran (on the pool or here).
+ *  @retval fu_invalid_argument_k  NULL pool or callback: nothing ran.
+ */
+FORKUNION_API fu_status_t fu_pool_for_threads_or_run_on_caller(fu_pool_t pool, fu_for_threads_t callback,
+                                                               void *context);
+FORKUNION_API fu_status_t fu_pool_for_n_or_run_on_caller(fu_pool_t pool, size_t n, fu_for_n_t callback, void *context);
+FORKUNION_API fu_status_t fu_pool_for_n_dynamic_or_run_on_caller(fu_pool_t pool, size_t n, fu_for_n_t callback,
+                                                                 void *context);
+FORKUNION_API fu_status_t fu_pool_for_slices_or_run_on_caller(fu_pool_t pool, size_t n, fu_for_slices_t callback,
+                                                              void *context);
 
 /**
  *  @brief  Broadcasts `callback` to every thread without waiting and writes the dispatch's odd generation token
@@ -368,18 +399,59 @@ FORKUNION_API int fu_pool_is_complete(fu_pool_t pool, size_t generation);
 FORKUNION_API fu_status_t fu_pool_unsafe_join(fu_pool_t pool, size_t generation);
 
 /**
- *  @brief  Until the next dispatch, idle workers light-sleep on the CPU's address monitor (UMWAIT, WFET, WFE,
- *          WRS) where the CPU and the pool's allowed capabilities have one, on the pause hint otherwise. Any
- *          thread; refused like a dispatch.
- *  @retval fu_invalid_argument_k, fu_not_spawned_k, fu_contended_k
+ *  @brief  How a pool's idle workers wait between dispatches (the C++ `idle_mode_t`, value for value):
+ *          - `fu_idle_spin_k`: the pause hint in a loop; the lowest latency, a core per idle worker;
+ *          - `fu_idle_adaptive_k`: spin for a window of microseconds, then block in the kernel (the default, with
+ *            `FU_DEFAULT_IDLE_WINDOW_US`); a dispatch after a long gap pays one kernel wake-up;
+ *          - `fu_idle_nap_k`: light sleep on the CPU's address monitor (UMWAIT, WFET, WFE, WRS) where the CPU and
+ *            the pool's allowed capabilities have one, the pause hint otherwise;
+ *          - `fu_idle_sleep_k`: block in the kernel at once; with microseconds > 0, also wake that often to look.
+ */
+typedef enum fu_idle_mode_t {
+    fu_idle_spin_k = 0,
+    fu_idle_adaptive_k = 1,
+    fu_idle_nap_k = 2,
+    fu_idle_sleep_k = 3
+} fu_idle_mode_t;
+
+/**  @brief  The spin window of the default idle policy, `fu_idle_adaptive_k`, in microseconds. */
+#define FU_DEFAULT_IDLE_WINDOW_US 100
+
+/**
+ *  @brief  Sets how idle workers wait, from now on and across respawns, until set again. `microseconds` is the
+ *          window of `fu_idle_adaptive_k` and the period of `fu_idle_sleep_k` (0: only a dispatch wakes them);
+ *          ignored otherwise. Any thread, any time; never refused by a dispatch in flight. Parked workers are
+ *          woken so they wait the new way.
+ *  @retval fu_invalid_argument_k  NULL pool, an unknown mode, or 2^61 microseconds or more.
+ */
+FORKUNION_API fu_status_t fu_pool_set_idle_policy(fu_pool_t pool, fu_idle_mode_t mode, uint64_t microseconds);
+
+/**  @brief  Writes the idle policy in force to `*mode` and `*microseconds`.  @retval fu_invalid_argument_k NULLs. */
+FORKUNION_API fu_status_t fu_pool_idle_policy(fu_pool_t pool, fu_idle_mode_t *mode, uint64_t *microseconds);
+
+/**  @brief  Workers blocked in the kernel right now (adaptive past its window, or sleep): a snapshot; 0 for NULL. */
+FORKUNION_API size_t fu_pool_parked_threads_count(fu_pool_t pool);
+
+/**
+ *  @brief  The stack size of the workers the next spawn starts; 0 (the default) keeps the platform's. Controlling
+ *          thread, between spawns.
+ *  @retval fu_unsupported_k       a non-zero size where the platform's threads cannot take one.
+ *  @retval fu_invalid_argument_k  NULL pool, or below the platform's minimum (`PTHREAD_STACK_MIN`).
+ */
+FORKUNION_API fu_status_t fu_pool_set_stack_size(fu_pool_t pool, size_t bytes);
+/**  @brief  What `fu_pool_set_stack_size` last set (0: the platform's default). */
+FORKUNION_API size_t fu_pool_stack_size(fu_pool_t pool);
+
+/**
+ *  @brief  Deprecated: `fu_pool_set_idle_policy(pool, fu_idle_nap_k, 0)`, which now lasts until changed.
+ *  @retval fu_invalid_argument_k, fu_not_spawned_k, fu_forked_k
  */
 FORKUNION_API fu_status_t fu_pool_nap(fu_pool_t pool);
 
 /**
- *  @brief  Until the next dispatch (which wakes them), idle workers block in the kernel; with `microseconds > 0`
- *          they also re-check that often (any duration, 1 s and more included). Any thread; refused like a
- *          dispatch.
- *  @retval fu_invalid_argument_k, fu_not_spawned_k, fu_contended_k
+ *  @brief  Deprecated: `fu_pool_set_idle_policy(pool, fu_idle_sleep_k, microseconds)`, which now lasts until
+ *          changed (any duration, 1 s and more included).
+ *  @retval fu_invalid_argument_k, fu_not_spawned_k, fu_forked_k
  */
 FORKUNION_API fu_status_t fu_pool_sleep(fu_pool_t pool, size_t microseconds);
 

@@ -150,8 +150,9 @@ void idle_row(benchmark::State &state, std::size_t threads) {
         std::vector<double> samples;
         for (auto _ : state) {
             fu::status_t idle;
-            if constexpr (idle_k == idle_t::nap_k) idle = runtime.pool().nap();
-            if constexpr (idle_k == idle_t::sleep_k) idle = runtime.pool().sleep(0);
+            if constexpr (idle_k == idle_t::spin_k) idle = runtime.pool().set_idle_policy(fu::idle_policy_t::spin());
+            if constexpr (idle_k == idle_t::nap_k) idle = runtime.pool().set_idle_policy(fu::idle_policy_t::nap());
+            if constexpr (idle_k == idle_t::sleep_k) idle = runtime.pool().set_idle_policy(fu::idle_policy_t::sleep(0));
             if (!idle) return state.SkipWithError(idle.name());
             auto const gap_end = fub::steady_clock_t::now() + idle_gap_k;
             while (fub::steady_clock_t::now() < gap_end) {}

@@ -13,7 +13,7 @@
 # pthreadpool, the task-queue pool and std::thread run one-thread calls inline without any protocol, so only the
 # runtimes that keep their protocol at T = 1 are listed: ForkUnion, libgomp and libomp.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source bench/common/common.sh
 forkunion_openmp_environment # the same OpenMP settings as the tables of bench/compare.sh
 build=${1:-build_release}

@@ -1,17 +1,23 @@
 /**
  *  @file   wake.cpp
- *  @brief  What each idle mode costs: wake-up latency from spin, `nap()` and `sleep(0)`, and the CPU time idle
- *          workers burn per idle wall second, printed as a markdown table.
+ *  @brief  What each idle policy costs: wake-up latency after an idle gap, the CPU time idle workers burn per idle
+ *          wall second, and back-to-back dispatch time against the spin policy, printed as a markdown table.
  *
- *  For each mode, a caller-inclusive `flat_pool_t` of T threads (the caller and T - 1 workers):
+ *  For each policy (spin, the adaptive default, nap, sleep), a caller-inclusive `flat_pool_t` of T threads (the
+ *  caller and T - 1 workers):
  *  - **wake-up latency**: the pool is put in the mode and left idle for a gap long enough for the workers to reach
  *    their idle wait (a futex for `sleep(0)`), then the caller reads the clock and dispatches; each worker reads
  *    the clock first thing in its callback. A sample is the difference, one per worker per dispatch; the table
  *    gives the median and the 99th percentile.
  *  - **idle CPU**: the pool is put in the mode, the caller sleeps, and the process's CPU time over the sleep,
- *    divided by its wall time, is what the idle workers burned (the sleeping caller adds ~0).
+ *    divided by its wall time, is what the idle workers burned (the sleeping caller adds ~0);
+ *  - **back to back**: ns per empty `for_n(T)` dispatched in a tight loop (gaps far below the adaptive window), and
+ *    its ratio to the spin policy's, measured in the same run.
+ *  The gap before each wake-up sample is 1 ms, ten times the adaptive window, so the adaptive rows show the wake-up
+ *  a dispatch after a long idle pays.
  *
- *  Environment (SPEC §9; unset or empty keeps the default; a malformed value names itself and exits 1):
+ *  Environment (the benchmark protocol's; unset or empty keeps the default; a malformed value names itself and
+ *  exits 1):
  *  - `FORKUNION_THREADS` (count, 0 = all allowed cores; default all, at least 2): pool threads.
  *  - `FORKUNION_TIME_LIMIT` (integer + `ms` or `s`, default 10s): per mode, split between the two measurements.
  *  - `FORKUNION_WARMUP` (same form, default 1s): spin-mode dispatches before the first mode.
@@ -73,12 +79,8 @@ std::int64_t now_ns() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now().time_since_epoch()).count();
 }
 
-enum class idle_mode_t { spin_k, nap_k, sleep_k };
-
-void enter(fu::flat_pool_t &pool, idle_mode_t mode) {
-    // Between dispatches, from the controlling thread: the idle-mode change cannot be refused.
-    if (mode == idle_mode_t::nap_k) (void)pool.nap();
-    if (mode == idle_mode_t::sleep_k) (void)pool.sleep(0);
+void enter(fu::flat_pool_t &pool, fu::idle_policy_t policy) {
+    if (!pool.set_idle_policy(policy)) std::abort(); // a valid policy is never refused
 }
 
 struct row_t {
@@ -86,9 +88,19 @@ struct row_t {
     double median_us = 0, p99_us = 0;
     std::size_t samples = 0;
     double cpu_per_idle_second = 0;
+    double back_to_back_ns = 0;
 };
 
-row_t measure(fu::flat_pool_t &pool, idle_mode_t mode, std::string name, clock_type::duration budget) {
+/**  ns per empty `for_n(threads)` in a tight loop of `dispatches`. */
+double back_to_back_ns(fu::flat_pool_t &pool, std::size_t dispatches) {
+    std::size_t const threads = pool.threads_count();
+    auto const start = clock_type::now();
+    for (std::size_t i = 0; i != dispatches; ++i)
+        if (!pool.for_n(threads, [](std::size_t) noexcept {}).join()) std::abort();
+    return std::chrono::duration<double, std::nano>(clock_type::now() - start).count() / double(dispatches);
+}
+
+row_t measure(fu::flat_pool_t &pool, fu::idle_policy_t mode, std::string name, clock_type::duration budget) {
     std::size_t const workers = pool.threads_count() - 1;
     // Idle long enough for a worker to reach its wait: a futex sleep begins within microseconds of the idle mode
     // change, and a time slice here is ~1-4 ms, so 1 ms also lets a preempted worker get back to its loop.
@@ -100,8 +112,10 @@ row_t measure(fu::flat_pool_t &pool, idle_mode_t mode, std::string name, clock_t
         enter(pool, mode);
         std::this_thread::sleep_for(gap);
         std::int64_t const start = now_ns();
-        pool.for_threads([&](std::size_t thread) noexcept { woke[thread].store(now_ns(), std::memory_order_relaxed); })
-            .join();
+        if (!pool.for_threads(
+                     [&](std::size_t thread) noexcept { woke[thread].store(now_ns(), std::memory_order_relaxed); })
+                 .join())
+            std::abort();
         for (std::size_t thread = 1; thread <= workers; ++thread)
             samples.push_back(static_cast<double>(woke[thread].load(std::memory_order_relaxed) - start) * 1e-3);
     }
@@ -120,7 +134,8 @@ row_t measure(fu::flat_pool_t &pool, idle_mode_t mode, std::string name, clock_t
     double const cpu = process_cpu_seconds() - cpu_start;
     double const wall = std::chrono::duration<double>(clock_type::now() - wall_start).count();
     row.cpu_per_idle_second = cpu / wall;
-    pool.for_threads([](std::size_t) noexcept {}).join(); // back to spinning
+    (void)back_to_back_ns(pool, 1000); // warm: the workers are awake and spinning out their window again
+    row.back_to_back_ns = back_to_back_ns(pool, 20'000);
     return row;
 }
 
@@ -155,7 +170,7 @@ int main() {
         return 1;
     }
     for (auto const end = clock_type::now() + warmup; clock_type::now() < end;)
-        pool.for_threads([](std::size_t) noexcept {}).join();
+        if (!pool.for_threads([](std::size_t) noexcept {}).join()) return 1;
 
     char capabilities[512];
     fu::name_capabilities(fu::runtime_capabilities(), capabilities, sizeof capabilities);
@@ -164,17 +179,21 @@ int main() {
         std::string("nap (") + (nap_instruction ? nap_instruction : "micro-wait fallback") + ")";
 
     std::vector<row_t> rows;
-    rows.push_back(measure(pool, idle_mode_t::spin_k, "spin (micro-wait)", budget));
-    rows.push_back(measure(pool, idle_mode_t::nap_k, nap_name, budget));
-    rows.push_back(measure(pool, idle_mode_t::sleep_k, "sleep(0) (futex)", budget));
+    rows.push_back(measure(pool, fu::idle_policy_t::spin(), "spin (micro-wait)", budget));
+    rows.push_back(measure(pool, fu::idle_policy_t::adaptive(),
+                           "adaptive " + std::to_string(fu::default_idle_window_us_k) + " µs (the default)", budget));
+    rows.push_back(measure(pool, fu::idle_policy_t::nap(), nap_name, budget));
+    rows.push_back(measure(pool, fu::idle_policy_t::sleep(0), "sleep(0) (futex)", budget));
 
     std::printf("%s, %zu threads (%zu workers%s), capabilities: %s\n\n", cpu_model().c_str(), threads, threads - 1,
                 pool.oversubscribed() ? ", oversubscribed" : "", capabilities);
-    std::printf(
-        "| idle mode | wake-up median | wake-up p99 | samples | CPU s per idle s (all workers) | per worker |\n");
-    std::printf("| --- | ---: | ---: | ---: | ---: | ---: |\n");
+    std::printf("| idle policy | wake-up median | wake-up p99 | samples | CPU s per idle s (all workers) | per worker "
+                "| back to back | × spin |\n");
+    std::printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     for (row_t const &row : rows)
-        std::printf("| %s | %.2f µs | %.2f µs | %zu | %.3f | %.3f |\n", row.mode.c_str(), row.median_us, row.p99_us,
-                    row.samples, row.cpu_per_idle_second, row.cpu_per_idle_second / double(threads - 1));
+        std::printf("| %s | %.2f µs | %.2f µs | %zu | %.3f | %.3f | %.0f ns | %.2f |\n", row.mode.c_str(),
+                    row.median_us, row.p99_us, row.samples, row.cpu_per_idle_second,
+                    row.cpu_per_idle_second / double(threads - 1), row.back_to_back_ns,
+                    row.back_to_back_ns / rows.front().back_to_back_ns);
     return 0;
 }

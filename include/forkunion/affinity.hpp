@@ -4,7 +4,8 @@
  *
  *  The primitives the placement-aware pools are built from. One small interface with one back end per OS
  *  (STYLE #7), picked by `affinity_backend_t`:
- *  - `detail::linux_affinity_t` (`forkunion/detail/affinity_linux.hpp`): `pthread_setaffinity_np` and `pthread_setname_np`;
+ *  - `detail::linux_affinity_t` (`forkunion/detail/affinity_linux.hpp`): `pthread_setaffinity_np` and
+ * `pthread_setname_np`;
  *  - `detail::portable_affinity_t` (`forkunion/detail/affinity_portable.hpp`): everything answers `unsupported`.
  *  Every function is a template whose back end defaults to `affinity_backend_t`, so tests can run the portable
  *  one on Linux: `fu::try_pin_current_thread<fu::portable_affinity_t>(mask)`.

@@ -223,14 +223,15 @@ public:
 
     /**  @brief  Binds to OS node `node`; a node that does not exist is refused at allocation, not here.
      *  @param huge_page_bytes  0 for base pages, or a huge page size such as `huge_page_2mib_k`. */
-    constexpr explicit basic_domain_allocator_t(numa_node_id_t node, std::size_t huge_page_bytes = base_pages_k) noexcept
+    constexpr explicit basic_domain_allocator_t(numa_node_id_t node,
+                                                std::size_t huge_page_bytes = base_pages_k) noexcept
         : node_(node), huge_page_bytes_(huge_page_bytes) {}
 
     /**  @brief  Binds to the node of memory domain `memory_domain` of `topology`; an out-of-range domain makes
      *          every allocation fail with `invalid_argument_k`. */
     template <memory_topology topology_t>
     basic_domain_allocator_t(topology_t const &topology, std::size_t memory_domain,
-                           std::size_t huge_page_bytes = base_pages_k) noexcept
+                             std::size_t huge_page_bytes = base_pages_k) noexcept
         : node_(memory_domain < static_cast<std::size_t>(topology.memory_domains_count())
                     ? to_numa_node_id(topology.memory_node_id(memory_domain))
                     : invalid_numa_node_k),
@@ -368,7 +369,7 @@ protected:
     /**  Allocates first, frees the old region only on success (the strong guarantee). */
     template <typename topology_t>
     status_t try_replace_(topology_t const &topology, std::size_t slice_elements, std::size_t size,
-                         std::size_t huge_page_bytes) noexcept {
+                          std::size_t huge_page_bytes) noexcept {
         if (slice_elements > static_cast<std::size_t>(PTRDIFF_MAX) / sizeof(value_type_))
             return status_code_t::bad_alloc_k;
         symmetric_region_t const region = basic_symmetric_memory_allocator_t<backend_type_>(huge_page_bytes)

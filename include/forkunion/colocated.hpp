@@ -257,7 +257,7 @@ public:
         status_t const spawned = pool_.spawn(threads, exclusivity, cores_count);
         if (!spawned) return spawned;
 
-        domain_ = static_cast<index_t>(domain);
+        domain_.store(static_cast<index_t>(domain), std::memory_order_relaxed);
         pinning_ = placement.pinning;
         unpinned_.store(placement.pinning == pinning_t::none_k ? threads : index_t(0), std::memory_order_relaxed);
         bool const exclusive = exclusivity == caller_exclusive_k;
@@ -285,11 +285,10 @@ public:
                 (void)try_name_current_thread(name); // counted if refused; a name is a convenience
             }
         };
-        auto setup = pool_.for_threads(place);
-        setup.join();
-        if (!setup) { // another thread dispatched on the pool during its own spawn: a contract breach
+        if (status_t const placed = pool_.for_threads(place).join(); !placed) {
+            // Another thread dispatched on the pool during its own spawn: a contract breach, reported.
             terminate();
-            return setup.status();
+            return placed;
         }
         return status_code_t::success_k;
     }
@@ -305,14 +304,14 @@ public:
         if (saved_.saved()) (void)saved_.try_restore(); // counted if refused (the saved thread exited)
         saved_ = saved_affinity_t{};
         unpinned_.store(0, std::memory_order_relaxed);
-        domain_ = 0;
+        domain_.store(0, std::memory_order_relaxed);
         pinning_ = pinning_t::none_k;
     }
 
     // ---- Placement ----
 
     /**  @brief  The compute domain the pool was spawned on (0 when unspawned). */
-    [[nodiscard]] index_t compute_domain() const noexcept { return domain_; }
+    [[nodiscard]] index_t compute_domain() const noexcept { return domain_.load(std::memory_order_relaxed); }
     /**  @brief  The pinning mode of the latest `spawn_on`. */
     [[nodiscard]] pinning_t pinning() const noexcept { return pinning_; }
     /**  @brief  Threads running with the mask they inherited: the refused pins, or every thread with `none_k`. */
@@ -334,11 +333,28 @@ public:
     /**  @brief  Whether idle threads back off to `yield`: more spinners than the domain's usable cores. */
     [[nodiscard]] bool oversubscribed() const noexcept { return pool_.oversubscribed(); }
     [[nodiscard]] bool called_from_callback() const noexcept { return pool_.called_from_callback(); }
-    [[nodiscard]] idle_mode_t idle_mode() const noexcept { return pool_.idle_mode(); }
-    /**  @brief  See `basic_pool_t::nap`. */
-    status_t nap() noexcept { return pool_.nap(); }
-    /**  @brief  See `basic_pool_t::sleep`. */
-    status_t sleep(std::size_t microseconds) noexcept { return pool_.sleep(microseconds); }
+    /**  @brief  See `basic_pool_t::set_idle_policy`: persistent, any thread, never refused by a dispatch. */
+    status_t set_idle_policy(idle_policy_t policy) noexcept { return pool_.set_idle_policy(policy); }
+    [[nodiscard]] idle_policy_t idle_policy() const noexcept { return pool_.idle_policy(); }
+    /**  @brief  See `basic_pool_t::parked_threads_count`. */
+    [[nodiscard]] std::size_t parked_threads_count() const noexcept { return pool_.parked_threads_count(); }
+    /**  @brief  See `basic_pool_t::set_stack_size`: the stack of the workers the next `spawn_on` starts. */
+    status_t set_stack_size(std::size_t bytes) noexcept { return pool_.set_stack_size(bytes); }
+    [[nodiscard]] std::size_t stack_size() const noexcept { return pool_.stack_size(); }
+    /**  @brief  Deprecated: `set_idle_policy(idle_policy_t::nap())`, which now persists. */
+    [[deprecated("use set_idle_policy(fu::idle_policy_t::nap()); the policy now persists")]] status_t nap() noexcept {
+        return threads_count() ? set_idle_policy(idle_policy_t::nap()) : status_t(status_code_t::not_spawned_k);
+    }
+    /**  @brief  Deprecated: `set_idle_policy(idle_policy_t::sleep(microseconds))`, which now persists. */
+    [[deprecated("use set_idle_policy(fu::idle_policy_t::sleep(us)); the policy now persists")]] status_t
+    sleep(std::size_t microseconds) noexcept {
+        return threads_count() ? set_idle_policy(idle_policy_t::sleep(microseconds))
+                               : status_t(status_code_t::not_spawned_k);
+    }
+    /**  @brief  Deprecated: `idle_policy().mode`. */
+    [[deprecated("use idle_policy().mode")]] [[nodiscard]] idle_mode_t mood() const noexcept {
+        return idle_policy().mode;
+    }
 
     /**  @brief  `fn(thread)` (or `fn(prong)`) on every thread. See `basic_pool_t::for_threads`. */
     template <typename fn_type_>
@@ -363,10 +379,11 @@ public:
 
     /**
      *  @brief  `basic_pool_t::unsafe_for_threads`: `fn(thread)` on every thread, without blocking; returns the odd
-     *          generation or 0 if refused. Index-shaped callables only (see "Prongs" in the file comment).
+     *          generation, or 0 and why it was refused. Index-shaped callables only (see "Prongs" in the file
+     *          comment).
      */
     template <typename fn_type_>
-    [[nodiscard]] generation_t unsafe_for_threads(fn_type_ &&fn) noexcept {
+    [[nodiscard]] publication_t unsafe_for_threads(fn_type_ &&fn) noexcept {
         static_assert(std::is_invocable_v<std::remove_reference_t<fn_type_> &, index_t>,
                       "colocated unsafe_for_threads calls fn(thread); read compute_domain() for the domain");
         return pool_.unsafe_for_threads(std::forward<fn_type_>(fn));
@@ -377,6 +394,7 @@ public:
     publication_t unsafe_publish(trampoline_t trampoline, void *context, bool resets_cursors) noexcept {
         return pool_.unsafe_publish(trampoline, context, resets_cursors);
     }
+
     [[nodiscard]] std::atomic<index_t> &unsafe_claim_cursor(index_t thread) noexcept {
         return pool_.unsafe_claim_cursor(thread);
     }
@@ -384,14 +402,14 @@ public:
 private:
     template <typename fn_type_>
     detail::in_domain_t<std::decay_t<fn_type_>, index_t> adapt_(fn_type_ &&fn) const noexcept {
-        return {std::forward<fn_type_>(fn), domain_};
+        return {std::forward<fn_type_>(fn), domain_.load(std::memory_order_relaxed)};
     }
 
     memory_home_t home_;                    // node of the thread table; read by `pool_`'s allocator
     flat_t pool_;                           // everything that runs
     saved_affinity_t saved_;                // the inclusive caller's mask before `spawn_on` pinned it
     std::atomic<index_t> unpinned_{0};      // refused pins of the latest spawn (written by the setup dispatch)
-    index_t domain_ = 0;                    // the compute domain of the latest spawn
+    std::atomic<index_t> domain_{0};        // the compute domain of the latest spawn (read by any dispatcher)
     pinning_t pinning_ = pinning_t::none_k; // the pinning mode of the latest spawn
 };
 

@@ -27,6 +27,8 @@ using cores_backend_t = detail::portable_cores_t;
 #endif
 
 /**  @brief  Logical cores this process may run on; at least 1. Thread-safe; may be a system call. */
-inline std::size_t allowed_cores_count() noexcept { return cores_backend_t::allowed_count(); }
+inline std::size_t allowed_cores_count() noexcept {
+    return cores_backend_t::allowed_count();
+}
 
 } // namespace forkunion

@@ -49,15 +49,21 @@
  *
  *      claim = k · 4 + state,   state ∈ {claimed, published, closed},   k the dispatch sequence (64 bits: ABA-free)
  *
- *      D1  Only the holder of `claim` (state claimed) publishes on, changes the idle mode of, or terminates an inner
- *          pool, and only from a state where every inner pool is idle: so an inner claim never loses, and a
- *          dispatch reaches all D domains or none. Nothing else can reach the inner pools.
+ *      D1  Only the holder of `claim` (state claimed) publishes on or terminates an inner pool, and only from a
+ *          state where every inner pool is idle: so an inner claim never loses, and a dispatch reaches all D
+ *          domains or none. Nothing else dispatches on the inner pools (the idle policy needs no claim).
  *      D2  claim = published(k)  ⇒  every g_d names dispatch k's publication on domain d (stored before the release
  *          that published k). Dispatch k is complete ⇔ every inner pool reports g_d complete.
  *      D3  A claim takes published(k) to claimed(k + 1) with one CAS, only after the claimer saw dispatch k complete
  *          on every domain (acquire): no thread of dispatch k still runs, reads fork state or a cursor (I1 of each
  *          inner pool). A lost CAS, or an incomplete dispatch k, is refused (`contended`) and never retried.
  *      D4  closed ⇔ unspawned or terminating: every claim loses (`not_spawned`), and every token is complete.
+ *          In a `fork()`ed child every claim is refused with `forked`, before the claim word is read.
+ *      D6  The layout (the domain table and each domain's mapped slot with its pool) lives until the destructor: a
+ *          respawn onto the same domains and nodes reuses it in place, any other retires it to a list freed only
+ *          by the destructor, from which a later respawn that fits it takes it back (so alternating machines
+ *          keeps one layout each). So a dispatcher or an `is_complete` that read `claim` before a terminate reads live
+ *          memory afterwards, and its seqlock re-check or lost CAS refuses it.
  *      D5  The token of dispatch k is `2k + 1` in `index_t`: odd, never 0, and 2^(bits-1) dispatches apart before it
  *          aliases (as the flat pool's).
  *
@@ -70,12 +76,14 @@
  *                     inner `unsafe_join(g_d)`: on domain 0 of an inclusive pool that runs the caller's slice.
  *      DC  complete   token not current, or closed: true; claimed: false; published: every inner pool complete, or
  *                     `claim` moved on meanwhile (a seqlock re-check, fenced against DP's fence).
- *      DM  idle mode       claim as DP; change every inner pool's idle mode; store published(k+1) (token k+1 is skipped).
+ *      DM  policy     store the policy, then set it on every inner pool of the live layout (each inner pool's M:
+ *                     no claim); a spawn applies the stored policy and stack size to the pools it starts.
  *      DT  terminate  run the caller's owed slice (inclusive); claim as DP but waiting; terminate every inner pool;
  *                     store closed.
  *
- *  Every inner pool keeps its own invariants (I1–I6 of forkunion/flat.hpp): the distributed pool only ever calls
- *  its public API, from the claim holder.
+ *  Every inner pool keeps its own invariants (I1–I7 of forkunion/flat.hpp): the distributed pool only ever calls
+ *  its public API, from the claim holder. Domain 0's pool has the pool's exclusivity, the others are exclusive;
+ *  each retires through its own tree, so the fan-in's critical path grows with the domains, not with T.
  *
  *  @section cost Cost of a dispatch
  *  Over a flat pool: one CAS and one store on the dispatcher's own line, one inner completion check and one inner
@@ -85,8 +93,8 @@
  *
  *  @section threads Which threads may call what
  *  As for `basic_pool_t`: `spawn` and `terminate` from the controlling thread, never from a callback (`terminate`
- *  from a callback returns without effect); dispatches, `nap` and `sleep` from any thread, one at a time, losers
- *  refused at once with `contended`; `is_complete` from any thread; `unsafe_join` by the dispatching thread on
+ *  from a callback returns without effect); dispatches from any thread, one at a time, losers refused at once with
+ *  `contended`; `set_idle_policy` and `is_complete` from any thread; `unsafe_join` by the dispatching thread on
  *  inclusive pools. The layout queries (`threads_count_in`, `locate_thread_in`, …) read what `spawn` wrote.
  */
 #pragma once
@@ -176,7 +184,8 @@ template <typename micro_yield_type_ = default_micro_yield_t, typename index_typ
           std::size_t alignment_ = default_alignment_k>
 class basic_distributed_pool_t
     : public dispatch_verbs_t<basic_distributed_pool_t<micro_yield_type_, index_type_, alignment_>, index_type_> {
-    friend class dispatch_verbs_t<basic_distributed_pool_t, index_type_>;
+    template <typename, typename>
+    friend struct detail::n_dynamic_fork_t;
 
 public:
     using micro_yield_t = micro_yield_type_;
@@ -186,17 +195,12 @@ public:
     using colocated_t = basic_colocated_pool_t<micro_yield_t, index_t, alignment_>;
     /**  What a dispatch runs on each thread: the global thread index and its compute domain. */
     using trampoline_t = void (*)(void *context, index_t thread, index_t compute_domain) noexcept;
+    using publication_t = forkunion::publication_t<generation_t>;
     static constexpr std::size_t alignment_k = alignment_;
     /**  What `locate_thread_in` answers for a thread that does not live in the domain asked about. */
     static constexpr index_t npos_k = static_cast<index_t>(~index_t(0));
 
     static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "the claim word needs lock-free 64-bit atomics");
-
-    /**  @brief  The outcome of a low-level publication: an odd generation, or 0 with the refusal status. */
-    struct publication_t {
-        generation_t generation = 0;
-        status_t status;
-    };
 
     /**  @brief  Where a global thread lives. */
     struct thread_location_t {
@@ -233,13 +237,20 @@ public:
         if (threads == 0 || domains == 0 || domains > static_cast<std::size_t>(threads))
             return status_code_t::invalid_argument_k;
         if (threads_() != 0) return status_code_t::already_spawned_k;
-        release_layout_(); // the previous spawn's, kept until now (see `terminate`)
-
-        domain_t *table = new (std::nothrow) domain_t[domains];
+        // The previous spawn's layout is reused when it has these domains on these nodes, so a dispatch or an
+        // `is_complete` that raced `terminate` reads live memory; any other layout is retired, never freed, until
+        // the destructor.
+        domain_t *table = fits_(topology, domains, table_(), domains_()) ? table_() : nullptr;
+        retired_layout_t *swap = nullptr; // a retired layout that fits: it becomes live, the live one retires
+        for (retired_layout_t *older = retired_; !table && older; older = older->older)
+            if (fits_(topology, domains, older->table, older->count)) table = older->table, swap = older;
+        bool const reused = table != nullptr;
+        retired_layout_t *entry = nullptr;
+        if (!reused) table = new (std::nothrow) domain_t[domains], entry = new (std::nothrow) retired_layout_t;
         std::size_t *cores = new (std::nothrow) std::size_t[domains];
         index_t *split = new (std::nothrow) index_t[domains];
         status_t status;
-        if (!table || !cores || !split)
+        if (!table || (!reused && !entry) || !cores || !split)
             status = status_code_t::bad_alloc_k;
         else {
             for (std::size_t d = 0; d != domains; ++d)
@@ -257,7 +268,7 @@ public:
         delete[] cores;
         delete[] split;
         if (!status) {
-            delete[] table;
+            if (!reused) delete[] table, delete entry;
             return status;
         }
 
@@ -288,17 +299,23 @@ public:
             --spawned;
         }
         if (!status) {
-            for (std::size_t d = spawned; d != domains; ++d) release_domain_(table[d]);
-            delete[] table;
+            for (std::size_t d = spawned; d != domains; ++d) table[d].slot->pool.terminate();
+            if (!reused) free_layout_(table, static_cast<index_t>(domains)), delete entry;
             return status;
         }
 
-        domains_ = table;
-        domains_count_ = static_cast<index_t>(domains);
-        exclusivity_ = exclusivity;
-        oversubscribed_ = false;
+        if (swap) {
+            *swap = retired_layout_t{table_(), domains_(), swap->older};
+            table_ptr_.store(table, std::memory_order_relaxed);
+            domains_count_.store(static_cast<index_t>(domains), std::memory_order_relaxed);
+        } else if (!reused)
+            retire_layout_(table, static_cast<index_t>(domains), entry);
+        bool oversubscribed = false;
         for (std::size_t d = 0; d != domains; ++d)
-            oversubscribed_ = oversubscribed_ || table[d].slot->pool.oversubscribed();
+            oversubscribed = oversubscribed || table[d].slot->pool.oversubscribed();
+        exclusivity_word_.store(exclusivity, std::memory_order_relaxed);
+        oversubscribed_word_.store(oversubscribed, std::memory_order_relaxed);
+        forks_.store(fork_generation(), std::memory_order_relaxed);
         threads_count_.store(threads, std::memory_order_relaxed);
         // D4 → published: pairs with the acquire of the next claim (DP), which then sees the layout above.
         std::uint64_t const ticket = claim_.load(std::memory_order_relaxed);
@@ -315,10 +332,11 @@ public:
      */
     void terminate() noexcept {
         if (threads_() == 0) return;
-        for (index_t d = 0; d != domains_count_; ++d)
-            if (domains_[d].slot->pool.called_from_callback()) return;
+        if (forked_()) return abandon_();
+        for (index_t d = 0; d != domains_(); ++d)
+            if (table_()[d].slot->pool.called_from_callback()) return;
         std::uint64_t ticket = claim_.load(std::memory_order_acquire);
-        if (exclusivity_ == caller_inclusive_k && state_of_(ticket) == published_k) unsafe_join(token_of_(ticket));
+        if (exclusivity_() == caller_inclusive_k && state_of_(ticket) == published_k) unsafe_join(token_of_(ticket));
 
         // DT: claim like DP, but wait for the dispatch in flight instead of being refused.
         micro_yield_t micro_yield;
@@ -332,9 +350,9 @@ public:
             backoff_(micro_yield, spins);
         }
         // Domain 0 last: it restores the caller's mask after every other domain's threads are gone.
-        for (index_t d = domains_count_; d-- > 0;) domains_[d].slot->pool.terminate();
-        exclusivity_ = caller_inclusive_k;
-        oversubscribed_ = false;
+        for (index_t d = domains_(); d-- > 0;) table_()[d].slot->pool.terminate();
+        exclusivity_word_.store(caller_inclusive_k, std::memory_order_relaxed);
+        oversubscribed_word_.store(false, std::memory_order_relaxed);
         threads_count_.store(0, std::memory_order_relaxed);
         // D4: stays closed until the next spawn.
         claim_.store(sequence_of_(next_claim_(ticket)) * 4 + closed_k, std::memory_order_release);
@@ -345,71 +363,104 @@ public:
     /**  @brief  Contributors of every dispatch, over all domains; 0 when unspawned. */
     [[nodiscard]] index_t threads_count() const noexcept { return threads_(); }
     /**  @brief  Compute domains the pool spans (the topology's, at spawn); 0 when unspawned. */
-    [[nodiscard]] index_t compute_domains_count() const noexcept { return threads_() ? domains_count_ : index_t(0); }
+    [[nodiscard]] index_t compute_domains_count() const noexcept { return threads_() ? domains_() : index_t(0); }
     /**  @brief  Threads of domain `d`; 0 if `d` is out of range. */
     [[nodiscard]] index_t threads_count_in(std::size_t d) const noexcept {
-        return d < compute_domains_count() ? domains_[d].threads : index_t(0);
+        return d < compute_domains_count() ? table_()[d].threads : index_t(0);
     }
     /**  @brief  The global index of domain `d`'s first thread; `threads_count()` if `d` is out of range. */
     [[nodiscard]] index_t first_thread_in(std::size_t d) const noexcept {
-        return d < compute_domains_count() ? domains_[d].first_thread : threads_();
+        return d < compute_domains_count() ? table_()[d].first_thread : threads_();
     }
     /**  @brief  The index of global thread `thread` among domain `d`'s threads, or `npos_k` if it lives elsewhere. */
     [[nodiscard]] index_t locate_thread_in(index_t thread, std::size_t d) const noexcept {
-        if (d >= compute_domains_count() || thread < domains_[d].first_thread) return npos_k;
-        index_t const local = static_cast<index_t>(thread - domains_[d].first_thread);
-        return local < domains_[d].threads ? local : npos_k;
+        if (d >= compute_domains_count() || thread < table_()[d].first_thread) return npos_k;
+        index_t const local = static_cast<index_t>(thread - table_()[d].first_thread);
+        return local < table_()[d].threads ? local : npos_k;
     }
     /**  @brief  The domain and local index of global thread `thread` (binary search over domains). @pre
      *          `thread < threads_count()`. */
     [[nodiscard]] thread_location_t locate_thread(index_t thread) const noexcept {
-        index_t low = 0, high = domains_count_; // the domain is the last one whose first thread is <= `thread`
+        index_t low = 0, high = domains_(); // the domain is the last one whose first thread is <= `thread`
         while (high - low > 1) {
             index_t const middle = static_cast<index_t>(low + (high - low) / 2);
-            if (domains_[middle].first_thread <= thread)
+            if (table_()[middle].first_thread <= thread)
                 low = middle;
             else
                 high = middle;
         }
-        return {low, static_cast<index_t>(thread - (domains_count_ ? domains_[low].first_thread : index_t(0)))};
+        return {low, static_cast<index_t>(thread - (domains_() ? table_()[low].first_thread : index_t(0)))};
     }
-    [[nodiscard]] caller_exclusivity_t caller_exclusivity() const noexcept { return exclusivity_; }
+    [[nodiscard]] caller_exclusivity_t caller_exclusivity() const noexcept { return exclusivity_(); }
     /**  @brief  Threads running with the mask they inherited, over all domains (see the colocated pool). */
     [[nodiscard]] std::size_t unpinned_threads_count() const noexcept {
         std::size_t unpinned = 0;
-        for (index_t d = 0; d != domains_count_; ++d) unpinned += domains_[d].slot->pool.unpinned_threads_count();
+        for (index_t d = 0; d != domains_(); ++d) unpinned += table_()[d].slot->pool.unpinned_threads_count();
         return unpinned;
     }
     /**  @brief  Threads of domain `d` running with the mask they inherited. */
     [[nodiscard]] index_t unpinned_threads_count_in(std::size_t d) const noexcept {
-        return d < domains_count_ ? domains_[d].slot->pool.unpinned_threads_count() : index_t(0);
+        return d < domains_() ? table_()[d].slot->pool.unpinned_threads_count() : index_t(0);
     }
     /**  @brief  Whether domain `d`'s pool, thread table and fork state sit on its local node. */
     [[nodiscard]] bool memory_placed_in(std::size_t d) const noexcept {
-        return d < domains_count_ && domains_[d].placed && domains_[d].slot->pool.memory_placed();
+        return d < domains_() && table_()[d].placed && table_()[d].slot->pool.memory_placed();
     }
     /**  @brief  Whether idle threads of some domain back off to `yield` (see `spawn`). */
-    [[nodiscard]] bool oversubscribed() const noexcept { return threads_() && oversubscribed_; }
+    [[nodiscard]] bool oversubscribed() const noexcept { return threads_() && oversubscribed_(); }
     /**  @brief  Bytes owned: this object, the layout table, and each domain's mapped state and thread table. */
     [[nodiscard]] std::size_t memory_usage() const noexcept {
-        std::size_t bytes = sizeof(basic_distributed_pool_t) + domains_count_ * sizeof(domain_t);
-        for (index_t d = 0; d != domains_count_; ++d)
-            bytes += domains_[d].slot_bytes + domains_[d].slot->pool.memory_usage() - sizeof(colocated_t);
+        std::size_t bytes = sizeof(basic_distributed_pool_t) + domains_() * sizeof(domain_t);
+        for (index_t d = 0; d != domains_(); ++d)
+            bytes += table_()[d].slot_bytes + table_()[d].slot->pool.memory_usage() - sizeof(colocated_t);
         return bytes;
     }
-    /**  @brief  The idle mode of the pool's workers (every domain shares it). */
-    [[nodiscard]] idle_mode_t idle_mode() const noexcept {
-        return domains_count_ ? domains_[0].slot->pool.idle_mode() : idle_mode_t::spin_k;
+    /**
+     *  @brief  How idle workers of every domain wait, from now on and across respawns (see
+     *          `basic_pool_t::set_idle_policy`). Any thread, never refused by a dispatch (DM).
+     *  @retval invalid_argument  as the flat pool's; nothing changed.
+     */
+    status_t set_idle_policy(idle_policy_t policy) noexcept {
+        if (!policy.valid()) return status_code_t::invalid_argument_k;
+        idle_.store(policy_word_(policy), std::memory_order_relaxed);
+        // Every domain's pool of the live layout; a spawn applies `idle_` to the pools it starts.
+        for (index_t d = 0, domains = domains_(); d != domains; ++d)
+            (void)table_()[d].slot->pool.set_idle_policy(policy);
+        return status_code_t::success_k;
     }
+    /**  @brief  The idle policy in force: the default (adaptive) until `set_idle_policy`. */
+    [[nodiscard]] idle_policy_t idle_policy() const noexcept {
+        std::uint64_t const word = idle_.load(std::memory_order_relaxed);
+        return {static_cast<idle_mode_t>(word & 3u), word >> 2};
+    }
+    /**  @brief  Workers of every domain blocked in the kernel right now; a snapshot. */
+    [[nodiscard]] std::size_t parked_threads_count() const noexcept {
+        std::size_t parked = 0;
+        for (index_t d = 0, domains = domains_(); d != domains; ++d)
+            parked += table_()[d].slot->pool.parked_threads_count();
+        return parked;
+    }
+    /**  @brief  The stack size of the workers the next `spawn` starts (see `basic_pool_t::set_stack_size`). */
+    status_t set_stack_size(std::size_t bytes) noexcept {
+        if (status_t const valid = colocated_t::flat_t::check_stack_size(bytes); !valid) return valid;
+        stack_bytes_.store(bytes, std::memory_order_relaxed);
+        return status_code_t::success_k;
+    }
+    [[nodiscard]] std::size_t stack_size() const noexcept { return stack_bytes_.load(std::memory_order_relaxed); }
 
-    /**  @brief  Idle workers of every domain nap until the next dispatch (DM). Refused like a dispatch. */
-    status_t nap() noexcept {
-        return change_idle_mode_([](colocated_t &pool) noexcept { return pool.nap(); });
+    /**  @brief  Deprecated: `set_idle_policy(idle_policy_t::nap())`, which now persists. */
+    [[deprecated("use set_idle_policy(fu::idle_policy_t::nap()); the policy now persists")]] status_t nap() noexcept {
+        return threads_() ? set_idle_policy(idle_policy_t::nap()) : status_t(status_code_t::not_spawned_k);
     }
-    /**  @brief  Idle workers of every domain block in the kernel until the next dispatch (DM); see
-     *          `basic_pool_t::sleep`. Refused like a dispatch. */
-    status_t sleep(std::size_t microseconds) noexcept {
-        return change_idle_mode_([microseconds](colocated_t &pool) noexcept { return pool.sleep(microseconds); });
+    /**  @brief  Deprecated: `set_idle_policy(idle_policy_t::sleep(microseconds))`, which now persists. */
+    [[deprecated("use set_idle_policy(fu::idle_policy_t::sleep(us)); the policy now persists")]] status_t
+    sleep(std::size_t microseconds) noexcept {
+        return threads_() ? set_idle_policy(idle_policy_t::sleep(microseconds))
+                          : status_t(status_code_t::not_spawned_k);
+    }
+    /**  @brief  Deprecated: `idle_policy().mode`. */
+    [[deprecated("use idle_policy().mode")]] [[nodiscard]] idle_mode_t mood() const noexcept {
+        return idle_policy().mode;
     }
 
     // ---- Dispatch: `for_threads`, `for_n`, `for_n_dynamic`, `for_slices` and `unsafe_for_threads` come from
@@ -442,11 +493,11 @@ public:
         if (generation == 0) return;
         std::uint64_t const ticket = claim_.load(std::memory_order_acquire);
         if (token_of_(ticket) != generation || state_of_(ticket) != published_k) return;
-        for (index_t d = 0; d != domains_count_; ++d) {
-            generation_t const inner = domains_[d].generation.load(std::memory_order_relaxed);
+        for (index_t d = 0; d != domains_(); ++d) {
+            generation_t const inner = table_()[d].generation.load(std::memory_order_relaxed);
             std::atomic_thread_fence(std::memory_order_acquire);          // pairs with DP's release fence (seqlock)
             if (claim_.load(std::memory_order_relaxed) != ticket) return; // a newer claim: `generation` is done
-            domains_[d].slot->pool.unsafe_join(inner);
+            table_()[d].slot->pool.unsafe_join(inner);
         }
     }
 
@@ -457,6 +508,7 @@ public:
      *          callback (thread 0 included), is refused with `contended`; an unspawned pool with `not_spawned`.
      */
     publication_t unsafe_publish(trampoline_t trampoline, void *context, bool resets_cursors) noexcept {
+        if (forked_()) return {0, status_code_t::forked_k};
         if (threads_() == 0) return {0, status_code_t::not_spawned_k};
         // D3. Acquire pairs with DP's release store (g_d) and spawn's; the inner completion checks are acquires
         // too, so every slice of the previous dispatch happened-before what we write next.
@@ -468,13 +520,13 @@ public:
         // The seqlock's writer half: g_d stores below are ordered after the claim for DC and DJ's re-checks.
         std::atomic_thread_fence(std::memory_order_release);
 
-        index_t const domains = domains_count_;
+        index_t const domains = domains_();
         if (resets_cursors) // Relaxed: published by each domain's T2 release below.
             for (index_t d = 0; d != domains; ++d)
-                for (index_t local = 0; local != domains_[d].threads; ++local)
-                    domains_[d].slot->pool.unsafe_claim_cursor(local).store(0, std::memory_order_relaxed);
+                for (index_t local = 0; local != table_()[d].threads; ++local)
+                    table_()[d].slot->pool.unsafe_claim_cursor(local).store(0, std::memory_order_relaxed);
         for (index_t d = 0; d != domains; ++d) {
-            domain_t &domain = domains_[d];
+            domain_t &domain = table_()[d];
             domain_slot_t &slot = *domain.slot;
             // Written only when changed: no reader is left (D3), and an unchanged line stays shared.
             if (slot.trampoline != trampoline) slot.trampoline = trampoline;
@@ -489,10 +541,24 @@ public:
         return {token_of_(published), status_code_t::success_k};
     }
 
+    /**  @brief  Publishes one of the shared forks (`detail::*_fork_t`); every thread runs `fork.run(thread, domain)`.
+     */
+    template <typename fork_type_>
+    publication_t unsafe_publish_fork(fork_type_ &fork) noexcept {
+        return unsafe_publish(&fork_trampoline_<fork_type_>, std::addressof(fork), fork_type_::resets_cursors_k);
+    }
+
+    /**  @brief  `unsafe_for_threads`' publication: `fn(prong)` through its address, which must outlive it. */
+    template <typename fn_type_>
+    publication_t unsafe_publish_threads(fn_type_ &fn) noexcept {
+        void *context = const_cast<void *>(static_cast<void const volatile *>(std::addressof(fn)));
+        return unsafe_publish(&threads_trampoline_<fn_type_>, context, false);
+    }
+
     /**  @brief  Global thread `thread`'s claim cursor (in its domain's pool). @pre `thread < threads_count()`. */
     [[nodiscard]] std::atomic<index_t> &unsafe_claim_cursor(index_t thread) noexcept {
         thread_location_t const location = locate_thread(thread);
-        return domains_[location.compute_domain].slot->pool.unsafe_claim_cursor(location.local_thread);
+        return table_()[location.compute_domain].slot->pool.unsafe_claim_cursor(location.local_thread);
     }
 
 private:
@@ -510,7 +576,8 @@ private:
     struct domain_t {
         domain_slot_t *slot = nullptr;
         std::size_t slot_bytes = 0;
-        std::size_t cores = 0; // spawn only: the cores its threads run on
+        numa_node_id_t node = any_numa_node_k; // the node the slot was mapped for
+        std::size_t cores = 0;                 // spawn only: the cores its threads run on
         index_t first_thread = 0;
         index_t threads = 0;
         std::atomic<generation_t> generation{0}; // g_d, written by the claim holder (D2)
@@ -529,20 +596,39 @@ private:
 
     /**  The dispatcher's word (DP, DT, DM): its own line, written once or twice per dispatch. */
     alignas(alignment_k) std::atomic<std::uint64_t> claim_{closed_k};
-    /**  The layout: written by `spawn` and `terminate`, read by every thread of every dispatch. */
+    /**  The layout: written by `spawn` and `terminate`, read by every thread of every dispatch. Atomics, because a
+     *   refused dispatcher or an `is_complete` may read them while the controlling thread respawns. */
     alignas(alignment_k) std::atomic<index_t> threads_count_{0};
-    index_t domains_count_ = 0;
-    domain_t *domains_ = nullptr;
-    caller_exclusivity_t exclusivity_ = caller_inclusive_k;
-    bool oversubscribed_ = false;
+    std::atomic<index_t> domains_count_{0};
+    std::atomic<domain_t *> table_ptr_{nullptr};
+    std::atomic<caller_exclusivity_t> exclusivity_word_{caller_inclusive_k};
+    std::atomic<bool> oversubscribed_word_{false};
+    std::atomic<std::uint32_t> forks_{0};               // `fork_generation()` at spawn
+    std::atomic<std::uint64_t> idle_{policy_word_({})}; // the idle policy, packed as the flat pool packs it
+    std::atomic<std::size_t> stack_bytes_{0};           // the next spawn's worker stacks
+    /**  Layouts a respawn replaced: kept mapped until the destructor, for the readers that raced it. */
+    struct retired_layout_t {
+        domain_t *table = nullptr;
+        index_t count = 0;
+        retired_layout_t *older = nullptr;
+    };
+    retired_layout_t *retired_ = nullptr;
 
-    /**  Relaxed: only `spawn`/`terminate` write it, and a claim's acquire orders what follows. */
+    /**  Relaxed: only `spawn`/`terminate` write them, and a claim's acquire orders what follows. */
     index_t threads_() const noexcept { return threads_count_.load(std::memory_order_relaxed); }
+    index_t domains_() const noexcept { return domains_count_.load(std::memory_order_relaxed); }
+    domain_t *table_() const noexcept { return table_ptr_.load(std::memory_order_relaxed); }
+    caller_exclusivity_t exclusivity_() const noexcept { return exclusivity_word_.load(std::memory_order_relaxed); }
+    bool oversubscribed_() const noexcept { return oversubscribed_word_.load(std::memory_order_relaxed); }
+    bool forked_() const noexcept { return threads_() && forks_.load(std::memory_order_relaxed) != fork_generation(); }
+    static constexpr std::uint64_t policy_word_(idle_policy_t policy) noexcept {
+        return (policy.microseconds << 2) | static_cast<std::uint64_t>(policy.mode);
+    }
 
     /**  Every domain's latest publication has retired (acquires, through each inner `is_complete`). */
     bool complete_everywhere_() const noexcept {
-        for (index_t d = 0; d != domains_count_; ++d)
-            if (!domains_[d].slot->pool.is_complete(domains_[d].generation.load(std::memory_order_relaxed)))
+        for (index_t d = 0; d != domains_(); ++d)
+            if (!table_()[d].slot->pool.is_complete(table_()[d].generation.load(std::memory_order_relaxed)))
                 return false;
         return true;
     }
@@ -550,50 +636,80 @@ private:
     /**  One idle step of `terminate`'s wait: the micro-wait, plus `yield` once an oversubscribed pool spun long. */
     void backoff_(micro_yield_t &micro_yield, std::size_t &spins) noexcept {
         micro_yield_with(micro_yield, index_t(0));
-        if (oversubscribed_ && ++spins >= colocated_t::flat_t::oversubscribed_spins_k) std::this_thread::yield();
-    }
-
-    /**  DM: claim, change every inner pool's idle mode (cannot fail: D1), publish the next sequence. */
-    template <typename change_type_>
-    status_t change_idle_mode_(change_type_ &&change) noexcept {
-        if (threads_() == 0) return status_code_t::not_spawned_k;
-        std::uint64_t ticket = claim_.load(std::memory_order_acquire);
-        if (state_of_(ticket) != published_k || !complete_everywhere_() ||
-            !claim_.compare_exchange_strong(ticket, next_claim_(ticket), std::memory_order_acq_rel,
-                                            std::memory_order_relaxed))
-            return threads_() == 0 ? status_code_t::not_spawned_k : status_code_t::contended_k;
-        for (index_t d = 0; d != domains_count_; ++d)
-            if (!change(domains_[d].slot->pool)) std::terminate(); // unreachable: D1
-        // The g_d still name the completed dispatch, so the pool reads as idle. Pairs with the next claim.
-        claim_.store(next_claim_(ticket) + published_k, std::memory_order_release);
-        return status_code_t::success_k;
+        if (oversubscribed_() && ++spins >= colocated_t::flat_t::oversubscribed_spins_k) std::this_thread::yield();
     }
 
     /**  Maps domain `d`'s slot on its node (unbound if refused), constructs its pool and spawns it. */
     template <typename topology_type_>
     status_t spawn_domain_(topology_type_ const &topology, domain_t &domain, std::size_t d,
                            caller_exclusivity_t exclusivity, thread_placement_t const &placement) noexcept {
-        numa_node_id_t const node = to_numa_node_id(topology.memory_node_id(topology.local_memory_of(d)));
-        auto mapping = domain_allocator_t<domain_slot_t>(node).try_allocate_at_least(1);
-        domain.placed = static_cast<bool>(mapping.status);
-        if (!mapping.status) mapping = domain_allocator_t<domain_slot_t>().try_allocate_at_least(1);
-        if (!mapping.status) return status_code_t::bad_alloc_k;
-        domain.slot = ::new (static_cast<void *>(mapping.ptr)) domain_slot_t;
-        domain.slot_bytes = mapping.count * sizeof(domain_slot_t);
+        if (!domain.slot) { // a new layout: map the slot on the domain's node (unbound if refused)
+            numa_node_id_t const node = to_numa_node_id(topology.memory_node_id(topology.local_memory_of(d)));
+            auto mapping = domain_allocator_t<domain_slot_t>(node).try_allocate_at_least(1);
+            domain.placed = static_cast<bool>(mapping.status);
+            if (!mapping.status) mapping = domain_allocator_t<domain_slot_t>().try_allocate_at_least(1);
+            if (!mapping.status) return status_code_t::bad_alloc_k;
+            domain.slot = ::new (static_cast<void *>(mapping.ptr)) domain_slot_t;
+            domain.slot_bytes = mapping.count * sizeof(domain_slot_t);
+            domain.node = node;
+        }
         domain.slot->first_thread = domain.first_thread;
         domain.slot->domain = static_cast<index_t>(d);
-        status_t const status = domain.slot->pool.spawn_on(topology, d, domain.threads, exclusivity, placement);
-        if (!status) release_domain_(domain);
-        return status;
+        colocated_t &pool = domain.slot->pool;
+        (void)pool.set_idle_policy(idle_policy());
+        if (status_t const stack = pool.set_stack_size(stack_size()); !stack) return stack;
+        return pool.spawn_on(topology, d, domain.threads, exclusivity, placement);
     }
 
-    /**  Frees the per-domain state of the latest spawn (its pools already terminated). Controlling thread only. */
+    /**  Whether layout `table` of `count` domains has `domains` domains on the nodes `topology` gives them, so a
+     *   spawn may reuse it in place (a respawn on the same machine, or back on one it left). */
+    template <typename topology_type_>
+    static bool fits_(topology_type_ const &topology, std::size_t domains, domain_t const *table,
+                      index_t count) noexcept {
+        if (!table || static_cast<std::size_t>(count) != domains) return false;
+        for (std::size_t d = 0; d != domains; ++d)
+            if (table[d].node != to_numa_node_id(topology.memory_node_id(topology.local_memory_of(d)))) return false;
+        return true;
+    }
+
+    /**  Makes `table` the live layout; the previous one, if any, joins the retired list in `entry` (allocated by
+     *   `spawn` before anything started, so this cannot fail), its pools terminated. */
+    void retire_layout_(domain_t *table, index_t count, retired_layout_t *entry) noexcept {
+        if (domain_t *const previous = table_()) {
+            *entry = retired_layout_t{previous, domains_(), retired_};
+            retired_ = entry;
+        } else
+            delete entry;
+        table_ptr_.store(table, std::memory_order_relaxed);
+        domains_count_.store(count, std::memory_order_relaxed);
+    }
+
+    static void free_layout_(domain_t *table, index_t count) noexcept {
+        for (index_t d = 0; d != count; ++d) release_domain_(table[d]);
+        delete[] table;
+    }
+
+    /**  Frees every layout, live and retired (every pool terminated). Destructor only. */
     void release_layout_() noexcept {
-        if (!domains_) return;
-        for (index_t d = 0; d != domains_count_; ++d) release_domain_(domains_[d]);
-        delete[] domains_;
-        domains_ = nullptr;
-        domains_count_ = 0;
+        if (domain_t *const table = table_()) free_layout_(table, domains_());
+        table_ptr_.store(nullptr, std::memory_order_relaxed);
+        domains_count_.store(0, std::memory_order_relaxed);
+        while (retired_) {
+            retired_layout_t *const entry = retired_;
+            retired_ = entry->older;
+            free_layout_(entry->table, entry->count);
+            delete entry;
+        }
+    }
+
+    /**  In a `fork()`ed child: every domain's pool abandons its inherited threads; the layout stays for reuse. */
+    [[gnu::cold, gnu::noinline]] void abandon_() noexcept {
+        for (index_t d = 0, domains = domains_(); d != domains; ++d) table_()[d].slot->pool.terminate();
+        exclusivity_word_.store(caller_inclusive_k, std::memory_order_relaxed);
+        oversubscribed_word_.store(false, std::memory_order_relaxed);
+        threads_count_.store(0, std::memory_order_relaxed);
+        std::uint64_t const ticket = claim_.load(std::memory_order_relaxed);
+        claim_.store(sequence_of_(next_claim_(ticket)) * 4 + closed_k, std::memory_order_release);
     }
 
     /**  Terminates domain `domain`'s pool (restoring the caller's mask on domain 0) and unmaps its slot. */
@@ -613,110 +729,58 @@ private:
 
     // ---- Forks ----
 
-    template <typename fn_t>
-    static void threads_trampoline_(void *context, index_t thread, index_t domain) noexcept {
-        call_with_prong(*static_cast<fn_t *>(context), prong_t{thread, thread, domain});
+    template <typename fork_type_>
+    static void fork_trampoline_(void *fork, index_t thread, index_t domain) noexcept {
+        static_cast<fork_type_ *>(fork)->run(thread, domain);
     }
 
-    template <typename fn_t>
-    struct threads_fork_t {
-        static constexpr bool resets_cursors_k = false;
-        fn_t fn;
-        template <typename arg_type_>
-        threads_fork_t(basic_distributed_pool_t &, arg_type_ &&arg) noexcept : fn(std::forward<arg_type_>(arg)) {}
-        static void trampoline(void *self, index_t thread, index_t domain) noexcept {
-            call_with_prong(static_cast<threads_fork_t *>(self)->fn, prong_t{thread, thread, domain});
-        }
-    };
+    template <typename fn_type_>
+    static void threads_trampoline_(void *context, index_t thread, index_t domain) noexcept {
+        call_with_prong(*static_cast<fn_type_ *>(context), prong_t{thread, thread, domain});
+    }
 
-    template <typename fn_t>
-    struct n_fork_t {
-        static constexpr bool resets_cursors_k = false;
-        basic_distributed_pool_t &pool;
-        index_t n;
-        fn_t fn;
-        template <typename arg_type_>
-        n_fork_t(basic_distributed_pool_t &p, index_t tasks, arg_type_ &&arg) noexcept
-            : pool(p), n(tasks), fn(std::forward<arg_type_>(arg)) {}
-        static void trampoline(void *self, index_t thread, index_t domain) noexcept {
-            auto &fork = *static_cast<n_fork_t *>(self);
-            slice_t<index_t> const block = static_slice(fork.n, fork.pool.threads_(), thread);
-            for (index_t offset = 0; offset < block.count; ++offset)
-                call_with_prong(fork.fn, prong_t{static_cast<index_t>(block.first + offset), thread, domain});
+    /**  Drains `count` threads of `victims`, from local `start` in the coprime order seeded by `seed`. */
+    template <typename fork_type_>
+    void sweep_(fork_type_ &fork, domain_t &victims, index_t start, index_t seed, index_t count, index_t threads,
+                index_t thread, index_t domain) noexcept {
+        index_t const size = victims.threads;
+        index_t const stride = coprime_stride(size, seed);
+        index_t victim = start;
+        for (index_t left = count; left != 0; --left) {
+            victim = next_in_coprime_order(victim, stride, size);
+            drain_(fork, victims, victim, threads, thread, domain);
         }
-    };
+    }
 
-    template <typename fn_t>
-    struct slices_fork_t {
-        static constexpr bool resets_cursors_k = false;
-        basic_distributed_pool_t &pool;
-        index_t n;
-        fn_t fn;
-        template <typename arg_type_>
-        slices_fork_t(basic_distributed_pool_t &p, index_t tasks, arg_type_ &&arg) noexcept
-            : pool(p), n(tasks), fn(std::forward<arg_type_>(arg)) {}
-        static void trampoline(void *self, index_t thread, index_t domain) noexcept {
-            auto &fork = *static_cast<slices_fork_t *>(self);
-            slice_t<index_t> const block = static_slice(fork.n, fork.pool.threads_(), thread);
-            if (block.count) call_with_slice(fork.fn, prong_t{block.first, thread, domain}, block.count);
+    /**  Takes tasks from local thread `local` of `owner_domain` (global `first_thread + local`): at most one
+     *   failing increment per cursor and thief (I5 over all threads of the pool). */
+    template <typename fork_type_>
+    static void drain_(fork_type_ &fork, domain_t &owner_domain, index_t local, index_t threads, index_t thread,
+                       index_t domain) noexcept {
+        fork.drain(owner_domain.slot->pool.unsafe_claim_cursor(local),
+                   static_cast<index_t>(owner_domain.first_thread + local), threads, thread, domain);
+    }
+
+    /**  `for_n_dynamic`'s order: 1. its own block, 2. the rest of its domain, 3. the other domains, each from local
+     *   `local % size`, domains in a coprime order seeded by the thief's domain. */
+    template <typename fork_type_>
+    void steal_(fork_type_ &fork, index_t thread, index_t domain) noexcept {
+        index_t const threads = threads_(), domains = domains_();
+        domain_t *const table = table_();
+        domain_t &home = table[domain];
+        index_t const local = static_cast<index_t>(thread - home.first_thread);
+        drain_(fork, home, local, threads, thread, domain);
+        sweep_(fork, home, local, local, static_cast<index_t>(home.threads - 1), threads, thread, domain);
+        index_t const domain_stride = coprime_stride(domains, domain);
+        index_t victim_domain = domain;
+        for (index_t left = static_cast<index_t>(domains - 1); left != 0; --left) {
+            victim_domain = next_in_coprime_order(victim_domain, domain_stride, domains);
+            domain_t &victims = table[victim_domain];
+            index_t const start = static_cast<index_t>(local % victims.threads);
+            drain_(fork, victims, start, threads, thread, domain);
+            sweep_(fork, victims, start, local, static_cast<index_t>(victims.threads - 1), threads, thread, domain);
         }
-    };
-
-    template <typename fn_t>
-    struct n_dynamic_fork_t {
-        static constexpr bool resets_cursors_k = true;
-        basic_distributed_pool_t &pool;
-        index_t n;
-        fn_t fn;
-        template <typename arg_type_>
-        n_dynamic_fork_t(basic_distributed_pool_t &p, index_t tasks, arg_type_ &&arg) noexcept
-            : pool(p), n(tasks), fn(std::forward<arg_type_>(arg)) {}
-
-        /**  Takes tasks from global thread `owner`'s block (local `local` of `domain`'s pool) until its cursor
-         *  runs dry: at most one failing increment per cursor and thief (I5 over all threads of the pool). */
-        void drain(domain_t &owner_domain, index_t local, index_t threads, index_t thread, index_t domain) noexcept {
-            index_t const owner = static_cast<index_t>(owner_domain.first_thread + local);
-            slice_t<index_t> const block = static_slice(n, threads, owner);
-            std::atomic<index_t> &cursor = owner_domain.slot->pool.unsafe_claim_cursor(local);
-            // A load first: thieves sweeping dry cursors share the lines instead of writing them.
-            if (cursor.load(std::memory_order_relaxed) >= block.count) return;
-            // Relaxed: the RMW's atomicity makes every offset unique; results are published by the inner T3.
-            for (index_t offset; (offset = cursor.fetch_add(1, std::memory_order_relaxed)) < block.count;)
-                call_with_prong(fn, prong_t{static_cast<index_t>(block.first + offset), thread, domain});
-        }
-
-        /**  Drains `count` threads of `victims`, from local `start` in the coprime order seeded by `seed`. */
-        void sweep(domain_t &victims, index_t start, index_t seed, index_t count, index_t threads, index_t thread,
-                   index_t domain) noexcept {
-            index_t const size = victims.threads;
-            index_t const stride = coprime_stride(size, seed);
-            index_t victim = start;
-            for (index_t left = count; left != 0; --left) {
-                victim = next_in_coprime_order(victim, stride, size);
-                drain(victims, victim, threads, thread, domain);
-            }
-        }
-
-        static void trampoline(void *self, index_t thread, index_t domain) noexcept {
-            auto &fork = *static_cast<n_dynamic_fork_t *>(self);
-            basic_distributed_pool_t &pool = fork.pool;
-            index_t const threads = pool.threads_(), domains = pool.domains_count_;
-            domain_t &home = pool.domains_[domain];
-            index_t const local = static_cast<index_t>(thread - home.first_thread);
-            // 1. Its own block, 2. the rest of its domain, 3. the other domains, each from local `local % size`.
-            fork.drain(home, local, threads, thread, domain);
-            fork.sweep(home, local, local, static_cast<index_t>(home.threads - 1), threads, thread, domain);
-            index_t const domain_stride = coprime_stride(domains, domain);
-            index_t victim_domain = domain;
-            for (index_t left = static_cast<index_t>(domains - 1); left != 0; --left) {
-                victim_domain = next_in_coprime_order(victim_domain, domain_stride, domains);
-                domain_t &victims = pool.domains_[victim_domain];
-                index_t const start = static_cast<index_t>(local % victims.threads);
-                fork.drain(victims, start, threads, thread, domain);
-                fork.sweep(victims, start, local, static_cast<index_t>(victims.threads - 1), threads, thread, domain);
-            }
-        }
-    };
+    }
 };
 
 /**  @brief  The default distributed pool: `std::size_t` indices, the target's micro-wait, 128-byte padding. */

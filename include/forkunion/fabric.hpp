@@ -103,8 +103,8 @@
  *
  *  @section backends Back ends
  *  `basic_fabric_t<platform_t>` takes its pinning, placement and clock from a platform (STYLE #7):
- *  `detail::linux_fabric_platform_t` (`fabric_linux.hpp`) or `detail::portable_fabric_platform_t` (`fabric_portable.hpp`);
- *  `fabric_platform_t` picks the one for this OS, and `fabric_t` uses it.
+ *  `detail::linux_fabric_platform_t` (`fabric_linux.hpp`) or `detail::portable_fabric_platform_t`
+ * (`fabric_portable.hpp`); `fabric_platform_t` picks the one for this OS, and `fabric_t` uses it.
  */
 #pragma once
 #include <atomic>  // `std::atomic`
@@ -400,7 +400,8 @@ concept fabric_pool = requires(pool_type_ &pool, void (*fn)(std::size_t) noexcep
 /**
  *  @brief  The measured memory fabric. See the file comment for the method, the derived quantities, the
  *          contract of every query and the threads that may call what.
- *  @tparam platform_type_  Pinning, placement and clock: `detail::linux_fabric_platform_t` or `detail::portable_fabric_platform_t`.
+ *  @tparam platform_type_  Pinning, placement and clock: `detail::linux_fabric_platform_t` or
+ * `detail::portable_fabric_platform_t`.
  */
 template <typename platform_type_ = fabric_platform_t>
 class basic_fabric_t {
@@ -447,9 +448,7 @@ private:
     /**  Runs `fn(thread)` on every pool thread and joins; the dispatch's refusal status otherwise. */
     template <typename pool_t, typename fn_t>
     static status_t on_every_thread_(pool_t &pool, fn_t &&fn) noexcept {
-        auto guard = pool.for_threads([&fn](auto thread) noexcept { fn(static_cast<std::size_t>(thread)); });
-        guard.join();
-        return guard.status();
+        return pool.for_threads([&fn](auto thread) noexcept { fn(static_cast<std::size_t>(thread)); }).join();
     }
 
     /**

@@ -6,11 +6,18 @@
  *  `#pragma omp parallel for`. It is not a task queue: no futures, no task graph, no nested parallelism (one
  *  narrow exception: thread 0 of a caller-exclusive pool may fork from inside its own slice, see below).
  *
+ *  @code
+ *  fu::flat_pool_t pool;
+ *  if (!pool.spawn(fu::allowed_cores_count())) return 1;
+ *  if (!pool.for_n(n, [&](std::size_t i) noexcept { out[i] = f(in[i]); }).join()) return 2; // refused: see below
+ *  pool.for_n(n, body).join_or_run_on_caller(); // library code: runs every task, on the pool or on this thread
+ *  @endcode
+ *
  *  @section use When to use it, and when not
  *  Use it for data-parallel loops and bulk-synchronous phases that must dispatch in nanoseconds: after `spawn`,
- *  a dispatch makes no heap allocation, no system call (in the default spin mode), no CAS retry loop, and touches
- *  no line that another hot word shares. Do not use it for work that outlives a scope, for I/O, or for recursive
- *  task graphs: a dispatch from inside a callback is refused with `contended`.
+ *  a dispatch makes no heap allocation, no CAS retry loop, touches no line that another hot word shares, and
+ *  makes no system call unless it finds workers parked in the kernel (see "Idle workers"). Do not use it for work
+ *  that outlives a scope, for I/O, or for recursive task graphs: a dispatch from inside a callback is refused.
  *
  *  @section api API
  *  - `spawn(threads, exclusivity)` / `terminate()`: the only calls that allocate, start or join threads.
@@ -19,83 +26,111 @@
  *  - `for_n_dynamic(n, f)`: the same loop for uneven tasks; idle threads steal single tasks.
  *  - `for_slices(n, f)`: `f(first, count)` once per thread with a non-empty block of the static split.
  *  - `unsafe_for_threads(f)`, `is_complete(generation)`, `unsafe_join(generation)`: the split broadcast.
- *  - `nap()`, `sleep(microseconds)`: how idle workers wait until the next dispatch.
- *  Each dispatch returns a guard (`[[nodiscard]]`, immovable) that joins on `join()` or destruction, reports a
- *  refusal through `status()` / `explicit operator bool`, and runs nothing when refused.
+ *  - `set_idle_policy(policy)`: how idle workers wait (spin, adaptive, nap, sleep), until changed again.
+ *  - `set_stack_size(bytes)`: the stack of the workers the next `spawn` starts.
+ *
+ *  @section refusals Refusals are never silent
+ *  A dispatch that cannot run (another dispatch holds the pool, it is nested in a callback, the pool is not
+ *  spawned, or it was inherited through `fork()`) runs nothing and says why: the guard's `join()` returns a
+ *  `[[nodiscard]]` status (`contended`, `not_spawned`, `forked`), so `pool.for_n(n, f).join();` does not build
+ *  under `-Werror`, and the guard itself is `[[nodiscard]]`. `join_or_run_on_caller()` is the explicit alternative:
+ *  when the pool refuses, it runs the loop on the calling thread as a team of one (every prong's thread is 0,
+ *  `for_threads` calls `f(0)` once, `for_slices` calls `f(0, n)` once): OpenMP's answer to a nested region, right for
+ *  library code that may be called from inside a callback. A build with `FORKUNION_CHECK_REFUSALS` (the default
+ *  without `NDEBUG`) aborts with a message when a refused guard is destroyed without its status ever being read.
  *
  *  @section threads Which threads may call what
- *  - `spawn`, `terminate`: the controlling thread, never from a callback (`terminate` from a callback of the same
- *    pool returns without effect rather than waiting for itself). `terminate` first waits for a dispatch in flight;
- *    a dispatch racing it from another thread is refused with `not_spawned` or `contended`, never served.
- *  - Dispatches, `nap`, `sleep`: any thread. At most one runs at a time; any other, concurrent or nested, is
- *    refused at once with `contended`, in release builds too, and never blocks or corrupts.
- *  - `is_complete`: any thread, any time. `unsafe_join`: the thread that dispatched (it runs thread 0's slice on
- *    caller-inclusive pools).
+ *  - `spawn`, `terminate`, `set_stack_size`: the controlling thread, never from a callback (`terminate` from a
+ *    callback of the same pool returns without effect rather than waiting for itself). `terminate` first waits
+ *    for a dispatch in flight; a dispatch racing it from another thread is refused (`not_spawned`, `contended`).
+ *  - Dispatches: any thread. At most one runs at a time; any other, concurrent or nested, is refused at once with
+ *    `contended`, in release builds too, and never blocks or corrupts.
+ *  - `set_idle_policy`, `idle_policy`, `is_complete`: any thread, any time; never refused by a dispatch.
+ *  - `unsafe_join`: the thread that dispatched (it runs thread 0's slice on caller-inclusive pools).
  *
  *  @section protocol Protocol
- *  The only shared words, each on its own `alignment_k`-byte line (asserted below):
+ *  The shared words, each on its own `alignment_k`-byte line (asserted below); T is the thread count, contributors
+ *  are T on both kinds of pool (the caller is contributor 0 on inclusive pools):
  *
- *      idle mode   ∈ {spin, nap, sleep, die}   how idle workers wait; `die` makes them exit
- *      epoch  e                           odd ⇔ a published dispatch is not yet retired
- *      threads_to_sync  s                 contributions the in-flight dispatch still owes
- *      claim[t].next    c_t               offsets of thread t's static block handed out by `for_n_dynamic`
+ *      claim   c = 4q + state, state ∈ {free, held, closed}    claim line: dispatchers, and the tree's root
+ *      outer   token of the hold's outermost publication         claim line, with `pending` and `dispatcher`
+ *      epoch   e, odd                                            dispatch line, with the fork state it publishes
+ *      r_t     the last epoch contributor t retired              slot t's line, written by t only
+ *      n_t     thread t's claim cursor of `for_n_dynamic`        its own line in slot t
+ *      parked  workers blocked in the kernel; `wake` their futex ticket; the idle policy; `stop`  (control line)
  *
- *  plus the fork state (`trampoline`, `context`, `outer`) that shares epoch's line, because it is written right
- *  before epoch and read right after it: one line moves per dispatch instead of two. T is the thread count;
- *  contributions are T on both kinds of pool (the caller is contributor 0 on inclusive pools).
+ *  Retirement is a tree fixed at spawn: contributor t > 0 reports to parent (t - 1) / F, F = `retire_fan_in_k`;
+ *  pools of F + 1 contributors or fewer are flat (thread 0 watches everyone). Thread 0 is the root.
  *
- *      I1  s = 0  ⇒  nobody runs a callback of this pool or reads the fork state or cursors.
- *      I2  s > 0  ⇔  one dispatcher holds the claim; only the holder writes fork state, cursors and epoch.
- *      I3  e odd  ⇔  the holder has published and the last contribution has not stepped e yet.
- *      I4  Every worker consumes every odd value of e, in order: a publication needs every contribution to the
- *          previous one retired, so no worker can miss one, and 2^bits wrap-around cannot alias for workers.
- *      I5  each thread increments c_t at most until its first failure, so the largest offset ever returned is
+ *      I1  state(c) = free  ⇒  nobody runs a callback of this pool or reads its fork state or cursors, and every
+ *          r_t = e: the previous dispatch retired everywhere.
+ *      I2  state(c) = held  ⇔  one dispatcher holds the pool; only it writes the fork state, the cursors, outer and
+ *          e (and, inside its slice, thread 0 of an exclusive pool: T2n).
+ *      I3  Each publication steps e by 2 and needs every r_t = e first (I1, or T2n's wait), so each worker runs
+ *          every publication once and in order, and change alone tells it of one: no width aliases for workers.
+ *      I4  r_t = g  ⇒  contributor t and its whole subtree finished g.
+ *      I5  each thread increments n_t at most until its first failure, so the largest offset ever returned is
  *          len_t + T - 1  ≤  ceil(n/T) + T - 1  ≤  max(index_t)  for n, T ≤ max(index_t). Only the very last
  *          increment of a cursor may wrap its stored value, once every thread has left that cursor for good.
- *      I6  An unspawned pool keeps s ≠ 0 (claimed by nobody), so no dispatch can claim it (refused `not_spawned`).
+ *      I6  state(c) = closed  ⇔  unspawned or terminating: every claim is refused (`not_spawned`).
+ *      I7  A worker parks only after parked++ and a re-read of e, the policy and stop (seq_cst), and every
+ *          publication stores e and then reads parked (seq_cst): either the worker sees the publication or the
+ *          publisher sees it parked and wakes it. Nothing else on a dispatch touches the control line.
  *
- *      T0  spawn      start the workers; threads = T; s: sentinel → 0 (release) opens the pool.
- *      T1  claim      CAS s: 0 → T (acquire). A loser is refused with `contended` (or `not_spawned`) and never
- *                     retries; only T2n (thread 0 of an exclusive pool) proceeds from a lost claim.
- *      T2  publish    wait e even (a retirer may sit between T3's two steps); write fork state and cursors;
- *                     outer = e+1; e → e+1 (release). The generation token is e+1: odd, never 0.
- *      T2n nested     wait s = 1 (only thread 0's own contribution left); s = T; e → e+2, or e+4 if e+2 = outer
- *                     (release, stays odd); run slice 0; wait s = 1; leave every cursor exhausted for the
- *                     enclosing dispatch again. Returns complete. outer keeps naming the enclosing dispatch.
- *      T3  retire     s.fetch_sub(1) (acq_rel); whoever takes s from 1 to 0 stores e → e+1 (release).
- *      T4  terminate  claim like T1 but waiting; idle mode = die; e → e+1 (release) wakes everyone; join; e → e+1;
- *                     s stays claimed (I6).
- *      M   idle mode       `nap`/`sleep` claim like T1 (refused `contended` when they lose), exchange the idle mode and
- *                     release s = 0, so the next claimer's T1 acquire sees the idle mode and wakes kernel sleepers.
- *                     Leaving `sleep` wakes the kernel sleepers itself: the next publication's exchange would see
- *                     the new idle mode, not `sleep`, and wake nobody.
+ *      T0  spawn      check the OS limits; start the workers behind the start gate (parked on `wake`, so a spawn
+ *                     that fails later never had a spinning thread); state closed → free (release); open the gate.
+ *      T1  claim      load c; free ⇒ CAS free(q) → held(q+1) (acquire). Anything else, or a lost CAS, is refused
+ *                     (`contended`; `not_spawned` if closed; `forked` in a child process) and never retried; only
+ *                     T2n (thread 0 of an exclusive pool, inside its slice) proceeds from a lost claim. The holder
+ *                     reads T after the claim, so a terminate and respawn cannot hand it a stale count.
+ *      T2  publish    write the fork state (a small trivially copyable fork is copied into the dispatch line: the
+ *                     workers then read one line) and cursors; outer = e + 2; e → e + 2 (seq_cst); parked ≠ 0 ⇒
+ *                     wake. The token is the new e: odd, never 0.
+ *      T2n nested     wait r_c = e for thread 0's children; e → e + 2, or e + 4 if that equals outer (seq_cst);
+ *                     run slice 0; wait r_c = e again; leave every cursor exhausted for the enclosing dispatch.
+ *                     Returns complete. The dispatch line's inline copy is left alone: thread 0 still runs on it.
+ *      T3  retire     wait r_c = e for each child c; r_t = e (release). The root instead releases the pool:
+ *                     c → free (release): on inclusive pools the caller does, at the end of its join.
+ *      T4  terminate  claim like T1 but waiting; stop = 1; e → e + 2 (seq_cst); wake everyone; join; c → closed.
+ *      M   policy     store the packed idle policy (seq_cst); parked ≠ 0 ⇒ wake, so sleepers wait the new way.
+ *                     No claim: dispatches never write the policy, and workers read it afresh on every idle turn.
  *
- *  A generation g is complete ⇔ e is even, or e is odd and outer ≠ g. Workers are exact at any width (I4), and
- *  T2n never hands out a generation equal to outer. A joiner holding a token older than 2^(bits-1) dispatches
- *  may see it alias a newer dispatch: on an exclusive pool it then waits for that dispatch, which completes on
- *  its own; on an inclusive pool only the thread that dispatched may join (and run slice 0), so any other
- *  thread's join returns at once.
+ *  A token g is complete ⇔ state(c) ≠ held, or outer ≠ g. Lost updates cannot make a false "complete": while g
+ *  runs, its hold keeps c held and outer = g. A joiner holding a token older than 2^(bits-1) publications may see
+ *  it alias a newer dispatch: it then waits for that one, which completes on its own; on an inclusive pool only
+ *  the thread that dispatched may join (and run slice 0), so any other thread's join returns at once.
+ *
+ *  Per dispatch of T contributors, in ownership changes of a line (a thread's first access after another thread
+ *  wrote it): T - 1 reads of the dispatch line and T - 1 reads of a child's r_t, 2(T - 1), the minimum of a flat
+ *  fan-out and fan-in. The claim line stays with the dispatcher; the critical path of the fan-in is
+ *  F · log_F(T) line transfers instead of the T serialized ones of a shared counter.
  *
  *  @section idle Idle workers
- *  - spin (default): the micro-wait (`PAUSE`, `YIELD`, Zihintpause) in a loop, no system call. When the pool has
- *    more spinning threads than allowed cores, after `oversubscribed_spins_k` micro-waits each idle iteration also
- *    calls `std::this_thread::yield()`, so spinners cannot starve the threads that hold work.
- *  - `nap()`: idle workers park on epoch's cache line with the best address wait the CPU has at run time
- *    (`nap_on` in wait.hpp: UMWAIT, WFET, WFE or WRS.STO, each bounded), or the micro-wait where it has none.
- *  - `sleep(us)`: idle workers block in the kernel (`futex`) until the next dispatch wakes them; with `us > 0`
- *    they also re-check every `us` microseconds. Durations of 1 s and more work.
- *  `nap` and `sleep` last until the next dispatch, which wakes the workers and returns the pool to spinning.
+ *  Between dispatches a worker waits as the pool's idle policy says (`idle_policy_t`, persistent until changed):
+ *  - spin: the micro-wait (`PAUSE`, `YIELD`, Zihintpause) in a loop, no system call;
+ *  - adaptive (the default): spin for the policy's window (`default_idle_window_us_k`) of spinning time (time this
+ *    thread spent descheduled does not count), then park in the kernel;
+ *  - nap: park on the epoch's cache line with the best address wait the CPU has at run time (`nap_on`);
+ *  - sleep: park in the kernel at once (with a period, also wake that often to look).
+ *  When the pool has more spinning threads than allowed cores, after `oversubscribed_spins_k` micro-waits each
+ *  spinning iteration also calls `std::this_thread::yield()`, so spinners cannot starve the threads that hold work.
+ *
+ *  @section fork Processes
+ *  A child of `fork()` inherits the pool's memory but none of its threads: every dispatch there is refused with
+ *  `forked` (detected by a `pthread_atfork` generation counter, one relaxed load), and `terminate` and the
+ *  destructor abandon the inherited thread table instead of joining threads that do not exist.
  *
  *  @section exceptions Exceptions
  *  Every member is `noexcept`. Callbacks should be `noexcept`; one that throws reaches a `noexcept` frame of the
- *  pool and calls `std::terminate`. Nothing is left half-done silently.
+ *  pool and calls `std::terminate`, as `std::execution::par` does. Nothing is left half-done silently.
  */
 #pragma once
 #include <atomic>      // `std::atomic`
 #include <cstddef>     // `std::size_t`
-#include <cstdint>     // `std::uint32_t`
+#include <cstdint>     // `std::uint32_t`, `std::uint64_t`
+#include <cstring>     // `std::memcpy`
 #include <new>         // `std::bad_alloc`
-#include <thread>      // `std::thread`
+#include <thread>      // `std::this_thread`
 #include <type_traits> // `std::is_invocable_v`
 #include <utility>     // `std::forward`
 // Compile cost: `<memory>` also declares `shared_ptr`, the ranges algorithms and the parallel ones, about a
@@ -109,9 +144,28 @@
 #endif
 
 #include <forkunion/cores.hpp>
+#include <forkunion/threads.hpp>
 #include <forkunion/types.hpp>
 #include <forkunion/wait.hpp>
 #include <forkunion/wait_kernel.hpp>
+
+/*  Whether a refused dispatch guard destroyed without its status read aborts with a message: on unless NDEBUG. */
+#if !defined(FORKUNION_CHECK_REFUSALS)
+#if defined(NDEBUG)
+#define FORKUNION_CHECK_REFUSALS 0
+#else
+#define FORKUNION_CHECK_REFUSALS 1
+#endif
+#endif
+#if FORKUNION_CHECK_REFUSALS
+#include <cstdio>  // `std::fputs`
+#include <cstdlib> // `std::abort`
+#endif
+
+/*  Test builds only: named points where a test may stop a thread to widen a race window. 0 compiles them out. */
+#if !defined(FORKUNION_TEST_HOOKS)
+#define FORKUNION_TEST_HOOKS 0
+#endif
 
 namespace forkunion {
 
@@ -136,22 +190,139 @@ inline void call_with_slice(fn_type_ &fn, prong_t<index_type_> prong, index_type
         fn(prong, count);
 }
 
-/**  @brief  How idle workers wait: the `idle_mode` word of the protocol. */
-enum class idle_mode_t : std::uint8_t {
-    spin_k = 0,  ///< Micro-wait in a loop; the default and the fastest to wake.
-    nap_k = 1,   ///< Light sleep on epoch's cache line where the CPU can; micro-wait otherwise.
-    sleep_k = 2, ///< Block in the kernel until the next dispatch.
-    die_k = 3,   ///< Exit: only `terminate` and a failed `spawn` set it.
+/**  @brief  The points of the protocol where a test build (`FORKUNION_TEST_HOOKS=1`) may stop a thread. */
+enum class hook_point_t : std::uint8_t {
+    before_claim_k,   ///< A dispatcher read the claim word and is about to CAS it.
+    after_claim_k,    ///< A dispatcher holds the pool and has not read the thread count yet.
+    after_publish_k,  ///< A dispatcher stored the epoch and woke any parked worker; its dispatch call goes on.
+    before_park_k,    ///< A worker counted itself parked and has not re-read the epoch yet.
+    before_retire_k,  ///< A contributor finished its slice and has not reported it yet.
+    before_release_k, ///< The root saw its subtree retire and has not released the pool yet.
 };
+
+namespace detail {
+
+/**  Thrown by a pool's slot when the OS refuses its thread (any exception but `std::bad_alloc` reads the same). */
+struct thread_refused_error_t {};
+
+/**  The test hook: called with the point and the pool's address when `FORKUNION_TEST_HOOKS` is 1. */
+inline std::atomic<void (*)(hook_point_t, void const *)> test_hook_k{nullptr};
+
+inline void reach_hook(hook_point_t point, void const *pool) noexcept {
+    if constexpr (FORKUNION_TEST_HOOKS)
+        if (auto const hook = test_hook_k.load(std::memory_order_acquire)) hook(point, pool);
+}
+
+#if FORKUNION_CHECK_REFUSALS
+/**  A refused guard died with its status unread: the work it stood for was lost without anyone knowing. */
+[[noreturn, gnu::cold, gnu::noinline]] inline void report_unread_refusal(char const *status) noexcept {
+    std::fputs("forkunion: a dispatch was refused (", stderr);
+    std::fputs(status, stderr);
+    std::fputs(") and its guard was destroyed without its status read: the loop never ran. Check `join()`'s "
+               "status, or call `join_or_run_on_caller()` to run it on the calling thread when the pool is busy.\n",
+               stderr);
+    std::abort();
+}
+#endif
+
+/**  The fork of `for_threads`: `fn(thread)` once per thread; serially, `fn(0)` once. Shared by every pool. */
+template <typename pool_type_, typename fn_type_>
+struct threads_fork_t {
+    using index_t = typename pool_type_::index_t;
+    static constexpr bool resets_cursors_k = false;
+    fn_type_ fn;
+    template <typename arg_type_>
+    threads_fork_t(pool_type_ &, arg_type_ &&arg) noexcept : fn(std::forward<arg_type_>(arg)) {}
+    void run(index_t thread, index_t domain) noexcept {
+        call_with_prong(fn, forkunion::prong_t<index_t>{thread, thread, domain});
+    }
+    void run_on_caller() noexcept { call_with_prong(fn, forkunion::prong_t<index_t>{0, 0, 0}); }
+};
+
+/**  The fork of `for_n`: thread t runs `static_slice(n, threads, t)`; serially, every task on thread 0. */
+template <typename pool_type_, typename fn_type_>
+struct n_fork_t {
+    using index_t = typename pool_type_::index_t;
+    static constexpr bool resets_cursors_k = false;
+    pool_type_ *pool;
+    index_t n;
+    fn_type_ fn;
+    template <typename arg_type_>
+    n_fork_t(pool_type_ &p, index_t tasks, arg_type_ &&arg) noexcept
+        : pool(&p), n(tasks), fn(std::forward<arg_type_>(arg)) {}
+    void run(index_t thread, index_t domain) noexcept {
+        slice_t<index_t> const block = static_slice(n, pool->threads_count(), thread);
+        for (index_t offset = 0; offset < block.count; ++offset)
+            call_with_prong(fn,
+                            forkunion::prong_t<index_t>{static_cast<index_t>(block.first + offset), thread, domain});
+    }
+    void run_on_caller() noexcept {
+        for (index_t task = 0; task < n; ++task) call_with_prong(fn, forkunion::prong_t<index_t>{task, 0, 0});
+    }
+};
+
+/**  The fork of `for_slices`: one `fn(first, count)` per non-empty block; serially, `fn(0, n)` once (n > 0). */
+template <typename pool_type_, typename fn_type_>
+struct slices_fork_t {
+    using index_t = typename pool_type_::index_t;
+    static constexpr bool resets_cursors_k = false;
+    pool_type_ *pool;
+    index_t n;
+    fn_type_ fn;
+    template <typename arg_type_>
+    slices_fork_t(pool_type_ &p, index_t tasks, arg_type_ &&arg) noexcept
+        : pool(&p), n(tasks), fn(std::forward<arg_type_>(arg)) {}
+    void run(index_t thread, index_t domain) noexcept {
+        slice_t<index_t> const block = static_slice(n, pool->threads_count(), thread);
+        if (block.count) call_with_slice(fn, forkunion::prong_t<index_t>{block.first, thread, domain}, block.count);
+    }
+    void run_on_caller() noexcept {
+        if (n) call_with_slice(fn, forkunion::prong_t<index_t>{0, 0, 0}, n);
+    }
+};
+
+/**
+ *  The fork of `for_n_dynamic`: each thread drains its own block through its cursor, then steals in the order its
+ *  pool defines (`steal_`: the flat pool's coprime walk, the distributed pool's domain-first walk); serially, every
+ *  task on thread 0.
+ */
+template <typename pool_type_, typename fn_type_>
+struct n_dynamic_fork_t {
+    using index_t = typename pool_type_::index_t;
+    static constexpr bool resets_cursors_k = true;
+    pool_type_ *pool;
+    index_t n;
+    fn_type_ fn;
+    template <typename arg_type_>
+    n_dynamic_fork_t(pool_type_ &p, index_t tasks, arg_type_ &&arg) noexcept
+        : pool(&p), n(tasks), fn(std::forward<arg_type_>(arg)) {}
+
+    /**  Takes tasks from `owner`'s block until `cursor` runs dry: at most one failing increment (I5). */
+    void drain(std::atomic<index_t> &cursor, index_t owner, index_t threads, index_t thread, index_t domain) noexcept {
+        slice_t<index_t> const block = static_slice(n, threads, owner);
+        // A load first: thieves sweeping dry cursors share the lines instead of writing them.
+        if (cursor.load(std::memory_order_relaxed) >= block.count) return;
+        // Relaxed: the RMW's atomicity alone makes every offset unique; results are published by the retirement.
+        for (index_t offset; (offset = cursor.fetch_add(1, std::memory_order_relaxed)) < block.count;)
+            call_with_prong(fn,
+                            forkunion::prong_t<index_t>{static_cast<index_t>(block.first + offset), thread, domain});
+    }
+    void run(index_t thread, index_t domain) noexcept { pool->steal_(*this, thread, domain); }
+    void run_on_caller() noexcept {
+        for (index_t task = 0; task < n; ++task) call_with_prong(fn, forkunion::prong_t<index_t>{task, 0, 0});
+    }
+};
+
+} // namespace detail
 
 /**
  *  @brief  RAII guard of one dispatch: joins on `join()` or destruction. Returned by every blocking dispatch.
  *
  *  On caller-exclusive pools the workers start when the guard is constructed, so the caller may overlap its own
  *  work, poll `is_complete()` and `join()`. On caller-inclusive pools thread 0's slice runs inside `join()` (or the
- *  destructor), so the dispatch cannot complete before it. `join()` is idempotent. A refused dispatch runs
- *  nothing; `status()` says why and `join()` returns at once. Immovable, because the workers hold its address.
- *  Only the thread that created it may join it.
+ *  destructor), so the dispatch cannot complete before it. `join()` is idempotent and returns the dispatch's
+ *  status; a refused dispatch runs nothing unless `join_or_run_on_caller()` runs it here. Immovable, because the
+ *  workers may hold its address. Only the thread that created it may join it.
  */
 template <typename pool_type_, typename fork_type_>
 class [[nodiscard]] dispatch_guard_t {
@@ -163,7 +334,7 @@ public:
     template <typename... args_types_>
     explicit dispatch_guard_t(pool_t &pool, args_types_ &&...args) noexcept
         : pool_(pool), fork_(pool, std::forward<args_types_>(args)...) {
-        auto const publication = pool.unsafe_publish(&fork_t::trampoline, &fork_, fork_t::resets_cursors_k);
+        auto const publication = pool.unsafe_publish_fork(fork_);
         generation_ = publication.generation;
         status_ = publication.status;
     }
@@ -172,13 +343,42 @@ public:
     dispatch_guard_t(dispatch_guard_t &&) = delete;
     dispatch_guard_t &operator=(dispatch_guard_t const &) = delete;
     dispatch_guard_t &operator=(dispatch_guard_t &&) = delete;
-    ~dispatch_guard_t() noexcept { join(); }
 
-    /**  @brief  Blocks until every slice ran; runs thread 0's slice on caller-inclusive pools. Idempotent. */
-    void join() noexcept {
+    ~dispatch_guard_t() noexcept {
+        if (generation_) {
+            if (!joined_) pool_.unsafe_join(generation_);
+            return;
+        }
+#if FORKUNION_CHECK_REFUSALS
+        if (!status_read_) detail::report_unread_refusal(status_.name());
+#endif
+    }
+
+    /**
+     *  @brief  Blocks until every slice ran (running thread 0's slice on caller-inclusive pools) and returns
+     *          success; or, if the pool refused the dispatch, returns why at once (`contended`, `not_spawned`,
+     *          `forked`) having run nothing. Idempotent.
+     */
+    [[nodiscard]] status_t join() noexcept {
+        status_read_ = true;
+        if (!joined_ && generation_) pool_.unsafe_join(generation_);
+        joined_ = true;
+        return status_;
+    }
+
+    /**
+     *  @brief  Like `join()`, but a refused dispatch runs here, on the calling thread, as a team of one: the serial
+     *          loop the verb stands for, every prong's thread 0 (`for_threads`: `fn(0)` once; `for_slices`:
+     *          `fn(0, n)` once). Every task has run when it returns. `status()` still says what the pool answered.
+     */
+    void join_or_run_on_caller() noexcept {
+        status_read_ = true;
         if (joined_) return;
         joined_ = true;
-        if (generation_) pool_.unsafe_join(generation_);
+        if (generation_)
+            pool_.unsafe_join(generation_);
+        else
+            fork_.run_on_caller();
     }
 
     /**  @brief  True once every slice ran, or if the dispatch was refused. Never blocks. */
@@ -186,12 +386,19 @@ public:
         return joined_ || !generation_ || pool_.is_complete(generation_);
     }
 
-    /**  @brief  Success, or why the dispatch was refused (`contended`, `not_spawned`). */
-    [[nodiscard]] status_t status() const noexcept { return status_; }
-    explicit operator bool() const noexcept { return static_cast<bool>(status_); }
+    /**  @brief  Success, or why the dispatch was refused (`contended`, `not_spawned`, `forked`). */
+    [[nodiscard]] status_t status() const noexcept {
+        status_read_ = true;
+        return status_;
+    }
+    explicit operator bool() const noexcept {
+        return static_cast<bool>(status());
+    }
 
     /**  @brief  The odd generation token of this dispatch, or 0 if it was refused. */
-    [[nodiscard]] generation_t generation() const noexcept { return generation_; }
+    [[nodiscard]] generation_t generation() const noexcept {
+        return generation_;
+    }
 
 private:
     pool_t &pool_;
@@ -199,17 +406,31 @@ private:
     generation_t generation_ = 0;
     status_t status_;
     bool joined_ = false;
+    mutable bool status_read_ = false;
 };
 
 /**
- *  @brief  The dispatch verbs every pool kind offers, written once over the pool's own fork types (CRTP).
+ *  @brief  The outcome of a low-level publication: an odd generation, or 0 with the refusal's status. Converts to
+ *          the generation, so `pool.unsafe_join(pool.unsafe_for_threads(f))` reads as before.
+ */
+template <typename generation_type_>
+struct publication_t {
+    generation_type_ generation = 0;
+    status_t status;
+
+    constexpr operator generation_type_() const noexcept { return generation; } // NOLINT(google-explicit-constructor)
+    constexpr explicit operator bool() const noexcept { return static_cast<bool>(status); }
+};
+
+/**
+ *  @brief  The dispatch verbs every pool kind offers, written once over the pool's forks (CRTP).
  *
- *  A pool `P` derives from `dispatch_verbs_t<P, index_t>`, befriends it, and supplies the fork types
- *  `threads_fork_t<fn>`, `n_fork_t<fn>`, `n_dynamic_fork_t<fn>` and `slices_fork_t<fn>` (each with a `trampoline`,
- *  a `resets_cursors_k` and a constructor from the pool and the verb's arguments), the trampoline
- *  `threads_trampoline_<fn>`, and `unsafe_publish`. What follows holds for every pool kind; each pool's header says
- *  how it numbers and places its threads, and what a prong's `compute_domain` is. Callable from any thread; a
- *  dispatch racing another one, or nested in one, is refused (`contended`) as the pool's header describes.
+ *  A pool `P` derives from `dispatch_verbs_t<P, index_t>` and supplies `unsafe_publish_fork(fork)` (publishes one
+ *  of the `detail::*_fork_t<P, fn>` forks, whose `run(thread, domain)` every thread calls), `steal_` (the stealing
+ *  order of `for_n_dynamic`) and `unsafe_publish_threads(fn)` (the split broadcast of an lvalue). What follows holds
+ *  for every pool kind; each pool's header says how it numbers and places its threads, and what a prong's
+ *  `compute_domain` is. Callable from any thread; a dispatch racing another one, or nested in one, is refused
+ *  (`contended`) as the pool's header describes.
  */
 template <typename pool_type_, typename index_type_>
 class dispatch_verbs_t {
@@ -222,7 +443,7 @@ public:
      */
     template <typename fn_type_>
     [[nodiscard]] auto for_threads(fn_type_ &&fn) noexcept {
-        using fork_t = typename pool_type_::template threads_fork_t<std::decay_t<fn_type_>>;
+        using fork_t = detail::threads_fork_t<pool_type_, std::decay_t<fn_type_>>;
         return dispatch_guard_t<pool_type_, fork_t>(self_(), std::forward<fn_type_>(fn));
     }
 
@@ -233,7 +454,7 @@ public:
      */
     template <typename fn_type_>
     [[nodiscard]] auto for_n(index_t n, fn_type_ &&fn) noexcept {
-        using fork_t = typename pool_type_::template n_fork_t<std::decay_t<fn_type_>>;
+        using fork_t = detail::n_fork_t<pool_type_, std::decay_t<fn_type_>>;
         return dispatch_guard_t<pool_type_, fork_t>(self_(), n, std::forward<fn_type_>(fn));
     }
 
@@ -246,7 +467,7 @@ public:
      */
     template <typename fn_type_>
     [[nodiscard]] auto for_n_dynamic(index_t n, fn_type_ &&fn) noexcept {
-        using fork_t = typename pool_type_::template n_dynamic_fork_t<std::decay_t<fn_type_>>;
+        using fork_t = detail::n_dynamic_fork_t<pool_type_, std::decay_t<fn_type_>>;
         return dispatch_guard_t<pool_type_, fork_t>(self_(), n, std::forward<fn_type_>(fn));
     }
 
@@ -257,25 +478,23 @@ public:
      */
     template <typename fn_type_>
     [[nodiscard]] auto for_slices(index_t n, fn_type_ &&fn) noexcept {
-        using fork_t = typename pool_type_::template slices_fork_t<std::decay_t<fn_type_>>;
+        using fork_t = detail::slices_fork_t<pool_type_, std::decay_t<fn_type_>>;
         return dispatch_guard_t<pool_type_, fork_t>(self_(), n, std::forward<fn_type_>(fn));
     }
 
     /**
      *  @brief  Broadcasts `fn(thread)` (or `fn(prong)`) to every thread without blocking and returns the
-     *          dispatch's odd generation, or 0 if refused (contended or not spawned). `fn` must be an lvalue that
-     *          outlives the dispatch.
+     *          dispatch's odd generation with success, or generation 0 and why it was refused (`contended`,
+     *          `not_spawned`, `forked`). `fn` must be an lvalue that outlives the dispatch.
      *
      *  On exclusive pools the workers start now; poll `is_complete(generation)` and `unsafe_join(generation)`.
      *  On inclusive pools thread 0's slice runs inside `unsafe_join`, which must be called.
      */
     template <typename fn_type_>
-    [[nodiscard]] index_t unsafe_for_threads(fn_type_ &&fn) noexcept {
+    [[nodiscard]] auto unsafe_for_threads(fn_type_ &&fn) noexcept {
         static_assert(std::is_lvalue_reference_v<fn_type_>,
                       "unsafe_for_threads keeps the callable's address: pass an lvalue that outlives the dispatch");
-        using fn_t = std::remove_reference_t<fn_type_>;
-        void *context = const_cast<void *>(static_cast<void const volatile *>(std::addressof(fn)));
-        return self_().unsafe_publish(&pool_type_::template threads_trampoline_<fn_t>, context, false).generation;
+        return self_().unsafe_publish_threads(fn);
     }
 
 private:
@@ -284,7 +503,7 @@ private:
 
 /**
  *  @brief  The flat fork-join pool. See the file comment for the protocol, the threading contract and the
- *          idle modes.
+ *          idle policies.
  *
  *  @tparam allocator_type_     Allocates the per-thread table at `spawn`, the pool's only allocation; rebound to
  *                              an internal slot type, whose construction starts the thread (so a custom
@@ -293,15 +512,20 @@ private:
  *  @tparam index_type_         Unsigned type of every count, task index, thread index and epoch. `std::uint8_t`
  *                              limits a pool to 255 threads and 255 tasks and makes exhaustive tests cheap.
  *  @tparam alignment_          Padding of each shared word; at least the destructive interference size.
+ *  @tparam atomic_template_    The atomic every protocol word is made of: `std::atomic`, or an instrumented one
+ *                              with the same interface (the line hand-off model counts ownership changes with it).
  *
- *  Size: three `alignment_` lines (dispatch, sync, control) plus the allocator, and one `alignment_` slot per
- *  thread on the heap holding that thread's claim cursor and `std::thread`. Not copyable, not movable.
+ *  Size: four `alignment_` lines (claim, dispatch, control, and the allocator's), and two `alignment_` lines per
+ *  thread on the heap: the claim cursor, and the retirement word with the thread's handle. Not copyable, not movable.
  */
 template <typename allocator_type_ = std::allocator<std::thread>, typename micro_yield_type_ = default_micro_yield_t,
-          typename index_type_ = std::size_t, std::size_t alignment_ = default_alignment_k>
+          typename index_type_ = std::size_t, std::size_t alignment_ = default_alignment_k,
+          template <typename> class atomic_template_ = std::atomic>
 class basic_pool_t
-    : public dispatch_verbs_t<basic_pool_t<allocator_type_, micro_yield_type_, index_type_, alignment_>, index_type_> {
-    friend class dispatch_verbs_t<basic_pool_t, index_type_>;
+    : public dispatch_verbs_t<
+          basic_pool_t<allocator_type_, micro_yield_type_, index_type_, alignment_, atomic_template_>, index_type_> {
+    template <typename, typename>
+    friend struct detail::n_dynamic_fork_t;
 
 public:
     using allocator_t = allocator_type_;
@@ -309,26 +533,40 @@ public:
     using index_t = index_type_;
     using generation_t = index_t;
     using prong_t = forkunion::prong_t<index_t>;
+    using publication_t = forkunion::publication_t<generation_t>;
     using trampoline_t = void (*)(void *context, index_t thread) noexcept;
+    template <typename value_type_>
+    using atomic_t = atomic_template_<value_type_>;
     static constexpr std::size_t alignment_k = alignment_;
 
     /**
-     *  Micro-waits an oversubscribed idle thread spends before it starts yielding its core, after which every idle
-     *  iteration yields. A `pause` costs ~17 ns and a `sched_yield` ~290 ns here (measured), so the first ~1 µs of
-     *  idleness, where back-to-back dispatches land, costs no system call; past it, an idle thread gives its
-     *  core to the threads that hold work at every turn instead of burning its scheduler slice.
+     *  Micro-waits an oversubscribed spinning thread spends before it starts yielding its core, after which every
+     *  spinning iteration yields. A `pause` costs ~17 ns and a `sched_yield` ~290 ns on a 2-vCPU KVM guest on AMD
+     *  Zen 5 (`forkunion_bench_wake`), so the first ~1 µs of idleness, where back-to-back dispatches land, costs no
+     *  system call; past it, an idle thread gives its core to the threads that hold work at every turn.
      */
     static constexpr std::size_t oversubscribed_spins_k = 64;
 
-    static_assert(std::is_unsigned_v<index_t>, "the index type must be unsigned");
-    static_assert(std::atomic<index_t>::is_always_lock_free, "the index type must have lock-free atomics");
-    static_assert(alignment_k >= 64 && (alignment_k & (alignment_k - 1)) == 0, "alignment: a power of two >= 64");
+    /**
+     *  Children per node of the retirement tree. Watching F children costs F line transfers on one thread, in
+     *  sequence; a tree of fan-in F costs F · log_F(T) on its critical path. 8 keeps pools of up to 9 contributors
+     *  flat (no extra hop for the common case) and makes a 255-thread pool three levels deep.
+     */
+    static constexpr std::size_t retire_fan_in_k = 8;
 
-    /**  @brief  The outcome of a low-level publication: an odd generation, or 0 with the refusal status. */
-    struct publication_t {
-        generation_t generation = 0;
-        status_t status;
-    };
+    /**  Micro-waits between two reads of the clock while an adaptive worker spins out its window (~1-3 µs). */
+    static constexpr std::size_t adaptive_clock_spins_k = 64;
+
+    /**
+     *  The most one gap between two clock readings adds to the adaptive window: 64 `PAUSE`s take 1-3 µs on AMD Zen 5
+     *  and recent Intel cores (`forkunion_bench_wake`), so a longer gap is the thread having been descheduled.
+     */
+    static constexpr std::uint64_t adaptive_clock_jump_us_k = 10;
+
+    static_assert(std::is_unsigned_v<index_t>, "the index type must be unsigned");
+    static_assert(atomic_t<index_t>::is_always_lock_free, "the index type must have lock-free atomics");
+    static_assert(atomic_t<std::uint64_t>::is_always_lock_free, "the claim word needs lock-free 64-bit atomics");
+    static_assert(alignment_k >= 64 && (alignment_k & (alignment_k - 1)) == 0, "alignment: a power of two >= 64");
 
     basic_pool_t() noexcept = default;
     explicit basic_pool_t(allocator_t const &allocator) noexcept : allocator_(allocator) {}
@@ -345,7 +583,9 @@ public:
      *  @retval invalid_argument  `threads == 0`.
      *  @retval already_spawned   the pool has threads; `terminate()` first.
      *  @retval bad_alloc         the thread table could not be allocated.
-     *  @retval thread_refused    the OS refused a thread; every thread that did start was stopped and joined.
+     *  @retval thread_refused    the OS's published limits cannot fit the threads (checked first, in microseconds),
+     *                            or the OS refused one; every thread that did start was stopped and joined, and none
+     *                            of them ever spun: they wait behind the start gate in the kernel.
      *  On failure the pool is left unspawned, with nothing allocated and no thread running.
      */
     status_t spawn(index_t threads, caller_exclusivity_t exclusivity = caller_inclusive_k) noexcept {
@@ -355,12 +595,16 @@ public:
     /**
      *  @brief  `spawn`, for pools that place their threads themselves (`colocated_pool_t`): `cores` is how many
      *          cores the pool's threads will run on, instead of the caller's allowed cores that workers inherit.
-     *          The pool is oversubscribed (idle threads back off to `yield`) when its spinners, the threads plus
+     *          The pool is oversubscribed (spinning threads back off to `yield`) when its spinners, the threads plus
      *          the caller of an exclusive pool, outnumber `cores`. Same statuses as `spawn`.
      */
     status_t spawn(index_t threads, caller_exclusivity_t exclusivity, std::size_t cores) noexcept {
         if (threads == 0) return status_code_t::invalid_argument_k;
         if (threads_() != 0) return status_code_t::already_spawned_k;
+        bool const exclusive = exclusivity == caller_exclusive_k;
+        index_t const workers = static_cast<index_t>(exclusive ? threads : threads - 1);
+        std::size_t const stack_bytes = control_.stack_bytes.load(std::memory_order_relaxed);
+        if (status_t const fits = check_thread_limits(workers, stack_bytes); !fits) return fits;
 
         slot_allocator_t slot_allocator(allocator_);
         slot_t *slots = nullptr;
@@ -371,26 +615,28 @@ public:
         }
         if (!slots) return status_code_t::bad_alloc_k;
 
-        bool const exclusive = exclusivity == caller_exclusive_k;
-        // An unspawned pool runs nothing, so `epoch` is even here (T4 leaves it even).
+        watch_forks();
+        // An unspawned pool runs nothing: this epoch is the one every contributor starts from (I1).
         index_t const epoch = dispatch_.epoch.load(std::memory_order_relaxed);
-        control_.idle_mode.store(idle_mode_t::spin_k, std::memory_order_relaxed);
-        control_.exclusivity = exclusivity;
+        std::uint32_t const gate = control_.wake.load(std::memory_order_relaxed);
+        control_.stop.store(false, std::memory_order_relaxed);
+        control_.exclusivity.store(exclusivity, std::memory_order_relaxed);
         // The caller of an exclusive pool spins in `join` too, so it counts as a spinner.
-        control_.oversubscribed = static_cast<std::size_t>(threads) + (exclusive ? 1u : 0u) > cores;
+        control_.oversubscribed.store(static_cast<std::size_t>(threads) + (exclusive ? 1u : 0u) > cores,
+                                      std::memory_order_relaxed);
+        control_.threads.store(threads, std::memory_order_relaxed);
+        control_.slots.store(slots, std::memory_order_relaxed);
+        control_.forks.store(fork_generation(), std::memory_order_relaxed);
 
-        // Everything workers read before their first publication is written above: `std::thread`'s constructor
-        // synchronizes-with the start of the thread.
+        // Everything a worker reads before its first publication is written above: the thread's creation
+        // synchronizes-with its start. The workers then wait behind the gate (`wake` = `gate`) in the kernel.
         index_t constructed = 0;
         status_t status;
         try {
             for (; constructed < threads; ++constructed) {
-                if (!exclusive && constructed == 0)
-                    slot_traits_t::construct(slot_allocator, slots);
-                else
-                    slot_traits_t::construct(
-                        slot_allocator, slots + constructed,
-                        [this, constructed, epoch]() noexcept { worker_loop_(constructed, epoch); });
+                bool const starts = exclusive || constructed != 0;
+                slot_traits_t::construct(slot_allocator, slots + constructed, this, constructed, epoch, gate,
+                                         starts ? stack_bytes + 1 : 0);
             }
         } catch (std::bad_alloc const &) {
             status = status_code_t::bad_alloc_k;
@@ -398,17 +644,22 @@ public:
             status = status_code_t::thread_refused_k;
         }
         if (!status) {
-            stop_workers_(slots, constructed, epoch);
+            control_.stop.store(true, std::memory_order_relaxed);
+            open_gate_();
+            for (index_t thread = 0; thread != constructed; ++thread) slots[thread].thread.join();
             destroy_slots_(slot_allocator, slots, constructed, threads);
-            control_.exclusivity = caller_inclusive_k;
+            control_.threads.store(0, std::memory_order_relaxed);
+            control_.slots.store(nullptr, std::memory_order_relaxed);
+            control_.exclusivity.store(caller_inclusive_k, std::memory_order_relaxed);
+            control_.stop.store(false, std::memory_order_relaxed);
             return status;
         }
 
-        control_.slots = slots;
-        control_.thread_zero = exclusive ? slots[0].thread.get_id() : std::thread::id();
-        control_.threads.store(threads, std::memory_order_relaxed);
+        if (exclusive) control_.thread_zero.store(slots[0].thread.id(), std::memory_order_relaxed);
         // T0. Pairs with the acquire of T1: a claimer sees the slots, the thread count and the configuration.
-        sync_.threads_to_sync.store(0, std::memory_order_release);
+        std::uint64_t const claim = claim_.claim.load(std::memory_order_relaxed);
+        claim_.claim.store(next_sequence_(claim) | free_k, std::memory_order_release);
+        open_gate_();
         return status_code_t::success_k;
     }
 
@@ -416,42 +667,43 @@ public:
      *  @brief  Completes the dispatch in flight (running the caller's owed slice of an unjoined inclusive
      *          dispatch), stops and joins every worker, and frees the thread table. The pool can be spawned again,
      *          with another size or exclusivity. No-op on an unspawned pool, and from inside a callback of this
-     *          pool (it would wait for itself).
+     *          pool (it would wait for itself). In a `fork()`ed child it abandons the inherited table instead.
      */
     void terminate() noexcept {
         index_t const threads = threads_();
-        if (threads == 0 || called_from_callback_()) return;
+        if (threads == 0) return;
+        if (forked_()) return abandon_();
+        if (called_from_callback_()) return;
         // The caller's own unjoined inclusive dispatch: run its slice first (a join by anyone else returns).
-        if (control_.exclusivity == caller_inclusive_k)
-            if (generation_t const pending = sync_.pending.load(std::memory_order_relaxed)) unsafe_join(pending);
+        if (exclusivity_() == caller_inclusive_k)
+            if (generation_t const pending = claim_.pending.load(std::memory_order_relaxed)) unsafe_join(pending);
 
         // T4: claim like T1, but wait for a dispatch in flight instead of being refused.
         micro_yield_t micro_yield;
         std::size_t spins = 0;
-        index_t expected = 0;
-        while (!sync_.threads_to_sync.compare_exchange_weak(expected, threads, std::memory_order_acquire,
-                                                            std::memory_order_relaxed)) {
-            expected = 0;
+        std::uint64_t claim;
+        for (;;) {
+            claim = claim_.claim.load(std::memory_order_acquire);
+            if (state_of_(claim) == closed_k) return; // another terminate won
+            if (state_of_(claim) == free_k &&
+                claim_.claim.compare_exchange_weak(claim, next_sequence_(claim) | held_k, std::memory_order_acquire,
+                                                   std::memory_order_relaxed))
+                break;
             backoff_(micro_yield, index_t(0), spins);
         }
-        index_t const epoch = wait_for_even_epoch_();
-        control_.idle_mode.store(idle_mode_t::die_k, std::memory_order_relaxed);
-        slot_t *const slots = control_.slots;
+        control_.stop.store(true, std::memory_order_relaxed);
+        publish_epoch_(static_cast<index_t>(dispatch_.epoch.load(std::memory_order_relaxed) + 2u));
+        wake_parked_(); // every worker, parked or not: they all read `stop` next
+        slot_t *const slots = control_.slots.load(std::memory_order_relaxed);
+        for (index_t thread = 0; thread != threads; ++thread) slots[thread].thread.join();
         slot_allocator_t slot_allocator(allocator_);
-        stop_workers_(slots, threads, epoch);
         destroy_slots_(slot_allocator, slots, threads, threads);
-
-        control_.threads.store(0, std::memory_order_relaxed);
-        control_.slots = nullptr;
-        control_.thread_zero = std::thread::id();
-        control_.exclusivity = caller_inclusive_k;
-        sync_.pending.store(0, std::memory_order_relaxed);
-        // `threads_to_sync` stays claimed: an unspawned pool refuses every claim (I6) until T0.
+        reset_to_unspawned_(claim);
     }
 
     /**  @brief  Contributors of every dispatch: workers plus the caller on inclusive pools; 0 when unspawned. */
     [[nodiscard]] index_t threads_count() const noexcept { return threads_(); }
-    [[nodiscard]] caller_exclusivity_t caller_exclusivity() const noexcept { return control_.exclusivity; }
+    [[nodiscard]] caller_exclusivity_t caller_exclusivity() const noexcept { return exclusivity_(); }
     /**  @brief  Bytes owned: the pool object and its per-thread slots. */
     [[nodiscard]] std::size_t memory_usage() const noexcept {
         return sizeof(basic_pool_t) + static_cast<std::size_t>(threads_()) * sizeof(slot_t);
@@ -463,45 +715,71 @@ public:
      */
     [[nodiscard]] bool called_from_callback() const noexcept { return called_from_callback_(); }
 
-    /**  @brief  Whether idle threads back off to `yield` because there are more of them than allowed cores. */
-    [[nodiscard]] bool oversubscribed() const noexcept { return threads_() && control_.oversubscribed; }
-
-    /**
-     *  @brief  Until the next dispatch, idle workers wait on epoch's cache line with the lightest wait the CPU
-     *          has (today: the micro-wait). Any thread; takes the pool like a dispatch (transition M).
-     *  @retval contended    a dispatch is in flight (or another idle-mode change): nothing changed, never waits.
-     *  @retval not_spawned  the pool has no threads.
-     */
-    status_t nap() noexcept { return change_idle_mode_(idle_mode_t::nap_k, 0); }
-
-    /**
-     *  @brief  Until the next dispatch, idle workers block in the kernel; the dispatch wakes them. With
-     *          `microseconds > 0` they also wake to re-check that often (any duration, 1 s and more included).
-     *          Any thread; takes the pool like a dispatch (transition M), so it cannot race one.
-     *  @retval contended    a dispatch is in flight (or another idle-mode change): nothing changed, never waits.
-     *  @retval not_spawned  the pool has no threads.
-     */
-    status_t sleep(std::size_t microseconds) noexcept {
-        return change_idle_mode_(idle_mode_t::sleep_k, static_cast<std::uint64_t>(microseconds));
+    /**  @brief  Whether spinning threads back off to `yield` because there are more of them than allowed cores. */
+    [[nodiscard]] bool oversubscribed() const noexcept {
+        return threads_() && control_.oversubscribed.load(std::memory_order_relaxed);
     }
 
-    /**  @brief  The current idle mode (spin, nap or sleep). */
-    [[nodiscard]] idle_mode_t idle_mode() const noexcept { return control_.idle_mode.load(std::memory_order_relaxed); }
+    /**  @brief  Workers blocked in the kernel right now (adaptive past its window, or sleep); a snapshot. */
+    [[nodiscard]] std::size_t parked_threads_count() const noexcept {
+        return control_.parked.load(std::memory_order_relaxed);
+    }
+
+    /**
+     *  @brief  Sets how idle workers wait from now on, until changed again; it survives dispatches, `terminate` and
+     *          `spawn`. Any thread, any time, never refused by a dispatch in flight: workers read the policy on
+     *          every idle turn, and parked ones are woken (one system call) so they wait the new way.
+     *  @retval invalid_argument  a mode outside `idle_mode_t`, or more than 2^61 microseconds; nothing changed.
+     */
+    status_t set_idle_policy(idle_policy_t policy) noexcept {
+        if (!policy.valid()) return status_code_t::invalid_argument_k;
+        // M. Pairs (seq_cst) with the worker's re-read of the policy after it counted itself parked (I7).
+        control_.idle.store(pack_policy_(policy), std::memory_order_seq_cst);
+        if (control_.parked.load(std::memory_order_seq_cst) != 0) wake_parked_();
+        return status_code_t::success_k;
+    }
+
+    /**  @brief  The idle policy in force: the default (`idle_policy_t{}`, adaptive) until `set_idle_policy`. */
+    [[nodiscard]] idle_policy_t idle_policy() const noexcept {
+        return unpack_policy_(control_.idle.load(std::memory_order_relaxed));
+    }
+
+    /**
+     *  @brief  The stack size of the workers the next `spawn` starts; 0 (the default) keeps the platform's.
+     *          Controlling thread, between spawns (a running pool keeps its threads' stacks).
+     *  @retval unsupported       `bytes != 0` where the thread backend cannot set a stack size.
+     *  @retval invalid_argument  `bytes` below the platform's minimum (`PTHREAD_STACK_MIN`).
+     */
+    status_t set_stack_size(std::size_t bytes) noexcept {
+        if (status_t const valid = check_stack_size(bytes); !valid) return valid;
+        control_.stack_bytes.store(bytes, std::memory_order_relaxed);
+        return status_code_t::success_k;
+    }
+    /**  @brief  What `set_stack_size(bytes)` would answer, without setting anything. */
+    static status_t check_stack_size(std::size_t bytes) noexcept {
+        if (bytes != 0 && !os_thread_t::sets_stack_size_k) return status_code_t::unsupported_k;
+        if (bytes != 0 && bytes < os_thread_t::minimum_stack_bytes()) return status_code_t::invalid_argument_k;
+        return status_code_t::success_k;
+    }
+    /**  @brief  What `set_stack_size` last set: 0 for the platform's default. */
+    [[nodiscard]] std::size_t stack_size() const noexcept {
+        return control_.stack_bytes.load(std::memory_order_relaxed);
+    }
 
     // ---- Dispatch: `for_threads`, `for_n`, `for_n_dynamic`, `for_slices` and `unsafe_for_threads` come from
     // `dispatch_verbs_t`; the split broadcast's other half follows. ----
 
     /**
      *  @brief  True once dispatch `generation` has retired on every thread, or if it is not in flight (0, stale,
-     *          or never issued). Never blocks; any thread. An acquire: a true answer makes every slice's writes
-     *          visible to the caller.
+     *          nested, or never issued). Never blocks; any thread. An acquire: a true answer makes every slice's
+     *          writes visible to the caller.
      */
     [[nodiscard]] bool is_complete(generation_t generation) const noexcept {
-        // Pairs with the release of T2/T3: an even epoch means the last retirer published every slice's writes.
-        index_t const epoch = dispatch_.epoch.load(std::memory_order_acquire);
-        if ((epoch & 1u) == 0) return true;
-        // `outer` is stored before the epoch that made it current (T2), so this load sees it or a newer one.
-        return dispatch_.outer.load(std::memory_order_relaxed) != generation;
+        if (generation == 0) return true;
+        // Pairs with the root's release of the claim (T3), continued by later claims' RMWs (a release sequence).
+        if (state_of_(claim_.claim.load(std::memory_order_acquire)) != held_k) return true;
+        // Written by the holder right after its claim; a thread holding `generation` synchronized with that write.
+        return claim_.outer.load(std::memory_order_relaxed) != generation;
     }
 
     /**
@@ -509,20 +787,22 @@ public:
      *          or zero generation returns at once; joining twice is harmless.
      *
      *  On inclusive pools only the thread that dispatched `generation` joins it: it runs slice 0 exactly once,
-     *  taken with one CAS of `pending`; a join from any other thread returns at once.
+     *  taken with one CAS of `pending`, then waits for its children and releases the pool (T3); a join from any
+     *  other thread returns at once.
      */
     void unsafe_join(generation_t generation) noexcept {
         if (generation == 0) return;
-        if (control_.exclusivity == caller_inclusive_k) {
+        if (exclusivity_() == caller_inclusive_k) {
             // Relaxed: the dispatcher reads its own store; any other thread only needs the value to differ.
-            if (sync_.dispatcher.load(std::memory_order_relaxed) != std::this_thread::get_id()) return;
+            if (claim_.dispatcher.load(std::memory_order_relaxed) != std::this_thread::get_id()) return;
             generation_t expected = generation;
-            if (sync_.pending.compare_exchange_strong(expected, 0, std::memory_order_relaxed,
-                                                      std::memory_order_relaxed)) {
-                sync_.caller_in_slice.store(true, std::memory_order_relaxed);
+            if (claim_.pending.compare_exchange_strong(expected, 0, std::memory_order_relaxed,
+                                                       std::memory_order_relaxed)) {
+                claim_.caller_in_slice.store(true, std::memory_order_relaxed);
                 dispatch_.trampoline(dispatch_.context, 0);
-                sync_.caller_in_slice.store(false, std::memory_order_relaxed);
-                retire_();
+                claim_.caller_in_slice.store(false, std::memory_order_relaxed);
+                retire_(0, dispatch_.epoch.load(std::memory_order_relaxed));
+                return;
             }
         }
         micro_yield_t micro_yield;
@@ -533,367 +813,410 @@ public:
     /**
      *  @brief  The low-level dispatch beneath every `for_*`: claims the pool (T1), publishes `trampoline(context,
      *          thread)` to every thread (T2) and returns the generation. With `resets_cursors` the claim cursors
-     *          are zeroed after the claim and before the publication. A lost claim is refused with `contended`
-     *          (except thread 0 of an exclusive pool forking from its slice, T2n, which completes before
-     *          returning); an unspawned pool refuses with `not_spawned`.
+     *          are zeroed after the claim and before the publication. With `payload_bytes`, the `payload_bytes`
+     *          at `context` are copied into the dispatch line (at most `payload_capacity_k`, trivially copyable,
+     *          16-byte alignment at most) and the trampoline gets the copy. A lost claim is refused with
+     *          `contended` (except thread 0 of an exclusive pool forking from its slice, T2n, which completes before
+     *          returning); an unspawned pool refuses with `not_spawned`, an inherited one with `forked`.
      */
-    publication_t unsafe_publish(trampoline_t trampoline, void *context, bool resets_cursors) noexcept {
-        index_t const threads = threads_();
-        if (threads == 0) return {0, status_code_t::not_spawned_k};
-        index_t expected = 0;
-        // T1. Acquire pairs with the release sequence of T3's `fetch_sub`s: every slice of the previous dispatch
+    publication_t unsafe_publish(trampoline_t trampoline, void *context, bool resets_cursors,
+                                 std::size_t payload_bytes = 0) noexcept {
+        // One relaxed load of a process-wide word: no system call tells a `fork()`ed child from its parent.
+        if (forked_()) return {0, status_code_t::forked_k};
+        std::uint64_t claim = claim_.claim.load(std::memory_order_relaxed);
+        detail::reach_hook(hook_point_t::before_claim_k, this);
+        // T1. Acquire pairs with the root's release (T3) or T0: every slice of the previous dispatch
         // happened-before this point, so the fork state and cursors are ours to write (I1, I2).
-        if (!sync_.threads_to_sync.compare_exchange_strong(expected, threads, std::memory_order_acquire,
-                                                           std::memory_order_relaxed))
-            return publish_after_lost_claim_(trampoline, context, resets_cursors);
+        if (state_of_(claim) != free_k ||
+            !claim_.claim.compare_exchange_strong(claim, next_sequence_(claim) | held_k, std::memory_order_acquire,
+                                                  std::memory_order_relaxed))
+            return publish_after_lost_claim_(claim, trampoline, context, resets_cursors);
+        detail::reach_hook(hook_point_t::after_claim_k, this);
 
-        index_t epoch = dispatch_.epoch.load(std::memory_order_relaxed);
-        if (epoch & 1u) epoch = wait_for_even_epoch_(); // the previous retirer is between T3's two steps
         if (resets_cursors) reset_cursors_();
+        if (payload_bytes) {
+            std::memcpy(dispatch_.payload, context, payload_bytes);
+            context = dispatch_.payload;
+        }
         dispatch_.trampoline = trampoline;
         dispatch_.context = context;
-        generation_t const generation = static_cast<generation_t>(epoch + 1u);
-        dispatch_.outer.store(generation, std::memory_order_relaxed); // ordered by the release below
-        if (control_.exclusivity == caller_inclusive_k) {
+        generation_t const generation = static_cast<generation_t>(dispatch_.epoch.load(std::memory_order_relaxed) + 2u);
+        claim_.outer.store(generation, std::memory_order_relaxed); // ordered by the epoch's store below
+        if (exclusivity_() == caller_inclusive_k) {
             // Read by `unsafe_join` on this thread, and compared by stale joiners elsewhere (atomicity suffices).
-            sync_.dispatcher.store(std::this_thread::get_id(), std::memory_order_relaxed);
-            sync_.pending.store(generation, std::memory_order_relaxed);
+            claim_.dispatcher.store(std::this_thread::get_id(), std::memory_order_relaxed);
+            claim_.pending.store(generation, std::memory_order_relaxed);
         }
-        // T2. Pairs with the acquire in `wait_for_publication_`: workers see the fork state and cursors.
-        dispatch_.epoch.store(generation, std::memory_order_release);
-        if (control_.idle_mode.load(std::memory_order_relaxed) != idle_mode_t::spin_k) wake_();
+        publish_epoch_(generation); // T2
         return {generation, status_code_t::success_k};
+    }
+
+    /**  @brief  Publishes one of the shared forks (`detail::*_fork_t`): copied into the dispatch line when small. */
+    template <typename fork_type_>
+    publication_t unsafe_publish_fork(fork_type_ &fork) noexcept {
+        constexpr bool inline_k = std::is_trivially_copyable_v<fork_type_> &&
+                                  std::is_trivially_destructible_v<fork_type_> &&
+                                  sizeof(fork_type_) <= payload_capacity_k && alignof(fork_type_) <= 16;
+        return unsafe_publish(&fork_trampoline_<fork_type_>, std::addressof(fork), fork_type_::resets_cursors_k,
+                              inline_k ? sizeof(fork_type_) : 0);
+    }
+
+    /**  @brief  `unsafe_for_threads`' publication: `fn(thread)` through its address, which must outlive it. */
+    template <typename fn_type_>
+    publication_t unsafe_publish_threads(fn_type_ &fn) noexcept {
+        void *context = const_cast<void *>(static_cast<void const volatile *>(std::addressof(fn)));
+        return unsafe_publish(&threads_trampoline_<fn_type_>, context, false);
     }
 
     /**  @brief  Thread `thread`'s claim cursor, for pools built on top of this one. */
     [[nodiscard]] std::atomic<index_t> &unsafe_claim_cursor(index_t thread) noexcept {
-        return control_.slots[thread].next;
+        return control_.slots.load(std::memory_order_relaxed)[thread].next;
+    }
+
+    /**  @brief  The bytes a fork may take to travel in the dispatch line instead of through a pointer. */
+    static constexpr std::size_t payload_capacity_k = alignment_k - 32;
+
+    // ---- Deprecated: the idle policy used to last one dispatch ----
+
+    /**  @brief  Deprecated: `set_idle_policy(idle_policy_t::nap())`, which now lasts until changed. */
+    [[deprecated("use set_idle_policy(fu::idle_policy_t::nap()); the policy now persists")]] status_t nap() noexcept {
+        return threads_() ? set_idle_policy(idle_policy_t::nap()) : status_t(status_code_t::not_spawned_k);
+    }
+    /**  @brief  Deprecated: `set_idle_policy(idle_policy_t::sleep(microseconds))`, which now lasts until changed. */
+    [[deprecated("use set_idle_policy(fu::idle_policy_t::sleep(us)); the policy now persists")]] status_t
+    sleep(std::size_t microseconds) noexcept {
+        return threads_() ? set_idle_policy(idle_policy_t::sleep(microseconds))
+                          : status_t(status_code_t::not_spawned_k);
+    }
+    /**  @brief  Deprecated: `idle_policy().mode`. */
+    [[deprecated("use idle_policy().mode")]] [[nodiscard]] idle_mode_t mood() const noexcept {
+        return idle_policy().mode;
     }
 
 private:
-    /**  One per thread: the claim cursor (hot during `for_n_dynamic`) and the thread handle (cold). */
-    struct alignas(alignment_k) slot_t {
-        std::atomic<index_t> next{0};
-        std::thread thread;
+    using os_thread_id_t = typename os_thread_t::id_t;
 
-        slot_t() noexcept = default;
-        template <typename fn_type_>
-        explicit slot_t(fn_type_ &&fn) : thread(std::forward<fn_type_>(fn)) {}
+    /**  Two lines per thread: the claim cursor (hot during `for_n_dynamic`), then the retirement word r_t with the
+     *   cold handle and start state of the thread. */
+    struct alignas(alignment_k) slot_t {
+        alignas(alignment_k) std::atomic<index_t> next{0};
+        alignas(alignment_k) atomic_t<index_t> retired{0};
+        basic_pool_t *pool = nullptr;
+        index_t index = 0;
+        index_t start_epoch = 0;
+        std::uint32_t gate = 0;
+        os_thread_t thread;
+
+        /**  Contributor `index` of `pool`, retired at `epoch`; with `stack_plus_one` it also starts the worker
+         *   (stack `stack_plus_one - 1`, 0 = default). Throws `std::system_error` when the OS refuses it. */
+        slot_t(basic_pool_t *owner, index_t thread_index, index_t epoch, std::uint32_t start_gate,
+               std::size_t stack_plus_one)
+            : retired(epoch), pool(owner), index(thread_index), start_epoch(epoch), gate(start_gate) {
+            if (stack_plus_one && !thread.start(&worker_entry_, this, stack_plus_one - 1))
+                throw detail::thread_refused_error_t{}; // what `spawn` reports as `thread_refused`
+        }
     };
     using slot_allocator_t = typename std::allocator_traits<allocator_t>::template rebind_alloc<slot_t>;
     using slot_traits_t = std::allocator_traits<slot_allocator_t>;
 
+    /**  The claim word and the dispatcher's bookkeeping: written only by dispatchers (and released by the root). */
+    struct alignas(alignment_k) claim_line_t {
+        atomic_t<std::uint64_t> claim{closed_k}; // I6 until T0
+        atomic_t<generation_t> outer{0};         // the current hold's outermost generation
+        atomic_t<generation_t> pending{0};       // inclusive pools: generation whose slice 0 has not run, else 0
+        atomic_t<std::thread::id> dispatcher;    // inclusive pools: the thread that published the latest dispatch
+        atomic_t<bool> caller_in_slice{false};   // inclusive pools: the dispatcher is inside slice 0
+    };
+
     /**  Written by the claim holder right before `epoch`, read by every worker right after it. */
     struct alignas(alignment_k) dispatch_line_t {
-        std::atomic<index_t> epoch{0};
-        std::atomic<index_t> outer{0}; // generation of the outermost dispatch in flight (T2n keeps it)
+        atomic_t<index_t> epoch{1}; // odd: every publication steps it by 2
         trampoline_t trampoline = nullptr;
         void *context = nullptr;
+        alignas(16) unsigned char payload[payload_capacity_k];
     };
 
-    /**  The claim word, plus the inclusive caller's bookkeeping, written by the claim holder. */
-    struct alignas(alignment_k) sync_line_t {
-        std::atomic<index_t> threads_to_sync{1};  // claimed while unspawned (I6)
-        std::atomic<generation_t> pending{0};     // inclusive pools: generation whose slice 0 has not run, else 0
-        std::atomic<std::thread::id> dispatcher;  // inclusive pools: the thread that published the latest dispatch
-        std::atomic<bool> caller_in_slice{false}; // inclusive pools: the dispatcher is inside slice 0
-    };
-
-    /**  `idle_mode` and the configuration: written by `spawn`, `terminate`, `nap`, `sleep` and a waking dispatch. */
+    /**  The idle policy, parking and the configuration: read on every idle turn and after every publication,
+     *   written by `spawn`, `terminate`, `set_idle_policy` and by workers that park. */
     struct alignas(alignment_k) control_line_t {
-        std::atomic<idle_mode_t> idle_mode{idle_mode_t::spin_k};
-        std::atomic<std::uint32_t> wake{0};     // futex word of `sleep` mode
-        std::atomic<std::uint64_t> sleep_us{0}; // re-check period of `sleep` mode, 0 = none
-        std::atomic<index_t> threads{0};        // atomic so a racing dispatcher reads it without a data race
-        caller_exclusivity_t exclusivity = caller_inclusive_k;
-        bool oversubscribed = false;
-        slot_t *slots = nullptr;
-        std::thread::id thread_zero; // exclusive pools: the only thread allowed to fork from a slice (T2n)
+        atomic_t<std::uint64_t> idle{pack_policy_(idle_policy_t{})};
+        atomic_t<std::uint32_t> parked{0};  // workers inside `park_`
+        std::atomic<std::uint32_t> wake{0}; // futex word (a plain atomic: the kernel reads it): every wake-up and
+                                            // the start gate bump it
+        atomic_t<index_t> threads{0};
+        atomic_t<caller_exclusivity_t> exclusivity{caller_inclusive_k};
+        atomic_t<bool> oversubscribed{false};
+        atomic_t<bool> stop{false};
+        atomic_t<std::uint32_t> forks{0}; // `fork_generation()` at spawn
+        atomic_t<std::size_t> stack_bytes{0};
+        atomic_t<slot_t *> slots{nullptr};
+        atomic_t<os_thread_id_t> thread_zero{}; // exclusive pools: the only thread allowed to fork from a slice
     };
 
-    static_assert(sizeof(slot_t) == alignment_k, "a slot is one padded line");
+    static_assert(sizeof(slot_t) == 2 * alignment_k, "a slot is two padded lines");
     static_assert(sizeof(dispatch_line_t) == alignment_k && alignof(dispatch_line_t) == alignment_k);
-    static_assert(sizeof(sync_line_t) == alignment_k && alignof(sync_line_t) == alignment_k);
-    static_assert(sizeof(control_line_t) == alignment_k && alignof(control_line_t) == alignment_k);
+    static_assert(sizeof(claim_line_t) == alignment_k && alignof(claim_line_t) == alignment_k);
+    static_assert(sizeof(control_line_t) <= 2 * alignment_k && alignof(control_line_t) == alignment_k);
 
+    claim_line_t claim_;
     dispatch_line_t dispatch_;
-    sync_line_t sync_;
     control_line_t control_;
     [[no_unique_address]] allocator_t allocator_;
 
-    // ---- Forks ----
+    // ---- The claim word: 4q + state ----
 
-    template <typename fn_t>
-    static void call_task_(fn_t &fn, index_t task, index_t thread) noexcept {
-        call_with_prong(fn, prong_t{task, thread, 0});
+    static constexpr std::uint64_t free_k = 0, held_k = 1, closed_k = 2;
+    static constexpr std::uint64_t state_of_(std::uint64_t claim) noexcept { return claim & 3u; }
+    /**  The next hold's sequence, state bits cleared: every claim and every spawn takes a new one (ABA-free). */
+    static constexpr std::uint64_t next_sequence_(std::uint64_t claim) noexcept {
+        return (claim & ~std::uint64_t(3)) + 4u;
     }
 
-    template <typename fn_t>
-    static void call_slice_(fn_t &fn, index_t first, index_t count, index_t thread) noexcept {
-        call_with_slice(fn, prong_t{first, thread, 0}, count);
+    // ---- The idle policy, packed in one word so that a reader sees a mode and its parameter together ----
+
+    static constexpr std::uint64_t pack_policy_(idle_policy_t policy) noexcept {
+        return (policy.microseconds << 2) | static_cast<std::uint64_t>(policy.mode);
+    }
+    static constexpr idle_policy_t unpack_policy_(std::uint64_t word) noexcept {
+        return {static_cast<idle_mode_t>(word & 3u), word >> 2};
     }
 
-    template <typename fn_t>
+    // ---- Trampolines ----
+
+    template <typename fork_type_>
+    static void fork_trampoline_(void *fork, index_t thread) noexcept {
+        static_cast<fork_type_ *>(fork)->run(thread, index_t(0));
+    }
+
+    template <typename fn_type_>
     static void threads_trampoline_(void *context, index_t thread) noexcept {
-        call_task_(*static_cast<fn_t *>(context), thread, thread);
+        call_with_prong(*static_cast<fn_type_ *>(context), prong_t{thread, thread, 0});
     }
-
-    template <typename fn_t>
-    struct threads_fork_t {
-        static constexpr bool resets_cursors_k = false;
-        fn_t fn;
-        template <typename arg_type_>
-        threads_fork_t(basic_pool_t &, arg_type_ &&arg) noexcept : fn(std::forward<arg_type_>(arg)) {}
-        static void trampoline(void *self, index_t thread) noexcept {
-            call_task_(static_cast<threads_fork_t *>(self)->fn, thread, thread);
-        }
-    };
-
-    template <typename fn_t>
-    struct n_fork_t {
-        static constexpr bool resets_cursors_k = false;
-        basic_pool_t &pool;
-        index_t n;
-        fn_t fn;
-        template <typename arg_type_>
-        n_fork_t(basic_pool_t &p, index_t tasks, arg_type_ &&arg) noexcept
-            : pool(p), n(tasks), fn(std::forward<arg_type_>(arg)) {}
-        static void trampoline(void *self, index_t thread) noexcept {
-            auto &fork = *static_cast<n_fork_t *>(self);
-            slice_t<index_t> const block = static_slice(fork.n, fork.pool.threads_(), thread);
-            for (index_t offset = 0; offset < block.count; ++offset)
-                call_task_(fork.fn, static_cast<index_t>(block.first + offset), thread);
-        }
-    };
-
-    template <typename fn_t>
-    struct n_dynamic_fork_t {
-        static constexpr bool resets_cursors_k = true;
-        basic_pool_t &pool;
-        index_t n;
-        fn_t fn;
-        template <typename arg_type_>
-        n_dynamic_fork_t(basic_pool_t &p, index_t tasks, arg_type_ &&arg) noexcept
-            : pool(p), n(tasks), fn(std::forward<arg_type_>(arg)) {}
-
-        /**  Takes tasks from `owner`'s block until its cursor runs dry; at most one failing increment (I5). */
-        void drain(index_t owner, index_t threads, index_t thread) noexcept {
-            slice_t<index_t> const block = static_slice(n, threads, owner);
-            std::atomic<index_t> &cursor = pool.control_.slots[owner].next;
-            // A load first: thieves sweeping dry cursors share the lines instead of writing them.
-            if (cursor.load(std::memory_order_relaxed) >= block.count) return;
-            // Relaxed: the RMW's atomicity alone makes every offset unique; results are published by T3.
-            for (index_t offset; (offset = cursor.fetch_add(1, std::memory_order_relaxed)) < block.count;)
-                call_task_(fn, static_cast<index_t>(block.first + offset), thread);
-        }
-
-        static void trampoline(void *self, index_t thread) noexcept {
-            auto &fork = *static_cast<n_dynamic_fork_t *>(self);
-            index_t const threads = fork.pool.threads_();
-            fork.drain(thread, threads, thread);
-            index_t const stride = coprime_stride(threads, thread);
-            index_t victim = thread;
-            for (index_t left = static_cast<index_t>(threads - 1); left != 0; --left) {
-                victim = next_in_coprime_order(victim, stride, threads);
-                fork.drain(victim, threads, thread);
-            }
-        }
-    };
-
-    template <typename fn_t>
-    struct slices_fork_t {
-        static constexpr bool resets_cursors_k = false;
-        basic_pool_t &pool;
-        index_t n;
-        fn_t fn;
-        template <typename arg_type_>
-        slices_fork_t(basic_pool_t &p, index_t tasks, arg_type_ &&arg) noexcept
-            : pool(p), n(tasks), fn(std::forward<arg_type_>(arg)) {}
-        static void trampoline(void *self, index_t thread) noexcept {
-            auto &fork = *static_cast<slices_fork_t *>(self);
-            slice_t<index_t> const block = static_slice(fork.n, fork.pool.threads_(), thread);
-            if (block.count) call_slice_(fork.fn, block.first, block.count, thread);
-        }
-    };
 
     // ---- Protocol ----
 
     /**  The thread count; relaxed, because only T0/T4 write it and T1's acquire orders everything after. */
     index_t threads_() const noexcept { return control_.threads.load(std::memory_order_relaxed); }
+    caller_exclusivity_t exclusivity_() const noexcept { return control_.exclusivity.load(std::memory_order_relaxed); }
+    bool forked_() const noexcept { return control_.forks.load(std::memory_order_relaxed) != fork_generation(); }
 
-    /**  Transition M: take the pool like a dispatch, change the idle mode, release the pool. */
-    status_t change_idle_mode_(idle_mode_t mode, std::uint64_t sleep_us) noexcept {
-        index_t const threads = threads_();
-        if (threads == 0) return status_code_t::not_spawned_k;
-        index_t expected = 0;
-        if (!sync_.threads_to_sync.compare_exchange_strong(expected, threads, std::memory_order_acquire,
-                                                           std::memory_order_relaxed))
-            return threads_() == 0 ? status_code_t::not_spawned_k : status_code_t::contended_k;
-        control_.sleep_us.store(sleep_us, std::memory_order_relaxed);
-        idle_mode_t const previous = control_.idle_mode.exchange(mode, std::memory_order_relaxed);
-        // Sleepers re-read the idle mode when woken: they then wait the new way (or with the new `sleep` period).
-        if (previous == idle_mode_t::sleep_k) wake_sleepers_();
-        // Pairs with the next claimer's T1 acquire: it sees this idle mode and wakes kernel sleepers if needed.
-        sync_.threads_to_sync.store(0, std::memory_order_release);
-        return status_code_t::success_k;
+    /**  T2's last step: the epoch (seq_cst, I7), then one look at the parked count: no system call unless a
+     *   worker parked, so back-to-back dispatches make none. */
+    void publish_epoch_(index_t epoch) noexcept {
+        // Pairs with the acquire in `wait_for_publication_`: workers see the fork state and cursors.
+        dispatch_.epoch.store(epoch, std::memory_order_seq_cst);
+        // Only the parked count is read after the publication: by now the dispatch may have completed and another
+        // thread may hold the pool, so nothing here writes protocol state (a wake-up is idempotent).
+        if (control_.parked.load(std::memory_order_seq_cst) != 0) wake_parked_();
+        detail::reach_hook(hook_point_t::after_publish_k, this);
     }
 
-    /**  An oversubscribed thread that has idled long enough hands its core to the threads that hold work. */
+    /**  Wakes every worker blocked in `park_` (or behind the start gate); they re-read epoch, stop and policy. */
+    [[gnu::noinline]] void wake_parked_() noexcept {
+        // Release pairs with the acquire of the ticket in `park_`: a waker's epoch and policy are visible.
+        control_.wake.fetch_add(1, std::memory_order_release);
+        kernel_wake_all(control_.wake);
+    }
+
+    /**  Ends T0 (or a failed spawn): lets the gated workers through, to their first wait or to `stop`. */
+    void open_gate_() noexcept { wake_parked_(); }
+
+    /**  An oversubscribed thread that has spun long enough hands its core to the threads that hold work. */
     void yield_if_oversubscribed_(std::size_t &spins) noexcept {
-        if (control_.oversubscribed && ++spins >= oversubscribed_spins_k) std::this_thread::yield();
+        if (control_.oversubscribed.load(std::memory_order_relaxed) && ++spins >= oversubscribed_spins_k)
+            std::this_thread::yield();
     }
 
-    /**  One idle iteration: the micro-wait, plus a `yield` once an oversubscribed thread has spun long enough. */
+    /**  One spinning iteration: the micro-wait, plus a `yield` once an oversubscribed thread has spun long enough. */
     void backoff_(micro_yield_t &micro_yield, index_t thread, std::size_t &spins) noexcept {
         micro_yield_with(micro_yield, thread);
         yield_if_oversubscribed_(spins);
     }
 
-    /**  Waits until a retirer finishes T3 (or a nested fork's slices retire) and returns the even epoch. */
-    [[gnu::noinline]] index_t wait_for_even_epoch_() noexcept {
-        micro_yield_t micro_yield;
-        std::size_t spins = 0;
-        index_t epoch;
-        // Acquire pairs with T3's release store, though T1's acquire already ordered every slice before us.
-        while ((epoch = dispatch_.epoch.load(std::memory_order_acquire)) & 1u) backoff_(micro_yield, 0, spins);
-        return epoch;
+    /**  The first child of contributor `t` in the retirement tree; its children are [first, first + F) ∩ [1, T). */
+    static std::size_t first_child_(index_t thread) noexcept {
+        return static_cast<std::size_t>(thread) * retire_fan_in_k + 1;
     }
 
-    /**  Waits until `s == 1`: every contribution but thread 0's own has retired. */
-    void wait_for_thread_zero_alone_() noexcept {
+    /**  Waits until every child of `thread` retired `epoch`: their subtrees are done (I4). */
+    void wait_for_children_(index_t thread, index_t epoch) noexcept {
+        slot_t *const slots = control_.slots.load(std::memory_order_relaxed);
+        std::size_t const threads = threads_();
+        std::size_t const first = first_child_(thread);
+        std::size_t const last = first + retire_fan_in_k < threads ? first + retire_fan_in_k : threads;
         micro_yield_t micro_yield;
         std::size_t spins = 0;
-        // Acquire pairs with the workers' T3 release: their slices happened-before what thread 0 does next.
-        while (sync_.threads_to_sync.load(std::memory_order_acquire) != 1) backoff_(micro_yield, 0, spins);
+        for (std::size_t child = first; child < last; ++child)
+            // Acquire pairs with the child's release in T3: its subtree's slices happened-before what follows.
+            while (slots[child].retired.load(std::memory_order_acquire) != epoch) backoff_(micro_yield, thread, spins);
+    }
+
+    /**  T3: contributor `thread` finished `epoch` (thread 0: the outermost epoch of the hold, nested forks done). */
+    void retire_(index_t thread, index_t epoch) noexcept {
+        detail::reach_hook(hook_point_t::before_retire_k, this);
+        wait_for_children_(thread, epoch);
+        if (thread != 0) {
+            // Pairs with the parent's acquire in `wait_for_children_`.
+            control_.slots.load(std::memory_order_relaxed)[thread].retired.store(epoch, std::memory_order_release);
+            return;
+        }
+        detail::reach_hook(hook_point_t::before_release_k, this);
+        // The root releases the pool. Nobody else writes the claim word while it is held (I2), so a plain store
+        // suffices; release pairs with the next claimer's acquire and with `is_complete`.
+        std::uint64_t const claim = claim_.claim.load(std::memory_order_relaxed);
+        claim_.claim.store((claim & ~std::uint64_t(3)) | free_k, std::memory_order_release);
     }
 
     void reset_cursors_() noexcept {
-        // Relaxed: published to the workers by T2's release (or T2n's).
+        slot_t *const slots = control_.slots.load(std::memory_order_relaxed);
+        // Relaxed: published to the workers by T2's store (or T2n's).
         for (index_t thread = 0, threads = threads_(); thread != threads; ++thread)
-            control_.slots[thread].next.store(0, std::memory_order_relaxed);
+            slots[thread].next.store(0, std::memory_order_relaxed);
     }
 
-    /**  The cold half of a dispatch: T2n for thread 0 of an exclusive pool, `contended` for everyone else. */
-    [[gnu::noinline]] publication_t publish_after_lost_claim_(trampoline_t trampoline, void *context,
-                                                              bool resets_cursors) noexcept {
-        // Thread 0 of an exclusive pool only ever runs user code inside a slice, so a lost claim means it is
-        // inside one and T2n applies. Every other thread loses to another dispatch: refuse, never wait.
+    /**  `for_n_dynamic`'s order: the thread's own block, then every other thread's in a coprime order. */
+    template <typename fork_type_>
+    void steal_(fork_type_ &fork, index_t thread, index_t domain) noexcept {
+        slot_t *const slots = control_.slots.load(std::memory_order_relaxed);
         index_t const threads = threads_();
-        if (threads == 0) return {0, status_code_t::not_spawned_k}; // a racing `terminate` holds the claim (I6)
+        fork.drain(slots[thread].next, thread, threads, thread, domain);
+        index_t const stride = coprime_stride(threads, thread);
+        index_t victim = thread;
+        for (index_t left = static_cast<index_t>(threads - 1); left != 0; --left) {
+            victim = next_in_coprime_order(victim, stride, threads);
+            fork.drain(slots[victim].next, victim, threads, thread, domain);
+        }
+    }
+
+    /**  The cold half of a dispatch: T2n for thread 0 of an exclusive pool, a refusal for everyone else. */
+    [[gnu::noinline]] publication_t publish_after_lost_claim_(std::uint64_t claim, trampoline_t trampoline,
+                                                              void *context, bool resets_cursors) noexcept {
+        if (state_of_(claim) == closed_k) return {0, status_code_t::not_spawned_k}; // unspawned, or terminating (I6)
+        // Thread 0 of an exclusive pool only ever runs user code inside a slice, so a lost claim means it is
+        // inside one and T2n applies. Every other thread loses to another dispatch: refuse, never wait. The
+        // thread id is a copy on the control line: a loser must not read a thread table a terminate may free.
         bool const nested =
-            control_.exclusivity == caller_exclusive_k && std::this_thread::get_id() == control_.thread_zero;
+            state_of_(claim) == held_k && exclusivity_() == caller_exclusive_k &&
+            os_thread_t::same_id(control_.thread_zero.load(std::memory_order_relaxed), os_thread_t::current_id());
         if (!nested) return {0, status_code_t::contended_k};
 
-        wait_for_thread_zero_alone_();
+        slot_t *const slots = control_.slots.load(std::memory_order_relaxed);
+        index_t const threads = threads_();
+        index_t const epoch = dispatch_.epoch.load(std::memory_order_relaxed);
+        wait_for_children_(0, epoch);
         // The enclosing dispatch may itself be a `for_n_dynamic` whose drain thread 0 resumes after this fork.
         // Every other thread has retired from it, hence drained every cursor dry; only a pool of one may still
         // have tasks left on thread 0's own cursor. Remember it, and leave the cursors as they were found (I5).
-        index_t const own_cursor = control_.slots[0].next.load(std::memory_order_relaxed);
+        index_t const own_cursor = slots[0].next.load(std::memory_order_relaxed);
         if (resets_cursors) reset_cursors_();
-        // T - 1 workers, plus thread 0's still-owed contribution to the enclosing dispatch (it keeps s > 0 and
-        // makes thread 0 the one to step epoch even, T3, when that enclosing slice ends).
-        sync_.threads_to_sync.store(threads, std::memory_order_relaxed);
+        // The enclosing dispatch's fork may live in the dispatch line's payload, and thread 0 still runs it: the
+        // nested fork travels by pointer only.
         dispatch_.trampoline = trampoline;
         dispatch_.context = context;
-        index_t const epoch = dispatch_.epoch.load(std::memory_order_relaxed);
         generation_t generation = static_cast<generation_t>(epoch + 2u);
         // After 2^(bits-1) forks inside one slice the next one would alias the enclosing generation, and its own
         // join would then wait for the enclosing dispatch: skip that value (workers only need a new odd epoch).
-        if (generation == dispatch_.outer.load(std::memory_order_relaxed))
+        if (generation == claim_.outer.load(std::memory_order_relaxed))
             generation = static_cast<generation_t>(epoch + 4u);
-        // T2n. Pairs with the acquire in `wait_for_publication_`; `s` and the fork state are ordered before it.
-        dispatch_.epoch.store(generation, std::memory_order_release);
-        if (control_.idle_mode.load(std::memory_order_relaxed) != idle_mode_t::spin_k) wake_();
+        publish_epoch_(generation); // T2n
         trampoline(context, 0);
-        wait_for_thread_zero_alone_();
+        wait_for_children_(0, generation);
         if (resets_cursors) {
             // Exhausted for the enclosing drain: one more `fetch_add` returns at least `max ≥ count` (I5).
             index_t const exhausted = static_cast<index_t>(~index_t(0));
             for (index_t thread = 1; thread != threads; ++thread)
-                control_.slots[thread].next.store(exhausted, std::memory_order_relaxed);
-            control_.slots[0].next.store(threads == 1 ? own_cursor : exhausted, std::memory_order_relaxed);
+                slots[thread].next.store(exhausted, std::memory_order_relaxed);
+            slots[0].next.store(threads == 1 ? own_cursor : exhausted, std::memory_order_relaxed);
         }
         return {generation, status_code_t::success_k};
     }
 
-    /**  T3: a contribution ends; the last one steps epoch even. */
-    void retire_() noexcept {
-        // Release publishes this slice's writes; acquire lets the last retirer carry every other slice's writes
-        // into its epoch store. The `fetch_sub`s form a release sequence read by the next T1 (T2n's plain store
-        // of T restarts it, but thread 0 acquired every earlier retirement before making that store).
-        if (sync_.threads_to_sync.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-        // Nobody else writes epoch now: a racing claimer waits for it to turn even (T2), and T2n needs s > 0.
-        index_t const epoch = dispatch_.epoch.load(std::memory_order_relaxed);
-        // Pairs with the acquire in `is_complete` and `wait_for_even_epoch_`.
-        dispatch_.epoch.store(static_cast<index_t>(epoch + 1u), std::memory_order_release);
-    }
+    /**  Whether a worker that saw `last` should keep waiting: no new epoch yet (I3). */
+    bool no_news_(index_t last, std::memory_order order) const noexcept { return dispatch_.epoch.load(order) == last; }
 
-    /**  Leaves nap or sleep for spin, waking kernel sleepers. Only from a dispatch or `terminate`. */
-    [[gnu::noinline]] void wake_() noexcept {
-        idle_mode_t const previous = control_.idle_mode.exchange(idle_mode_t::spin_k, std::memory_order_relaxed);
-        if (previous == idle_mode_t::sleep_k) wake_sleepers_();
-    }
-
-    /**  Wakes every worker blocked in `sleep_until_woken_`; they re-read epoch and idle mode. */
-    void wake_sleepers_() noexcept {
-        // Release pairs with the acquire in `sleep_until_woken_`: a sleeper that reads the new ticket also sees
-        // the new epoch and idle mode, and one that read the old ticket fails the futex's value check or is woken here.
-        control_.wake.fetch_add(1, std::memory_order_release);
-        kernel_wake_all(control_.wake);
-    }
-
-    /**  Blocks in the kernel until woken, until `sleep_us` passes, or returns at once if there is news. */
-    void sleep_until_woken_(index_t last) noexcept {
+    /**
+     *  Blocks in the kernel until a wake-up, until `timeout_us` passes (0: no limit), or not at all if a
+     *  publication, a policy change or `stop` arrived meanwhile (I7). May return spuriously.
+     */
+    [[gnu::noinline]] void park_(index_t last, std::uint64_t policy, std::uint64_t timeout_us) noexcept {
+        // The ticket first: a wake-up after this load makes the futex's value check fail or is delivered.
         std::uint32_t const ticket = control_.wake.load(std::memory_order_acquire);
-        index_t const epoch = dispatch_.epoch.load(std::memory_order_acquire);
-        if ((epoch != last && (epoch & 1u)) || control_.idle_mode.load(std::memory_order_relaxed) != idle_mode_t::sleep_k) return;
-        kernel_wait(control_.wake, ticket, control_.sleep_us.load(std::memory_order_relaxed));
+        control_.parked.fetch_add(1, std::memory_order_seq_cst);
+        detail::reach_hook(hook_point_t::before_park_k, this);
+        // I7. Pairs (seq_cst) with `publish_epoch_`'s store then load, and with M's.
+        if (no_news_(last, std::memory_order_seq_cst) && control_.idle.load(std::memory_order_seq_cst) == policy &&
+            !control_.stop.load(std::memory_order_relaxed))
+            kernel_wait(control_.wake, ticket, timeout_us);
+        control_.parked.fetch_sub(1, std::memory_order_relaxed);
     }
 
-    /**  Waits for the next publication after `last` (I4) and returns its epoch. */
+    /**  Waits for the next publication after `last` (I3) as the idle policy says, and returns its epoch. */
     index_t wait_for_publication_(index_t last, index_t thread) noexcept {
         micro_yield_t micro_yield;
-        std::size_t spins = 0;
+        std::size_t spins = 0, clock_spins = 0;
+        std::uint64_t spun_us = 0, last_us = 0; // the adaptive window's progress, and the previous clock reading
+        bool timing = false;
         for (;;) {
-            // Pairs with the release of T2, T2n and T4: the fork state, cursors and idle mode are visible.
+            // Pairs with the seq_cst store of T2, T2n and T4: the fork state, cursors and stop are visible.
             index_t const epoch = dispatch_.epoch.load(std::memory_order_acquire);
-            if (epoch != last && (epoch & 1u)) return epoch;
-            switch (control_.idle_mode.load(std::memory_order_relaxed)) {
-            case idle_mode_t::sleep_k:
-                sleep_until_woken_(last), spins = 0;
+            if (epoch != last) return epoch;
+            std::uint64_t const policy = control_.idle.load(std::memory_order_relaxed);
+            switch (unpack_policy_(policy).mode) {
+            case idle_mode_t::spin_k:
+                backoff_(micro_yield, thread, spins);
                 break;
             case idle_mode_t::nap_k:
-                nap_on(dispatch_.epoch, epoch, micro_yield, thread), yield_if_oversubscribed_(spins);
+                // The address waits watch a `std::atomic`; an instrumented atomic spins instead.
+                if constexpr (std::is_same_v<atomic_t<index_t>, std::atomic<index_t>>)
+                    nap_on(dispatch_.epoch, epoch, micro_yield, thread), yield_if_oversubscribed_(spins);
+                else
+                    backoff_(micro_yield, thread, spins);
                 break;
-            default:
+            case idle_mode_t::sleep_k:
+                park_(last, policy, unpack_policy_(policy).microseconds);
+                break;
+            case idle_mode_t::adaptive_k:
                 backoff_(micro_yield, thread, spins);
+                if (++clock_spins < adaptive_clock_spins_k) break;
+                clock_spins = 0;
+                // The window counts time spent spinning: a gap between readings longer than a few of them is
+                // time this thread was descheduled, which burned no CPU, so at most `adaptive_clock_jump_us_k`
+                // of it counts. A worker preempted on a busy machine does not park for having been preempted.
+                if (std::uint64_t const now = monotonic_microseconds(); !timing)
+                    last_us = now, spun_us = 0, timing = true;
+                else {
+                    std::uint64_t const step = now - last_us;
+                    spun_us += step < adaptive_clock_jump_us_k ? step : adaptive_clock_jump_us_k;
+                    last_us = now;
+                    if (spun_us >= unpack_policy_(policy).microseconds) {
+                        park_(last, policy, 0);
+                        timing = false; // woken: spin out a fresh window before parking again
+                    }
+                }
                 break;
             }
         }
     }
 
-    void worker_loop_(index_t const thread, index_t last) noexcept {
+    static void worker_entry_(void *slot) noexcept {
+        slot_t &self = *static_cast<slot_t *>(slot);
+        self.pool->worker_loop_(self.index, self.start_epoch, self.gate);
+    }
+
+    void worker_loop_(index_t const thread, index_t last, std::uint32_t const gate) noexcept {
+        // The start gate: no spinning until `spawn` has decided (T0), so a failing spawn never loads the machine.
+        while (control_.wake.load(std::memory_order_acquire) == gate) kernel_wait(control_.wake, gate, 0);
+        // A failed spawn stores `stop` before it opens the gate (release), which the load above acquired.
+        if (control_.stop.load(std::memory_order_relaxed)) return;
         for (;;) {
             last = wait_for_publication_(last, thread);
-            // `die` is stored before T4's release of epoch, which the wait above acquired.
-            if (control_.idle_mode.load(std::memory_order_relaxed) == idle_mode_t::die_k) return;
+            // `stop` is stored before T4's epoch store, which the wait above acquired.
+            if (control_.stop.load(std::memory_order_relaxed)) return;
             dispatch_.trampoline(dispatch_.context, thread);
             // Thread 0 of an exclusive pool may have published nested forks (T2n); nobody else can have.
             last = dispatch_.epoch.load(std::memory_order_relaxed);
-            retire_();
+            retire_(thread, last);
         }
-    }
-
-    /**  T4's second half, also used by a failed `spawn`: wake every started worker with `die`, join them. */
-    void stop_workers_(slot_t *slots, index_t started, index_t epoch) noexcept {
-        control_.idle_mode.store(idle_mode_t::die_k, std::memory_order_relaxed);
-        // Pairs with the acquire in `wait_for_publication_`, which then reads `die`.
-        dispatch_.epoch.store(static_cast<index_t>(epoch + 1u), std::memory_order_release);
-        wake_sleepers_();
-        for (index_t thread = 0; thread != started; ++thread)
-            if (slots[thread].thread.joinable()) slots[thread].thread.join();
-        dispatch_.epoch.store(static_cast<index_t>(epoch + 2u), std::memory_order_relaxed);
-        control_.idle_mode.store(idle_mode_t::spin_k, std::memory_order_relaxed);
     }
 
     void destroy_slots_(slot_allocator_t &slot_allocator, slot_t *slots, index_t constructed,
@@ -903,14 +1226,38 @@ private:
         slot_traits_t::deallocate(slot_allocator, slots, allocated);
     }
 
+    /**  T4's end: the table is gone; the pool is closed (I6) until the next T0, and a new sequence marks it. */
+    void reset_to_unspawned_(std::uint64_t claim) noexcept {
+        control_.threads.store(0, std::memory_order_relaxed);
+        control_.slots.store(nullptr, std::memory_order_relaxed);
+        control_.exclusivity.store(caller_inclusive_k, std::memory_order_relaxed);
+        control_.stop.store(false, std::memory_order_relaxed);
+        claim_.pending.store(0, std::memory_order_relaxed);
+        claim_.claim.store(next_sequence_(claim) | closed_k, std::memory_order_release);
+    }
+
+    /**
+     *  In a `fork()`ed child: the threads of the table do not exist here. Forget their handles (joining them would
+     *  wait forever, destroying a joinable handle would terminate), free the table, and close the pool.
+     */
+    [[gnu::cold, gnu::noinline]] void abandon_() noexcept {
+        slot_t *const slots = control_.slots.load(std::memory_order_relaxed);
+        index_t const threads = threads_();
+        for (index_t thread = 0; thread != threads; ++thread) slots[thread].thread.abandon();
+        slot_allocator_t slot_allocator(allocator_);
+        destroy_slots_(slot_allocator, slots, threads, threads);
+        reset_to_unspawned_(claim_.claim.load(std::memory_order_relaxed));
+        control_.forks.store(fork_generation(), std::memory_order_relaxed);
+    }
+
     /**  Whether the caller runs inside a callback of this pool, where `terminate` would wait for itself. */
     bool called_from_callback_() const noexcept {
         // Workers first: only the caller itself may read its `caller_in_slice` without a race.
-        std::thread::id const self = std::this_thread::get_id();
+        slot_t const *const slots = control_.slots.load(std::memory_order_relaxed);
         for (index_t thread = 0, threads = threads_(); thread != threads; ++thread)
-            if (control_.slots[thread].thread.get_id() == self) return true;
-        return control_.exclusivity == caller_inclusive_k && sync_.caller_in_slice.load(std::memory_order_relaxed) &&
-               sync_.dispatcher.load(std::memory_order_relaxed) == self;
+            if (slots[thread].thread.is_current()) return true;
+        return exclusivity_() == caller_inclusive_k && claim_.caller_in_slice.load(std::memory_order_relaxed) &&
+               claim_.dispatcher.load(std::memory_order_relaxed) == std::this_thread::get_id();
     }
 };
 

@@ -45,8 +45,8 @@
  *
  *  @section backends Back ends
  *  `basic_machine_topology_t<source_t>` answers from a `topology_facts_t` that a source fills:
- *  `detail::linux_topology_source_t` (`topology_linux.hpp`) or `detail::portable_topology_source_t` (`topology_portable.hpp`);
- *  `topology_source_t` picks the one for this OS, and `machine_topology_t` uses it.
+ *  `detail::linux_topology_source_t` (`topology_linux.hpp`) or `detail::portable_topology_source_t`
+ * (`topology_portable.hpp`); `topology_source_t` picks the one for this OS, and `machine_topology_t` uses it.
  */
 #pragma once
 #include <cstddef> // `std::size_t`
@@ -68,7 +68,8 @@ using topology_source_t = detail::portable_topology_source_t;
 
 /**
  *  @brief  The machine's compute and memory domains. See the file comment for the contract.
- *  @tparam source_type_  The back end that harvests: `detail::linux_topology_source_t` or `detail::portable_topology_source_t`.
+ *  @tparam source_type_  The back end that harvests: `detail::linux_topology_source_t` or
+ * `detail::portable_topology_source_t`.
  */
 template <typename source_type_ = topology_source_t>
 class basic_machine_topology_t {
@@ -247,8 +248,8 @@ public:
     /**  @brief  Free huge pages of memory domain `m`, summed over page sizes; 0 if out of range. */
     std::size_t huge_pages_count_in(std::size_t m) const noexcept {
         return memory_(m) ? static_cast<std::size_t>(sum_pages_(facts_.huge_pages.data() + memory_(m)->first_huge_pages,
-                                                              memory_(m)->huge_page_sizes, false))
-                         : 0;
+                                                                memory_(m)->huge_page_sizes, false))
+                          : 0;
     }
 
     /**  @brief  Free huge pages of exactly `page_bytes` (e.g. `2 << 20`) in memory domain `m`; 0 if none. */
@@ -268,9 +269,9 @@ public:
 
     /**  @brief  Bytes of free huge pages of memory domain `m`, over all page sizes; 0 if out of range. */
     std::uint64_t volume_huge_pages_in(std::size_t m) const noexcept {
-        return memory_(m)
-                   ? sum_pages_(facts_.huge_pages.data() + memory_(m)->first_huge_pages, memory_(m)->huge_page_sizes, true)
-                   : 0;
+        return memory_(m) ? sum_pages_(facts_.huge_pages.data() + memory_(m)->first_huge_pages,
+                                       memory_(m)->huge_page_sizes, true)
+                          : 0;
     }
 
     /**  @brief  How many huge-page sizes memory domain `m` publishes (0 if none or out of range). */

@@ -57,6 +57,13 @@
 #else
 #define FORKUNION_OS_LINUX 0
 #endif
+/*  POSIX threads (`pthread_create` with attributes, `pthread_atfork`): Linux, the BSDs and macOS, MinGW-w64's
+ *  winpthreads, and emscripten (whose pthreads exist with `-pthread` and refuse to start a thread without it). */
+#if defined(__unix__) || defined(__unix) || defined(__APPLE__) || defined(__MINGW32__) || defined(__EMSCRIPTEN__)
+#define FORKUNION_OS_POSIX_THREADS 1
+#else
+#define FORKUNION_OS_POSIX_THREADS 0
+#endif
 
 namespace forkunion {
 
@@ -70,6 +77,7 @@ inline constexpr bool arch_arm32_k = FORKUNION_ARCH_ARM32;
 inline constexpr bool arch_riscv_k = FORKUNION_ARCH_RISCV;
 inline constexpr bool arch_s390x_k = FORKUNION_ARCH_S390X;
 inline constexpr bool os_linux_k = FORKUNION_OS_LINUX;
+inline constexpr bool os_posix_threads_k = FORKUNION_OS_POSIX_THREADS;
 
 /**
  *  @brief  Padding for every contended word of a pool.
@@ -106,35 +114,117 @@ inline constexpr caller_exclusivity_t caller_inclusive_k = caller_exclusivity_t:
 inline constexpr caller_exclusivity_t caller_exclusive_k = caller_exclusivity_t::caller_exclusive_k;
 
 /**
+ *  @brief  How a pool's idle workers wait for the next dispatch: a persistent property of the pool
+ *          (`set_idle_policy`), kept across dispatches and respawns.
+ *
+ *  | mode          | an idle worker ...                                              | wake-up cost          |
+ *  | ------------- | --------------------------------------------------------------- | --------------------- |
+ *  | `spin_k`      | runs the micro-wait (`PAUSE`, `YIELD`) in a loop                 | a cache-line transfer |
+ *  | `adaptive_k`  | spins for `microseconds`, then parks in the kernel               | spin, or one wake-up  |
+ *  | `nap_k`       | light-sleeps on the epoch's line (UMWAIT, WFET, WFE, WRS.STO)    | a few microseconds    |
+ *  | `sleep_k`     | parks in the kernel at once; with `microseconds > 0` it also     | one kernel wake-up    |
+ *  |               | wakes that often to look                                         |                       |
+ *
+ *  A parked worker costs no CPU; the dispatch that finds workers parked wakes them with one system call
+ *  (`futex` on Linux). Back-to-back dispatches never park, so they never make that call.
+ */
+enum class idle_mode_t : std::uint8_t {
+    spin_k = 0,     ///< Never leave the core: the lowest latency, a full core per idle worker.
+    adaptive_k = 1, ///< Spin for a window after each dispatch, then park: the default.
+    nap_k = 2,      ///< Light sleep on the CPU's address monitor where it has one, the micro-wait elsewhere.
+    sleep_k = 3,    ///< Park in the kernel as soon as idle.
+};
+
+/**
+ *  @brief  The default window of `idle_mode_t::adaptive_k`: 100 µs of spinning before a worker parks.
+ *
+ *  A kernel wake-up (futex wake to the worker running) costs 12-90 µs on a 2-vCPU KVM guest on AMD Zen 5
+ *  (`forkunion_bench_wake`, median and p99), so spinning about as long as one wake-up costs keeps an idle worker
+ *  within twice the optimum whatever the next gap turns out to be, while a pool idle for longer than 100 µs stops
+ *  taking a core from the rest of the process (an OpenMP region, the serial code between dispatches).
+ */
+inline constexpr std::uint64_t default_idle_window_us_k = 100;
+
+/**  @brief  An idle mode and its one parameter: the spin window of `adaptive_k`, the re-check period of `sleep_k`. */
+struct idle_policy_t {
+    idle_mode_t mode = idle_mode_t::adaptive_k;
+    std::uint64_t microseconds = default_idle_window_us_k; ///< `adaptive_k`: the window; `sleep_k`: 0 or a period.
+
+    constexpr bool operator==(idle_policy_t const &) const noexcept = default;
+    /**  @brief  A mode of `idle_mode_t` and fewer than 2^61 microseconds (what a pool's packed word holds). */
+    constexpr bool valid() const noexcept {
+        return static_cast<std::uint8_t>(mode) <= static_cast<std::uint8_t>(idle_mode_t::sleep_k) &&
+               microseconds < (std::uint64_t(1) << 61);
+    }
+
+    static constexpr idle_policy_t spin() noexcept { return {idle_mode_t::spin_k, 0}; }
+    static constexpr idle_policy_t adaptive(std::uint64_t window_us = default_idle_window_us_k) noexcept {
+        return {idle_mode_t::adaptive_k, window_us};
+    }
+    static constexpr idle_policy_t nap() noexcept { return {idle_mode_t::nap_k, 0}; }
+    static constexpr idle_policy_t sleep(std::uint64_t period_us = 0) noexcept {
+        return {idle_mode_t::sleep_k, period_us};
+    }
+};
+
+/**  @brief  The canonical name of an idle mode (`"adaptive"`), `"unknown"` for a value outside the enum. */
+constexpr char const *idle_mode_name(idle_mode_t mode) noexcept {
+    switch (mode) {
+    case idle_mode_t::spin_k:
+        return "spin";
+    case idle_mode_t::adaptive_k:
+        return "adaptive";
+    case idle_mode_t::nap_k:
+        return "nap";
+    case idle_mode_t::sleep_k:
+        return "sleep";
+    }
+    return "unknown";
+}
+
+/**
  *  @brief  Every outcome a fallible call can report. Values match `fu_status_t` of the C API one to one:
  *          zero is success and failures are negative, so `< 0` tests for any failure in C.
  */
 enum class status_code_t : int {
     success_k = 0,
-    bad_alloc_k = -1,          ///< An allocation failed (thread table, memory on a domain, a mapping).
-    invalid_argument_k = -2,   ///< Zero threads, a null callback, an out-of-range domain, a malformed value.
-    already_spawned_k = -3,    ///< `spawn` on a pool that has threads; `terminate` first.
-    not_spawned_k = -4,        ///< A dispatch on a pool with no threads (never spawned or terminated).
-    thread_refused_k = -5,     ///< The OS refused to start a thread; the ones that did start were joined.
-    contended_k = -6,          ///< The pool runs another dispatch: a concurrent or nested dispatch is refused.
-    unsupported_k = -7,        ///< The platform or the build lacks the feature asked for.
-    placement_refused_k = -8,  ///< The OS refused to bind memory or threads where asked.
-    stale_generation_k = -9,   ///< A generation token that does not name the current or a finished dispatch.
+    bad_alloc_k = -1,         ///< An allocation failed (thread table, memory on a domain, a mapping).
+    invalid_argument_k = -2,  ///< Zero threads, a null callback, an out-of-range domain, a malformed value.
+    already_spawned_k = -3,   ///< `spawn` on a pool that has threads; `terminate` first.
+    not_spawned_k = -4,       ///< A dispatch on a pool with no threads (never spawned or terminated).
+    thread_refused_k = -5,    ///< The OS refused to start a thread; the ones that did start were joined.
+    contended_k = -6,         ///< The pool runs another dispatch: a concurrent or nested dispatch is refused.
+    unsupported_k = -7,       ///< The platform or the build lacks the feature asked for.
+    placement_refused_k = -8, ///< The OS refused to bind memory or threads where asked.
+    stale_generation_k = -9,  ///< A generation token that does not name the current or a finished dispatch.
+    forked_k = -10,           ///< The pool was spawned by the parent of this `fork()`ed process: its threads are gone.
 };
 
 /**  @brief  The canonical name of a status code, e.g. `"contended"`; never null. */
 constexpr char const *status_name(status_code_t code) noexcept {
     switch (code) {
-    case status_code_t::success_k: return "success";
-    case status_code_t::bad_alloc_k: return "bad_alloc";
-    case status_code_t::invalid_argument_k: return "invalid_argument";
-    case status_code_t::already_spawned_k: return "already_spawned";
-    case status_code_t::not_spawned_k: return "not_spawned";
-    case status_code_t::thread_refused_k: return "thread_refused";
-    case status_code_t::contended_k: return "contended";
-    case status_code_t::unsupported_k: return "unsupported";
-    case status_code_t::placement_refused_k: return "placement_refused";
-    case status_code_t::stale_generation_k: return "stale_generation";
+    case status_code_t::success_k:
+        return "success";
+    case status_code_t::bad_alloc_k:
+        return "bad_alloc";
+    case status_code_t::invalid_argument_k:
+        return "invalid_argument";
+    case status_code_t::already_spawned_k:
+        return "already_spawned";
+    case status_code_t::not_spawned_k:
+        return "not_spawned";
+    case status_code_t::thread_refused_k:
+        return "thread_refused";
+    case status_code_t::contended_k:
+        return "contended";
+    case status_code_t::unsupported_k:
+        return "unsupported";
+    case status_code_t::placement_refused_k:
+        return "placement_refused";
+    case status_code_t::stale_generation_k:
+        return "stale_generation";
+    case status_code_t::forked_k:
+        return "forked";
     }
     return "unknown";
 }
@@ -157,7 +247,9 @@ public:
 };
 
 /**  @brief  The canonical name of a status, e.g. `"contended"`; never null. */
-constexpr char const *to_string(status_t status) noexcept { return status.name(); }
+constexpr char const *to_string(status_t status) noexcept {
+    return status.name();
+}
 
 /**
  *  @brief  What a callback learns about the task it runs: the task (or, for `for_threads`, the thread) index,

@@ -45,6 +45,8 @@ inline void kernel_wait(std::atomic<std::uint32_t> &word, std::uint32_t expected
 }
 
 /**  @brief  Wakes every thread blocked in `kernel_wait` on `word`. Any thread; a system call on Linux. */
-inline void kernel_wake_all(std::atomic<std::uint32_t> &word) noexcept { kernel_wait_backend_t::wake_all(word); }
+inline void kernel_wake_all(std::atomic<std::uint32_t> &word) noexcept {
+    kernel_wait_backend_t::wake_all(word);
+}
 
 } // namespace forkunion

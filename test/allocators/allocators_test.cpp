@@ -45,6 +45,8 @@
 #include <forkunion/allocators.hpp>
 #include <forkunion/flat.hpp>
 
+#include "test_support.hpp"
+
 namespace fu = forkunion;
 
 #if defined(__has_feature)
@@ -220,8 +222,9 @@ void touch_pages(void *address, std::size_t bytes, std::size_t page) {
         for (std::size_t offset = 0; offset < bytes; offset += page) static_cast<char *>(address)[offset] = 1;
         return;
     }
-    pool.for_n(bytes / page, [&](std::size_t index) noexcept { static_cast<char *>(address)[index * page] = 1; })
-        .join();
+    forkunion::testing::require_ran(
+        pool.for_n(bytes / page, [&](std::size_t index) noexcept { static_cast<char *>(address)[index * page] = 1; })
+            .join());
 }
 
 /**  Expects the range to be bound to `node` (policy `MPOL_BIND {node}`), or unbound for `any_numa_node_k`. */
@@ -669,7 +672,8 @@ TYPED_TEST(allocator_contract, sharded_array_places_each_shard_on_its_node) {
     EXPECT_EQ(array.region().slice_bytes, 64 * granule);
     fu::flat_pool_t pool;
     ASSERT_TRUE(pool.spawn(2));
-    pool.for_n(array.size(), [&](std::size_t i) noexcept { array[i] = double(i); }).join();
+    forkunion::testing::require_ran(
+        pool.for_n(array.size(), [&](std::size_t i) noexcept { array[i] = double(i); }).join());
     double sum = 0;
     for (std::size_t shard = 0; shard != array.shards_count(); ++shard)
         for (double value : array.shard(shard)) sum += value;
@@ -990,21 +994,23 @@ TEST_F(linux_numa_allocator, threads_allocate_and_free_concurrently) {
     fu::flat_pool_t pool;
     ASSERT_TRUE(pool.spawn(4));
     std::atomic<std::size_t> failures{0};
-    pool.for_threads([&](std::size_t thread) noexcept {
-            int const node = nodes[thread % nodes.size()];
-            fu::linux_numa_allocator_t<char> const allocator(node);
-            for (int round = 0; round != 50; ++round) {
-                auto const result = allocator.try_allocate_at_least(8 * page);
-                if (!result.status) {
-                    failures.fetch_add(1, std::memory_order_relaxed);
-                    continue;
-                }
-                for (std::size_t offset = 0; offset < result.count; offset += page) result.ptr[offset] = char(round);
-                if (page_node(result.ptr + 7 * page) != node) failures.fetch_add(1, std::memory_order_relaxed);
-                allocator.deallocate(result.ptr, result.count);
-            }
-        })
-        .join();
+    forkunion::testing::require_ran(pool.for_threads([&](std::size_t thread) noexcept {
+                                            int const node = nodes[thread % nodes.size()];
+                                            fu::linux_numa_allocator_t<char> const allocator(node);
+                                            for (int round = 0; round != 50; ++round) {
+                                                auto const result = allocator.try_allocate_at_least(8 * page);
+                                                if (!result.status) {
+                                                    failures.fetch_add(1, std::memory_order_relaxed);
+                                                    continue;
+                                                }
+                                                for (std::size_t offset = 0; offset < result.count; offset += page)
+                                                    result.ptr[offset] = char(round);
+                                                if (page_node(result.ptr + 7 * page) != node)
+                                                    failures.fetch_add(1, std::memory_order_relaxed);
+                                                allocator.deallocate(result.ptr, result.count);
+                                            }
+                                        })
+                                        .join());
     EXPECT_EQ(failures.load(std::memory_order_relaxed), 0u);
 }
 

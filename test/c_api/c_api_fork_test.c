@@ -1,7 +1,7 @@
 /**
  *  @file   test/c_api_fork_test.c
  *  @brief  A `fork()`ed child of a process with spawned pools neither deadlocks nor corrupts: in the child, the
- *          inherited pools refuse every dispatch with `fu_not_spawned_k` at once (their workers do not exist
+ *          inherited pools refuse every dispatch with `fu_forked_k` at once (their workers do not exist
  *          there), and once respawned (or a new pool) they run loops on fresh threads. The parent's pools keep
  *          working. Repeated for both exclusivities, under every capability mask of `c_api_test.c`, and with
  *          the fork taken while an inclusive split dispatch is pending in the parent.
@@ -58,13 +58,13 @@ static void child(fu_topology_t topology, fu_pool_t inherited, fu_capabilities_t
     fu_pool_t fresh;
     memset(hits, 0, sizeof(hits));
     CHECK(fu_pool_threads_count(inherited) == 0);
-    CHECK(fu_pool_for_n(inherited, tasks_count, count_task, hits) == fu_not_spawned_k);
-    CHECK(fu_pool_for_n_dynamic(inherited, tasks_count, count_task, hits) == fu_not_spawned_k);
-    CHECK(fu_pool_for_threads(inherited, count_thread, hits) == fu_not_spawned_k);
-    CHECK(fu_pool_unsafe_for_threads(inherited, count_thread, hits, &generation) == fu_not_spawned_k);
+    CHECK(fu_pool_for_n(inherited, tasks_count, count_task, hits) == fu_forked_k);
+    CHECK(fu_pool_for_n_dynamic(inherited, tasks_count, count_task, hits) == fu_forked_k);
+    CHECK(fu_pool_for_threads(inherited, count_thread, hits) == fu_forked_k);
+    CHECK(fu_pool_unsafe_for_threads(inherited, count_thread, hits, &generation) == fu_forked_k);
     CHECK(generation == 0);
-    CHECK(fu_pool_nap(inherited) == fu_not_spawned_k);
-    CHECK(fu_pool_sleep(inherited, 0) == fu_not_spawned_k);
+    CHECK(fu_pool_nap(inherited) == fu_forked_k);
+    CHECK(fu_pool_sleep(inherited, 0) == fu_forked_k);
     CHECK(hits[0] == 0);
     /* Respawning forgets the parent's workers and starts the child's own. */
     CHECK(fu_pool_spawn(topology, inherited, 3, fu_caller_exclusive_k) == fu_success_k);

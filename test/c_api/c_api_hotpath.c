@@ -77,6 +77,8 @@ int main(int argc, char **argv) {
     cores = fu_allowed_cores_count(topology);
     /* An exclusive caller spins too, so it takes one core of the budget. */
     threads = exclusive ? (cores > 1 ? cores - 1 : 1) : (cores < 2 ? cores : 2);
+    /* The spin policy, set explicitly: the proof is about dispatches, not about waking parked workers. */
+    if (fu_pool_set_idle_policy(pool, fu_idle_spin_k, 0) != fu_success_k) return 2;
     if (fu_pool_spawn(topology, pool, threads, exclusive ? fu_caller_exclusive_k : fu_caller_inclusive_k) != 0)
         return 2;
     for (i = 0; i != 1000; ++i) failed |= fu_pool_for_n(pool, 64, add_task, &sink); /* warm up */

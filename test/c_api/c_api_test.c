@@ -118,6 +118,18 @@ enum { thread_counts_count = sizeof(thread_counts) / sizeof(thread_counts[0]) };
 
 static fu_topology_t live_topology = NULL; /* harvested once for every group */
 
+/* Polls until `workers` workers are parked in the kernel (60 s at most, yielding between polls): 1 if they are. */
+static int wait_until_parked(fu_pool_t pool, size_t workers) {
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        if (fu_pool_parked_threads_count(pool) == workers) return 1;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec - start.tv_sec > 60) return fu_pool_parked_threads_count(pool) == workers;
+        sched_yield();
+    }
+}
+
 static fu_pool_t spawned_pool(fu_capabilities_t allowed, size_t threads, fu_caller_exclusivity_t exclusivity) {
     fu_pool_t pool = fu_pool_new("c_api", allowed);
     CHECK(pool != NULL);
@@ -135,6 +147,7 @@ static void test_status(fu_capabilities_t allowed) {
     CHECK(strcmp(fu_status_to_string(fu_invalid_argument_k), "invalid_argument") == 0);
     CHECK(strcmp(fu_status_to_string(fu_already_spawned_k), "already_spawned") == 0);
     CHECK(strcmp(fu_status_to_string(fu_not_spawned_k), "not_spawned") == 0);
+    CHECK(strcmp(fu_status_to_string(fu_forked_k), "forked") == 0);
     CHECK(strcmp(fu_status_to_string(fu_thread_refused_k), "thread_refused") == 0);
     CHECK(strcmp(fu_status_to_string(fu_contended_k), "contended") == 0);
     CHECK(strcmp(fu_status_to_string(fu_unsupported_k), "unsupported") == 0);
@@ -567,8 +580,9 @@ static void test_split(fu_capabilities_t allowed) {
         if (!exclusive) {
             CHECK_STATUS(fu_pool_is_complete(pool, first), 0); /* slice 0 runs inside the join */
             check_refused(pool, fu_contended_k);
-            CHECK_STATUS(fu_pool_nap(pool), fu_contended_k);
-            CHECK_STATUS(fu_pool_sleep(pool, 0), fu_contended_k);
+            /* The idle policy is not a dispatch: changing it is never refused, and changes no dispatch. */
+            CHECK_STATUS(fu_pool_set_idle_policy(pool, fu_idle_sleep_k, 0), fu_success_k);
+            CHECK_STATUS(fu_pool_set_idle_policy(pool, fu_idle_adaptive_k, FU_DEFAULT_IDLE_WINDOW_US), fu_success_k);
             CHECK_STATUS(fu_pool_unsafe_for_threads(pool, count_thread, other, &refused), fu_contended_k);
             CHECK(refused == 0);
             {
@@ -789,24 +803,117 @@ static void test_domains(fu_capabilities_t allowed) {
 
 static void test_idle(fu_capabilities_t allowed) {
     size_t shape;
+    fu_idle_mode_t mode = fu_idle_spin_k;
+    uint64_t microseconds = 1;
+    CHECK_STATUS(fu_pool_set_idle_policy(NULL, fu_idle_spin_k, 0), fu_invalid_argument_k);
+    CHECK_STATUS(fu_pool_idle_policy(NULL, &mode, &microseconds), fu_invalid_argument_k);
+    CHECK(fu_pool_parked_threads_count(NULL) == 0);
     for (shape = 0; shape != 2; ++shape) {
+        size_t const workers = shape ? 3 : 2;
         fu_pool_t pool = spawned_pool(allowed, 3, shape ? fu_caller_exclusive_k : fu_caller_inclusive_k);
         if (!pool) continue;
-        /* Each idle mode lasts until the next dispatch, which wakes the workers and runs whole. */
-        CHECK_STATUS(fu_pool_nap(pool), fu_success_k);
+        /* The default: adaptive with the documented window. */
+        CHECK_STATUS(fu_pool_idle_policy(pool, &mode, &microseconds), fu_success_k);
+        CHECK(mode == fu_idle_adaptive_k && microseconds == FU_DEFAULT_IDLE_WINDOW_US);
+        CHECK_STATUS(fu_pool_set_idle_policy(pool, (fu_idle_mode_t)9, 0), fu_invalid_argument_k);
+        /* Each policy lasts until changed; every dispatch under it runs whole. */
+        CHECK_STATUS(fu_pool_set_idle_policy(pool, fu_idle_nap_k, 0), fu_success_k);
         check_tasks(pool, 100, 3, 0, 0);
-        CHECK_STATUS(fu_pool_sleep(pool, 0), fu_success_k);
         check_tasks(pool, 100, 3, 1, 0);
-        CHECK_STATUS(fu_pool_sleep(pool, 1000000), fu_success_k); /* 1 s re-checks: woken by the dispatch */
+        CHECK_STATUS(fu_pool_idle_policy(pool, &mode, &microseconds), fu_success_k);
+        CHECK(mode == ((fu_pool_capabilities(pool) & fu_capabilities_waits_k) ? fu_idle_nap_k : fu_idle_spin_k));
+        CHECK_STATUS(fu_pool_set_idle_policy(pool, fu_idle_sleep_k, 0), fu_success_k);
+        check_tasks(pool, 100, 3, 1, 0);
+        /* Parked with no timer: only the dispatch's wake-up can bring the workers back (a lost one hangs). */
+        CHECK(wait_until_parked(pool, workers));
         check_tasks(pool, 100, 3, 0, 0);
-        CHECK_STATUS(fu_pool_sleep(pool, 50), fu_success_k);
+        CHECK_STATUS(fu_pool_set_idle_policy(pool, fu_idle_sleep_k, 1000000), fu_success_k); /* 1 s re-checks */
+        check_tasks(pool, 100, 3, 0, 0);
+        CHECK_STATUS(fu_pool_sleep(pool, 50), fu_success_k); /* the deprecated spelling, now persistent too */
         check_slices(pool, 10, 3, 0);
+        CHECK_STATUS(fu_pool_idle_policy(pool, &mode, &microseconds), fu_success_k);
+        CHECK(mode == fu_idle_sleep_k && microseconds == 50);
+        CHECK_STATUS(fu_pool_set_idle_policy(pool, fu_idle_adaptive_k, 0), fu_success_k);
+        check_tasks(pool, 100, 3, 0, 0);
+        CHECK(wait_until_parked(pool, workers));
+        check_tasks(pool, 100, 3, 1, 0);
         CHECK_STATUS(fu_pool_nap(pool), fu_success_k);
         CHECK_STATUS(fu_pool_terminate(pool), fu_success_k); /* terminate wakes napping workers */
         CHECK_STATUS(fu_pool_nap(pool), fu_not_spawned_k);
         CHECK_STATUS(fu_pool_sleep(pool, 0), fu_not_spawned_k);
+        /* The policy belongs to the pool, not to its threads: set unspawned, kept by the next spawn. */
+        CHECK_STATUS(fu_pool_set_idle_policy(pool, fu_idle_spin_k, 0), fu_success_k);
+        CHECK_STATUS(fu_pool_spawn(live_topology, pool, 2, fu_caller_inclusive_k), fu_success_k);
+        CHECK_STATUS(fu_pool_idle_policy(pool, &mode, &microseconds), fu_success_k);
+        CHECK(mode == fu_idle_spin_k);
+        check_tasks(pool, 10, 2, 0, 0);
+        /* Stack sizes: the platform default, a size below the minimum, a fine one. */
+        CHECK(fu_pool_stack_size(pool) == 0);
+        CHECK_STATUS(fu_pool_set_stack_size(pool, 16), fu_invalid_argument_k);
+        CHECK_STATUS(fu_pool_set_stack_size(pool, 1u << 20), fu_success_k);
+        CHECK(fu_pool_stack_size(pool) == 1u << 20);
+        CHECK_STATUS(fu_pool_terminate(pool), fu_success_k);
+        CHECK_STATUS(fu_pool_spawn(live_topology, pool, 3, fu_caller_exclusive_k), fu_success_k);
+        check_tasks(pool, 30, 3, 1, 0);
         fu_pool_delete(pool);
     }
+}
+
+/* ---- refusals ---------------------------------------------------------------------------------------------- */
+
+typedef struct fallback_t {
+    fu_pool_t pool;
+    size_t refused, ran_on_caller;
+    pthread_mutex_t mutex;
+} fallback_t;
+
+static void count_fallback_task(void *context, size_t task, size_t thread, size_t domain) {
+    fallback_t *fallback = (fallback_t *)context;
+    (void)task, (void)domain;
+    pthread_mutex_lock(&fallback->mutex);
+    fallback->ran_on_caller += thread == 0;
+    pthread_mutex_unlock(&fallback->mutex);
+}
+
+static void nested_dispatches(void *context, size_t thread, size_t domain) {
+    fallback_t *fallback = (fallback_t *)context;
+    fu_status_t const status = fu_pool_for_n(fallback->pool, 5, count_fallback_task, fallback);
+    (void)thread, (void)domain;
+    pthread_mutex_lock(&fallback->mutex);
+    fallback->refused += status == fu_contended_k;
+    pthread_mutex_unlock(&fallback->mutex);
+    /* The library-code form: always runs, here on the caller when the pool is busy. */
+    CHECK_STATUS(fu_pool_for_n_or_run_on_caller(fallback->pool, 5, count_fallback_task, fallback), fu_success_k);
+    CHECK_STATUS(fu_pool_for_n_dynamic_or_run_on_caller(fallback->pool, 5, count_fallback_task, fallback),
+                 fu_success_k);
+}
+
+static void test_refusals(fu_capabilities_t allowed) {
+    fu_pool_t pool = spawned_pool(allowed, 3, fu_caller_inclusive_k);
+    fallback_t fallback;
+    if (!pool) return;
+    memset(&fallback, 0, sizeof(fallback));
+    pthread_mutex_init(&fallback.mutex, NULL);
+    fallback.pool = pool;
+    CHECK_STATUS(fu_pool_for_threads(pool, nested_dispatches, &fallback), fu_success_k);
+    CHECK(fallback.refused == 3);                /* every nested plain dispatch said why it ran nothing */
+    CHECK(fallback.ran_on_caller == 3 * 2 * 5); /* the fallbacks ran every task, as thread 0 of a team of one */
+    /* On an idle pool the fallbacks are plain dispatches. */
+    check_tasks(pool, 10, 3, 0, 0);
+    fu_pool_delete(pool);
+    pthread_mutex_destroy(&fallback.mutex);
+    /* On a pool that has no threads at all, they run on the caller too. */
+    pool = fu_pool_new(NULL, allowed);
+    CHECK(pool != NULL);
+    if (!pool) return;
+    memset(&fallback, 0, sizeof(fallback));
+    pthread_mutex_init(&fallback.mutex, NULL);
+    CHECK_STATUS(fu_pool_for_n(pool, 7, count_fallback_task, &fallback), fu_not_spawned_k);
+    CHECK_STATUS(fu_pool_for_n_or_run_on_caller(pool, 7, count_fallback_task, &fallback), fu_success_k);
+    CHECK(fallback.ran_on_caller == 7);
+    CHECK_STATUS(fu_pool_for_n_or_run_on_caller(NULL, 7, count_fallback_task, &fallback), fu_invalid_argument_k);
+    fu_pool_delete(pool);
+    pthread_mutex_destroy(&fallback.mutex);
 }
 
 /* ---- memory ------------------------------------------------------------------------------------------------ */
@@ -960,7 +1067,7 @@ static group_t const groups[] = {
     {"topology", test_topology}, {"lifecycle", test_lifecycle},
     {"dispatch", test_dispatch}, {"domains", test_domains},
     {"split", test_split},       {"contention", test_contention},
-    {"idle", test_idle},         {"memory", test_memory},
+    {"idle", test_idle},         {"refusals", test_refusals}, {"memory", test_memory},
     {"fabric", test_fabric},
 };
 

@@ -24,7 +24,10 @@
 #include <unistd.h>       // `fork`, `setuid`, `gettid`
 #include <dirent.h>       // `opendir`
 
+#include <forkunion/colocated.hpp>
+#include <forkunion/distributed.hpp>
 #include <forkunion/flat.hpp>
+#include <forkunion/topology.hpp>
 
 #include "pool_suite.hpp"
 
@@ -65,19 +68,21 @@ void check_static_split_is_exact() {
                 SCOPED_TRACE(::testing::Message()
                              << exclusivity_name(exclusivity) << ", T = " << threads << ", n = " << n);
                 std::vector<std::atomic<std::size_t>> owner(n);
-                pool.for_n(static_cast<index_t>(n),
-                           [&](prong_t prong) noexcept {
-                               owner[prong.task].store(prong.thread, std::memory_order_relaxed);
-                           })
-                    .join();
+                forkunion::testing::require_ran(pool.for_n(static_cast<index_t>(n),
+                                                           [&](prong_t prong) noexcept {
+                                                               owner[prong.task].store(prong.thread,
+                                                                                       std::memory_order_relaxed);
+                                                           })
+                                                    .join());
                 std::vector<fu::slice_t<index_t>> slices(threads, fu::slice_t<index_t>{0, 0});
                 std::vector<std::atomic<std::size_t>> calls(threads);
-                pool.for_slices(static_cast<index_t>(n),
-                                [&](prong_t first, index_t count) noexcept {
-                                    slices[first.thread] = {first.task, count};
-                                    calls[first.thread].fetch_add(1, std::memory_order_relaxed);
-                                })
-                    .join();
+                forkunion::testing::require_ran(pool.for_slices(static_cast<index_t>(n),
+                                                                [&](prong_t first, index_t count) noexcept {
+                                                                    slices[first.thread] = {first.task, count};
+                                                                    calls[first.thread].fetch_add(
+                                                                        1, std::memory_order_relaxed);
+                                                                })
+                                                    .join());
                 std::size_t const q = n / threads, r = n % threads;
                 for (std::size_t thread = 0; thread != threads; ++thread) {
                     std::size_t const first = q * thread + std::min(thread, r);
@@ -110,6 +115,7 @@ namespace {
 struct injection_t {
     std::atomic<bool> fail_allocate{false};
     std::atomic<long> constructs_until_failure{-1}; // -1: never fail
+    std::atomic<std::size_t> constructs{0};          // slots constructed so far (each starts a worker but one)
 };
 injection_t injection;
 
@@ -131,6 +137,7 @@ struct injecting_allocator {
     /**  The pool starts each worker while constructing its slot, so a throwing `construct` is a refused thread. */
     template <typename object_type_, typename... args_types_>
     void construct(object_type_ *pointer, args_types_ &&...args) {
+        injection.constructs.fetch_add(1);
         if (injection.constructs_until_failure.fetch_sub(1) == 0)
             throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again));
         ::new (static_cast<void *>(pointer)) object_type_(std::forward<args_types_>(args)...);
@@ -155,7 +162,7 @@ TEST(flat, failed_allocation_refuses_spawn_and_leaks_nothing) {
     EXPECT_TRUE(threads_settle_to(threads_before));
     ASSERT_TRUE(pool.spawn(4)) << "a refused spawn leaves the pool spawnable";
     std::atomic<std::size_t> ran{0};
-    pool.for_n(100, [&](std::size_t) noexcept { ran.fetch_add(1); }).join();
+    forkunion::testing::require_ran(pool.for_n(100, [&](std::size_t) noexcept { ran.fetch_add(1); }).join());
     EXPECT_EQ(ran.load(), 100u);
 }
 
@@ -173,7 +180,7 @@ TEST(flat, refused_thread_stops_and_joins_the_started_ones) {
             EXPECT_TRUE(threads_settle_to(threads_before)) << "threads started before the refusal were joined";
             ASSERT_TRUE(pool.spawn(3, exclusivity));
             std::atomic<std::size_t> ran{0};
-            pool.for_threads([&](std::size_t) noexcept { ran.fetch_add(1); }).join();
+            forkunion::testing::require_ran(pool.for_threads([&](std::size_t) noexcept { ran.fetch_add(1); }).join());
             EXPECT_EQ(ran.load(), 3u);
         }
     }
@@ -197,7 +204,7 @@ TEST(flat, thread_limit_refuses_spawn_in_a_child_process) {
         if (!threads_settle_to(threads_before)) ::_exit(13);
         if (!pool.spawn(1)) ::_exit(14); // a caller-inclusive pool of one starts no thread
         std::atomic<std::size_t> ran{0};
-        pool.for_n(10, [&](std::size_t) noexcept { ran.fetch_add(1); }).join();
+        forkunion::testing::require_ran(pool.for_n(10, [&](std::size_t) noexcept { ran.fetch_add(1); }).join());
         ::_exit(ran.load() == 10 ? 0 : 15);
     }
     int child_status = 0;
@@ -210,16 +217,20 @@ TEST(flat, thread_limit_refuses_spawn_in_a_child_process) {
 
 // ---- Idle modes ----
 
-TEST(flat, sleeping_workers_burn_no_cpu) {
+TEST(flat, parked_workers_burn_no_cpu) {
     std::size_t const cores = fu::allowed_cores_count();
     for (std::size_t threads : {std::size_t(2), 3 * cores}) {
-        for (std::size_t microseconds : {std::size_t(0), std::size_t(1'500'000)}) {
-            SCOPED_TRACE(::testing::Message() << threads << " threads, sleep(" << microseconds << ")");
+        for (fu::idle_policy_t policy :
+             {fu::idle_policy_t::sleep(0), fu::idle_policy_t::sleep(1'500'000), fu::idle_policy_t{}}) {
+            SCOPED_TRACE(::testing::Message() << threads << " threads, " << fu::idle_mode_name(policy.mode) << " "
+                                              << policy.microseconds << " us");
             fu::flat_pool_t pool;
+            ASSERT_TRUE(pool.set_idle_policy(policy));
             ASSERT_TRUE(pool.spawn(threads));
-            pool.for_threads([](std::size_t) noexcept {}).join();
-            ASSERT_TRUE(pool.sleep(microseconds));
-            EXPECT_EQ(pool.idle_mode(), fu::idle_mode_t::sleep_k);
+            forkunion::testing::require_ran(pool.for_threads([](std::size_t) noexcept {}).join());
+            // The default, adaptive, parks too once its window passes: idle CPU is the default's job as well.
+            ASSERT_TRUE(eventually([&] { return pool.parked_threads_count() == threads - 1; }))
+                << pool.parked_threads_count() << " of " << threads - 1 << " workers parked";
             // The window is a measurement, not synchronization: spinning workers would burn `threads - 1`
             // cores for all of it (up to the cores available); blocked ones burn nothing.
             double const cpu_before = process_cpu_seconds();
@@ -229,9 +240,10 @@ TEST(flat, sleeping_workers_burn_no_cpu) {
             double const cpu = process_cpu_seconds() - cpu_before;
             EXPECT_LT(cpu, 0.1 * wall) << "workers burned " << cpu << " s of CPU in " << wall << " s asleep";
             std::atomic<std::size_t> ran{0};
-            pool.for_n(threads * 3, [&](std::size_t) noexcept { ran.fetch_add(1); }).join();
+            forkunion::testing::require_ran(
+                pool.for_n(threads * 3, [&](std::size_t) noexcept { ran.fetch_add(1); }).join());
             EXPECT_EQ(ran.load(), threads * 3);
-            EXPECT_EQ(pool.idle_mode(), fu::idle_mode_t::spin_k) << "a dispatch returns the pool to spinning";
+            EXPECT_EQ(pool.idle_policy(), policy) << "the policy outlives the dispatch";
         }
     }
 }
@@ -264,7 +276,8 @@ std::size_t blocked_threads_but_self() {
 TEST(flat, leaving_sleep_wakes_the_kernel_sleepers) {
     // Regression: `nap()` after `sleep(0)` stored its idle mode without waking the workers already blocked in the
     // kernel, and the next dispatch saw `nap`, not `sleep`, so it woke nobody and hung. The window is only open
-    // once the workers really block, which is what the poll below waits for.
+    // once the workers really block, which is what the poll below waits for. Policy changes now wake parked
+    // workers themselves, and dispatches wake whoever is parked whatever the policy says.
     std::size_t const cores = fu::allowed_cores_count();
     for (std::size_t threads : {std::size_t(2), 3 * cores}) {
         for (bool to_nap : {true, false}) {
@@ -272,11 +285,11 @@ TEST(flat, leaving_sleep_wakes_the_kernel_sleepers) {
                          << threads << " threads, sleep(0) then " << (to_nap ? "nap()" : "sleep(1 s)"));
             fu::flat_pool_t pool;
             ASSERT_TRUE(pool.spawn(threads, fu::caller_exclusive_k));
-            pool.for_threads([](std::size_t) noexcept {}).join();
-            ASSERT_TRUE(pool.sleep(0));
+            forkunion::testing::require_ran(pool.for_threads([](std::size_t) noexcept {}).join());
+            ASSERT_TRUE(pool.set_idle_policy(fu::idle_policy_t::sleep(0)));
             ASSERT_TRUE(eventually([&] { return blocked_threads_but_self() + 1 == live_threads(); }))
                 << "the workers never blocked in the kernel";
-            ASSERT_TRUE(to_nap ? pool.nap() : pool.sleep(1'000'000));
+            ASSERT_TRUE(pool.set_idle_policy(to_nap ? fu::idle_policy_t::nap() : fu::idle_policy_t::sleep(1'000'000)));
             if (!to_nap) { // the sleepers are back in the kernel, now with a period
                 ASSERT_TRUE(eventually([&] { return blocked_threads_but_self() + 1 == live_threads(); }));
             }
@@ -288,7 +301,7 @@ TEST(flat, leaving_sleep_wakes_the_kernel_sleepers) {
                 std::fflush(nullptr);
                 std::_Exit(EXIT_FAILURE);
             }
-            guard.join();
+            (void)guard.join();
             EXPECT_EQ(ran.load(), threads * 3);
         }
     }
@@ -300,10 +313,10 @@ TEST(flat, terminate_from_a_callback_is_ignored) {
     for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k}) {
         fu::flat_pool_t pool;
         ASSERT_TRUE(pool.spawn(3, exclusivity));
-        pool.for_threads([&](std::size_t) noexcept { pool.terminate(); }).join();
+        forkunion::testing::require_ran(pool.for_threads([&](std::size_t) noexcept { pool.terminate(); }).join());
         EXPECT_EQ(pool.threads_count(), 3u);
         std::atomic<std::size_t> ran{0};
-        pool.for_n(9, [&](std::size_t) noexcept { ran.fetch_add(1); }).join();
+        forkunion::testing::require_ran(pool.for_n(9, [&](std::size_t) noexcept { ran.fetch_add(1); }).join());
         EXPECT_EQ(ran.load(), 9u);
     }
 }
@@ -346,4 +359,77 @@ TEST(flat, status_names_and_bool) {
     EXPECT_FALSE(contended);
     EXPECT_STREQ(fu::to_string(contended), "contended");
     EXPECT_EQ(static_cast<int>(contended.code()), -6);
+}
+
+// ---- Processes ----
+
+namespace {
+/**  In a `fork()`ed child: the inherited pool refuses with `forked`, its fallback runs on the caller, terminate
+ *   returns at once (nothing to join), and a new spawn serves. Exit codes name the failed check. */
+template <typename pool_t, typename spawn_t>
+int inherited_pool_checks(pool_t &pool, spawn_t &&respawn) {
+    std::atomic<std::size_t> ran{0};
+    auto count = [&](std::size_t) noexcept { ran.fetch_add(1); };
+    if (pool.for_n(10, count).join().code() != fu::status_code_t::forked_k) return 20;
+    if (pool.unsafe_for_threads(count).status.code() != fu::status_code_t::forked_k) return 21;
+    if (ran.load() != 0) return 22;
+    pool.for_n(10, count).join_or_run_on_caller();
+    if (ran.load() != 10) return 23;
+    pool.terminate();
+    if (pool.threads_count() != 0) return 24;
+    if (!respawn(pool)) return 25;
+    ran = 0;
+    if (!pool.for_n(30, count).join() || ran.load() != 30) return 26;
+    return 0;
+}
+
+template <typename pool_t, typename spawn_t>
+void expect_fork_safe(spawn_t &&spawn) {
+    for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k}) {
+        SCOPED_TRACE(exclusivity_name(exclusivity));
+        pool_t pool;
+        ASSERT_TRUE(spawn(pool, exclusivity));
+        require_ran(pool.for_threads([](std::size_t) noexcept {}).join());
+        std::fflush(nullptr);
+        pid_t const child = ::fork();
+        ASSERT_GE(child, 0);
+        if (child == 0) ::_exit(inherited_pool_checks(pool, [&](pool_t &p) { return bool(spawn(p, exclusivity)); }));
+        int status = 0;
+        bool const exited = eventually([&] { return ::waitpid(child, &status, WNOHANG) == child; });
+        if (!exited) ::kill(child, SIGKILL), ::waitpid(child, &status, 0);
+        ASSERT_TRUE(exited) << "the child hung";
+        ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
+        EXPECT_EQ(WEXITSTATUS(status), 0) << "child check " << WEXITSTATUS(status) << " failed";
+        require_ran(pool.for_threads([](std::size_t) noexcept {}).join()); // the parent's pool is untouched
+    }
+}
+} // namespace
+
+TEST(flat, a_forked_child_refuses_inherited_pools_and_destroys_them_cleanly) {
+    if (fu::sanitize_thread_k) GTEST_SKIP() << "TSan's runtime cannot start threads after a multi-threaded fork";
+    expect_fork_safe<fu::flat_pool_t>([](fu::flat_pool_t &p, fu::caller_exclusivity_t e) { return p.spawn(3, e); });
+    fu::machine_topology_t topology;
+    (void)topology.try_harvest();
+    expect_fork_safe<fu::colocated_pool_t>(
+        [&](fu::colocated_pool_t &p, fu::caller_exclusivity_t e) { return p.spawn_on(topology, 0, 2, e); });
+    expect_fork_safe<fu::distributed_pool_t>([&](fu::distributed_pool_t &p, fu::caller_exclusivity_t e) {
+        return p.spawn(topology, std::max<std::size_t>(2, topology.compute_domains_count()), e);
+    });
+}
+
+// ---- Spawns the OS cannot satisfy ----
+
+TEST(flat, a_spawn_beyond_the_published_limits_starts_no_thread) {
+    // 10^6 threads: more than `kernel.threads-max`, `pid_max` or two mappings each under `vm.max_map_count` allow on
+    // any default Linux, root included (RLIMIT_NPROC does not bind root). The limits are read before the first
+    // thread starts, so not one slot is constructed.
+    injection.constructs_until_failure = -1;
+    std::size_t const constructs_before = injection.constructs.load();
+    injected_pool_t pool;
+    fu::status_t const status = pool.spawn(1'000'000);
+    EXPECT_EQ(status.code(), fu::status_code_t::thread_refused_k) << status.name();
+    EXPECT_EQ(injection.constructs.load() - constructs_before, 0u) << "threads were started before the refusal";
+    EXPECT_EQ(pool.threads_count(), 0u);
+    ASSERT_TRUE(pool.spawn(2)) << "a refused spawn leaves the pool spawnable";
+    require_ran(pool.for_threads([](std::size_t) noexcept {}).join());
 }

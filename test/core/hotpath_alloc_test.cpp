@@ -14,6 +14,7 @@
 #include <forkunion/topology.hpp>
 
 #include "counting_new.hpp"
+#include "test_support.hpp"
 
 namespace fu = forkunion;
 
@@ -40,20 +41,21 @@ void expect_no_allocations(pool_t &pool, std::size_t threads, std::size_t cores,
     std::atomic<std::size_t> sink{0};
     auto add = [&](index_t task) noexcept { sink.fetch_add(task, std::memory_order_relaxed); };
     auto slices = [&](index_t first, index_t count) noexcept { sink.fetch_add(first + count); };
-    pool.for_n(64, add).join(); // warm up
+    forkunion::testing::require_ran(pool.for_n(64, add).join()); // warm up
     // Oversubscribed pools yield, so fewer rounds keep the test fast; the claim is the same.
     std::size_t const dispatches = (threads > cores ? 10'000 : 100'000) / divisor;
     std::size_t const before = allocations.load();
     for (std::size_t i = 0; i != dispatches / 4; ++i) {
-        pool.for_n(64, add).join();
-        pool.for_n_dynamic(64, add).join();
-        pool.for_slices(64, slices).join();
-        pool.for_threads(add).join();
+        forkunion::testing::require_ran(pool.for_n(64, add).join());
+        forkunion::testing::require_ran(pool.for_n_dynamic(64, add).join());
+        forkunion::testing::require_ran(pool.for_slices(64, slices).join());
+        forkunion::testing::require_ran(pool.for_threads(add).join());
     }
     EXPECT_EQ(allocations.load() - before, 0u) << "heap allocations during " << dispatches << " dispatches";
-    EXPECT_TRUE(pool.sleep(0));
-    EXPECT_TRUE(pool.nap());
-    pool.for_n(64, add).join();
+    EXPECT_TRUE(pool.set_idle_policy(fu::idle_policy_t::sleep(0)));
+    EXPECT_TRUE(pool.set_idle_policy(fu::idle_policy_t::nap()));
+    EXPECT_TRUE(pool.set_idle_policy(fu::idle_policy_t::spin()));
+    forkunion::testing::require_ran(pool.for_n(64, add).join());
     EXPECT_EQ(allocations.load() - before, 0u) << "idle-mode changes allocate nothing either";
 }
 

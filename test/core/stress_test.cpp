@@ -95,21 +95,28 @@ TEST_CASE("idle mode changes interleaved with dispatches lose nothing", "[stress
     std::mt19937 random(42);
     std::size_t mistakes = 0;
     for (std::size_t round = 0; round != FORKUNION_STRESS_ROUNDS; ++round) {
-        switch (random() % 4) {
+        switch (random() % 6) {
         case 0:
-            mistakes += !pool.nap();
+            mistakes += !pool.set_idle_policy(fu::idle_policy_t::nap());
             break;
         case 1:
-            mistakes += !pool.sleep(0);
+            mistakes += !pool.set_idle_policy(fu::idle_policy_t::sleep(0));
             break;
         case 2:
-            mistakes += !pool.sleep(1 + random() % 50);
+            mistakes += !pool.set_idle_policy(fu::idle_policy_t::sleep(1 + random() % 50));
+            break;
+        case 3:
+            mistakes += !pool.set_idle_policy(fu::idle_policy_t::adaptive(random() % 20));
+            break;
+        case 4:
+            mistakes += !pool.set_idle_policy(fu::idle_policy_t::spin());
             break;
         default:
             break;
         }
         fu::testing::task_ledger ledger(random() % 64);
-        pool.for_n_dynamic(ledger.size(), [&](std::size_t task) noexcept { ledger.record(task); }).join();
+        forkunion::testing::require_ran(
+            pool.for_n_dynamic(ledger.size(), [&](std::size_t task) noexcept { ledger.record(task); }).join());
         mistakes += ledger.mistakes();
     }
     CHECK(mistakes == 0);

@@ -19,6 +19,8 @@
 
 #include <forkunion/flat.hpp>
 
+#include "test_support.hpp"
+
 #ifndef FORKUNION_SWEEP_STRIDE
 #define FORKUNION_SWEEP_STRIDE 1
 #endif
@@ -119,25 +121,29 @@ TEST_CASE("u8 pools run every task exactly once for every thread and task count"
     for (unsigned n = 0; n <= 255; ++n) {
         INFO("T = " << t << ", n = " << n);
         ledger.reset();
-        pool.for_n(std::uint8_t(n),
-                   [&](u8_pool_t::prong_t prong) noexcept { ledger.record(prong.task, n, prong.thread, t); })
-            .join();
+        forkunion::testing::require_ran(
+            pool.for_n(std::uint8_t(n),
+                       [&](u8_pool_t::prong_t prong) noexcept { ledger.record(prong.task, n, prong.thread, t); })
+                .join());
         REQUIRE(ledger.exactly_once(n));
 
         ledger.reset();
-        pool.for_n_dynamic(std::uint8_t(n),
-                           [&](u8_pool_t::prong_t prong) noexcept { ledger.record(prong.task, n, prong.thread, t); })
-            .join();
+        forkunion::testing::require_ran(pool.for_n_dynamic(std::uint8_t(n),
+                                                           [&](u8_pool_t::prong_t prong) noexcept {
+                                                               ledger.record(prong.task, n, prong.thread, t);
+                                                           })
+                                            .join());
         REQUIRE(ledger.exactly_once(n));
 
         ledger.reset();
-        pool.for_slices(std::uint8_t(n),
-                        [&](u8_pool_t::prong_t first, std::uint8_t count) noexcept {
-                            if (count == 0) ledger.out_of_bounds.fetch_add(1, std::memory_order_relaxed);
-                            for (unsigned i = 0; i < count; ++i)
-                                ledger.record(unsigned(first.task) + i, n, first.thread, t);
-                        })
-            .join();
+        forkunion::testing::require_ran(
+            pool.for_slices(std::uint8_t(n),
+                            [&](u8_pool_t::prong_t first, std::uint8_t count) noexcept {
+                                if (count == 0) ledger.out_of_bounds.fetch_add(1, std::memory_order_relaxed);
+                                for (unsigned i = 0; i < count; ++i)
+                                    ledger.record(unsigned(first.task) + i, n, first.thread, t);
+                            })
+                .join());
         REQUIRE(ledger.exactly_once(n));
     }
 }

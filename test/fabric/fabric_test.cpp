@@ -32,6 +32,8 @@
 
 #include "topology_support.hpp"
 
+#include "test_support.hpp"
+
 namespace fu = forkunion;
 namespace fut = forkunion::testing;
 
@@ -320,8 +322,9 @@ template <typename pool_t>
 std::vector<std::set<std::size_t>> masks_of(pool_t &pool) {
     std::vector<std::set<std::size_t>> masks(pool.threads_count());
     std::vector<cpu_set_t> raw(pool.threads_count());
-    pool.for_threads([&](std::size_t thread) noexcept { ::sched_getaffinity(0, sizeof(cpu_set_t), &raw[thread]); })
-        .join();
+    forkunion::testing::require_ran(
+        pool.for_threads([&](std::size_t thread) noexcept { ::sched_getaffinity(0, sizeof(cpu_set_t), &raw[thread]); })
+            .join());
     for (std::size_t thread = 0; thread != raw.size(); ++thread)
         for (std::size_t cpu = 0; cpu != CPU_SETSIZE; ++cpu)
             if (CPU_ISSET(cpu, &raw[thread])) masks[thread].insert(cpu);
@@ -394,10 +397,11 @@ TEST_P(fabric_live, harvest_measures_every_edge_and_restores_every_mask) {
     if (threads > 1 && topology.allowed_cores_count() > 1) {
         fu::core_ids_t const cores = topology.cores_in(topology.compute_domains_count() - 1);
         std::uint32_t const last_core = cores[cores.size() - 1];
-        pool.for_threads([&](std::size_t thread) noexcept {
-                if (thread == threads - 1) (void)fu::try_pin_current_thread(fu::core_ids_t(&last_core, 1));
-            })
-            .join();
+        forkunion::testing::require_ran(pool.for_threads([&](std::size_t thread) noexcept {
+                                                if (thread == threads - 1)
+                                                    (void)fu::try_pin_current_thread(fu::core_ids_t(&last_core, 1));
+                                            })
+                                            .join());
     }
     std::vector<std::set<std::size_t>> const masks_before = masks_of(pool);
 
@@ -510,10 +514,12 @@ TEST(fabric_harvest, a_harvest_from_inside_a_callback_of_its_pool_is_contended_a
     std::vector<std::set<std::size_t>> const masks_before = masks_of(pool);
     fu::fabric_t fabric;
     fu::status_t inner;
-    pool.for_threads([&](std::size_t thread) noexcept {
-            if (thread == 0) inner = fabric.try_harvest(topology, pool, fu::fabric_options_t::quick());
-        })
-        .join();
+    forkunion::testing::require_ran(pool.for_threads([&](std::size_t thread) noexcept {
+                                            if (thread == 0)
+                                                inner =
+                                                    fabric.try_harvest(topology, pool, fu::fabric_options_t::quick());
+                                        })
+                                        .join());
     EXPECT_EQ(inner, fu::status_code_t::contended_k);
     expect_unharvested(fabric);
     EXPECT_EQ(masks_of(pool), masks_before);

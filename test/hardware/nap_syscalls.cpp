@@ -25,13 +25,16 @@ int main() {
     (void)fu::runtime_capabilities();
     std::atomic<std::size_t> sink{0};
     auto add = [&](std::size_t thread) noexcept { sink.fetch_add(thread + 1, std::memory_order_relaxed); };
-    for (int i = 0; i != 1000; ++i) (void)pool.nap(), pool.for_threads(add).join(); // warm up
+    if (!pool.set_idle_policy(fu::idle_policy_t::nap())) return 4;
+    for (int i = 0; i != 1000; ++i)
+        if (!pool.for_threads(add).join()) return 5; // warm up
 
     ::syscall(SYS_getppid); // begin marker
-    for (int i = 0; i != 100'000; ++i) (void)pool.nap(), pool.for_threads(add).join();
+    for (int i = 0; i != 100'000; ++i)
+        if (!pool.for_threads(add).join()) return 5;
     ::syscall(SYS_getppid); // end marker
     char const *instruction = fu::nap_backend_t::instruction();
-    std::printf("%zu threads, 100000 nap cycles with %s, checksum %zu\n", threads,
+    std::printf("%zu threads, 100000 dispatches napping with %s, checksum %zu\n", threads,
                 instruction ? instruction : "the micro-wait", sink.load());
     return 0;
 }

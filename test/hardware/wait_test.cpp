@@ -258,15 +258,6 @@ TEST(wait, address_waits_wake_on_every_write_at_every_width) {
 
 namespace {
 
-/**  Calls an idle-mode change (`nap()`, `sleep(us)`): true unless it returns a failed status. */
-template <typename call_t>
-bool idle_mode_changed(call_t &&call) {
-    if constexpr (std::is_void_v<decltype(call())>)
-        return call(), true;
-    else
-        return static_cast<bool>(call());
-}
-
 /**  Counts each thread's calls; asserted on the main thread. */
 struct per_thread_counts {
     explicit per_thread_counts(std::size_t threads) : counts(threads) {}
@@ -284,19 +275,20 @@ TEST(wait, no_dispatch_is_lost_across_nap_dispatch_cycles) {
     std::size_t wrong_idle_mode = 0;
     fu::default_micro_yield_t micro;
     for (std::size_t cycle = 0; cycle != cycles; ++cycle) {
-        ASSERT_TRUE(idle_mode_changed([&] { return pool.nap(); }));
+        // Set before every dispatch (a store and a look at the parked count: no wake-up, nobody is parked).
+        ASSERT_TRUE(pool.set_idle_policy(fu::idle_policy_t::nap()));
         // A varying pause before the dispatch, so the worker is caught at every point of its nap: before the
         // idle mode read, arming, re-checking, and inside the wait.
         for (std::size_t pause = 0; pause != cycle % 64; ++pause) micro();
-        pool.for_threads([&](std::size_t thread) noexcept { counts(thread); }).join();
-        wrong_idle_mode += pool.idle_mode() != fu::idle_mode_t::spin_k;
+        forkunion::testing::require_ran(pool.for_threads([&](std::size_t thread) noexcept { counts(thread); }).join());
+        wrong_idle_mode += pool.idle_policy().mode != fu::idle_mode_t::nap_k;
     }
     for (std::size_t thread = 0; thread != pool.threads_count(); ++thread)
         EXPECT_EQ(counts.counts[thread].load(), cycles) << "thread " << thread << " missed a dispatch";
-    EXPECT_EQ(wrong_idle_mode, 0u) << "a dispatch returns the pool to spinning";
+    EXPECT_EQ(wrong_idle_mode, 0u) << "the nap policy outlives the dispatches";
 }
 
-TEST(wait, nap_and_sleep_compose_with_the_mood_word) {
+TEST(wait, idle_policy_changes_compose_with_dispatches) {
     for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k}) {
         fu::flat_pool_t pool;
         ASSERT_TRUE(pool.spawn(3, exclusivity));
@@ -305,28 +297,31 @@ TEST(wait, nap_and_sleep_compose_with_the_mood_word) {
         for (std::size_t cycle = 0; cycle != cycles; ++cycle) {
             switch (cycle % 5) {
             case 0:
-                ASSERT_TRUE(idle_mode_changed([&] { return pool.nap(); }));
+                ASSERT_TRUE(pool.set_idle_policy(fu::idle_policy_t::nap()));
                 break;
             case 1:
-                ASSERT_TRUE(idle_mode_changed([&] { return pool.sleep(0); }));
+                ASSERT_TRUE(pool.set_idle_policy(fu::idle_policy_t::sleep(0)));
                 break;
             case 2: // nap, then sleep before the workers notice
-                ASSERT_TRUE(idle_mode_changed([&] { return pool.nap(); }));
-                ASSERT_TRUE(idle_mode_changed([&] { return pool.sleep(1'000'000); }));
+                ASSERT_TRUE(pool.set_idle_policy(fu::idle_policy_t::nap()));
+                ASSERT_TRUE(pool.set_idle_policy(fu::idle_policy_t::sleep(1'000'000)));
                 break;
             case 3: // and back
-                ASSERT_TRUE(idle_mode_changed([&] { return pool.sleep(0); }));
-                ASSERT_TRUE(idle_mode_changed([&] { return pool.nap(); }));
+                ASSERT_TRUE(pool.set_idle_policy(fu::idle_policy_t::sleep(0)));
+                ASSERT_TRUE(pool.set_idle_policy(fu::idle_policy_t::nap()));
                 break;
-            default:
-                break; // spin
+            default: // spin, or adaptive with a window the loop's gaps sometimes exceed
+                ASSERT_TRUE(
+                    pool.set_idle_policy(cycle % 2 ? fu::idle_policy_t::spin() : fu::idle_policy_t::adaptive(2)));
+                break;
             }
-            pool.for_threads([&](std::size_t thread) noexcept { counts(thread); }).join();
+            forkunion::testing::require_ran(
+                pool.for_threads([&](std::size_t thread) noexcept { counts(thread); }).join());
         }
         for (std::size_t thread = 0; thread != pool.threads_count(); ++thread)
             EXPECT_EQ(counts.counts[thread].load(), cycles) << "thread " << thread;
         // Terminating a napping pool wakes and joins every worker.
-        ASSERT_TRUE(idle_mode_changed([&] { return pool.nap(); }));
+        ASSERT_TRUE(pool.set_idle_policy(fu::idle_policy_t::nap()));
         pool.terminate();
         EXPECT_EQ(pool.threads_count(), 0u);
         EXPECT_TRUE(pool.spawn(2, exclusivity));
@@ -347,9 +342,9 @@ TEST(wait, napping_pools_accept_a_thread_aware_micro_wait) {
     fu::basic_pool_t<std::allocator<std::thread>, thread_aware_yield_t> pool;
     ASSERT_TRUE(pool.spawn(2));
     per_thread_counts counts(pool.threads_count());
+    ASSERT_TRUE(pool.set_idle_policy(fu::idle_policy_t::nap()));
     for (std::size_t cycle = 0; cycle != 1000; ++cycle) {
-        ASSERT_TRUE(idle_mode_changed([&] { return pool.nap(); }));
-        pool.for_threads([&](std::size_t thread) noexcept { counts(thread); }).join();
+        forkunion::testing::require_ran(pool.for_threads([&](std::size_t thread) noexcept { counts(thread); }).join());
     }
     for (std::size_t thread = 0; thread != pool.threads_count(); ++thread)
         EXPECT_EQ(counts.counts[thread].load(), 1000u) << "thread " << thread;

@@ -23,6 +23,8 @@
 #include "pool_suite.hpp"
 #include "pools_support.hpp"
 
+#include "test_support.hpp"
+
 namespace fu = forkunion;
 using namespace forkunion::testing;
 
@@ -89,7 +91,8 @@ TEST(colocated, pinned_workers_report_their_cores) {
                 EXPECT_EQ(pool.pinning(), pinning);
                 std::vector<std::set<std::size_t>> seen(threads);
                 // Each thread reads its own mask from the kernel, inside a callback: what it really runs with.
-                pool.for_threads([&](std::size_t thread) noexcept { seen[thread] = kernel_affinity(); }).join();
+                forkunion::testing::require_ran(
+                    pool.for_threads([&](std::size_t thread) noexcept { seen[thread] = kernel_affinity(); }).join());
                 for (std::size_t thread = 0; thread != threads; ++thread) {
                     std::set<std::size_t> const expected =
                         pinning == fu::pinning_t::core_k ? std::set<std::size_t>{cores[thread % cores.size()]} : domain;
@@ -163,7 +166,8 @@ TEST(colocated, refused_pins_are_counted_and_the_pool_still_runs_everything) {
                 EXPECT_GE(fu::affinity_refusals_count() - refusals_before, expected_unpinned);
                 EXPECT_TRUE(pool.oversubscribed()) << threads << " threads on " << original.size() << " cores";
                 task_ledger ledger(10 * threads);
-                pool.for_n_dynamic(ledger.size(), [&](std::size_t task) noexcept { ledger.record(task); }).join();
+                forkunion::testing::require_ran(
+                    pool.for_n_dynamic(ledger.size(), [&](std::size_t task) noexcept { ledger.record(task); }).join());
                 EXPECT_EQ(ledger.mistakes(), 0u);
                 pool.terminate();
                 EXPECT_EQ(kernel_affinity(), original) << "restored, whether the caller's pin was refused or not";
@@ -181,22 +185,24 @@ TEST(colocated, prongs_carry_the_pools_domain) {
         calls.fetch_add(1);
         if (prong.compute_domain != 1 || prong.thread >= 3) wrong.fetch_add(1);
     };
-    pool.for_threads(check).join();
-    pool.for_n(10, check).join();
-    pool.for_n_dynamic(10, check).join();
-    pool.for_slices(10, [&](prong_t prong, std::size_t) noexcept { check(prong); }).join();
+    forkunion::testing::require_ran(pool.for_threads(check).join());
+    forkunion::testing::require_ran(pool.for_n(10, check).join());
+    forkunion::testing::require_ran(pool.for_n_dynamic(10, check).join());
+    forkunion::testing::require_ran(
+        pool.for_slices(10, [&](prong_t prong, std::size_t) noexcept { check(prong); }).join());
     EXPECT_EQ(calls.load(), 3u + 10u + 10u + 3u);
     EXPECT_EQ(wrong.load(), 0u);
     // Index-shaped and generic callbacks keep working through the adapter.
     task_ledger ledger(10);
-    pool.for_n(10, [&](std::size_t task) noexcept { ledger.record(task); }).join();
+    forkunion::testing::require_ran(pool.for_n(10, [&](std::size_t task) noexcept { ledger.record(task); }).join());
     EXPECT_EQ(ledger.mistakes(), 0u);
     task_ledger generic(10);
-    pool.for_slices(10,
-                    [&](auto first, auto count) noexcept {
-                        for (std::size_t i = 0; i != count; ++i) generic.record(first + i);
-                    })
-        .join();
+    forkunion::testing::require_ran(pool.for_slices(10,
+                                                    [&](auto first, auto count) noexcept {
+                                                        for (std::size_t i = 0; i != count; ++i)
+                                                            generic.record(first + i);
+                                                    })
+                                        .join());
     EXPECT_EQ(generic.mistakes(), 0u);
 }
 
@@ -245,6 +251,7 @@ TEST(colocated, the_thread_table_lives_on_the_domains_node) {
     EXPECT_EQ(pool.memory_node(), 1);
     EXPECT_EQ(pool.memory_placed(), binds(1));
     task_ledger ledger(100);
-    pool.for_n_dynamic(100, [&](std::size_t task) noexcept { ledger.record(task); }).join();
+    forkunion::testing::require_ran(
+        pool.for_n_dynamic(100, [&](std::size_t task) noexcept { ledger.record(task); }).join());
     EXPECT_EQ(ledger.mistakes(), 0u) << "an unplaced table works the same";
 }

@@ -28,6 +28,8 @@
 #include "pool_suite.hpp"
 #include "pools_support.hpp"
 
+#include "test_support.hpp"
+
 namespace fu = forkunion;
 using namespace forkunion::testing;
 
@@ -97,45 +99,49 @@ void check_every_dispatch(pool_t &pool) {
         };
         {
             task_ledger ledger(n);
-            pool.for_n(n,
-                       [&](prong_t prong) noexcept {
-                           ledger.record(prong.task);
-                           check(prong);
-                           if (prong.task < n && owner_of(prong.task, n, threads) != prong.thread)
-                               wrong_block.fetch_add(1);
-                       })
-                .join();
+            forkunion::testing::require_ran(pool.for_n(n,
+                                                       [&](prong_t prong) noexcept {
+                                                           ledger.record(prong.task);
+                                                           check(prong);
+                                                           if (prong.task < n &&
+                                                               owner_of(prong.task, n, threads) != prong.thread)
+                                                               wrong_block.fetch_add(1);
+                                                       })
+                                                .join());
             EXPECT_EQ(ledger.mistakes(), 0u) << "for_n";
         }
         {
             task_ledger ledger(n);
-            pool.for_n_dynamic(n,
-                               [&](prong_t prong) noexcept {
-                                   ledger.record(prong.task);
-                                   check(prong);
-                               })
-                .join();
+            forkunion::testing::require_ran(pool.for_n_dynamic(n,
+                                                               [&](prong_t prong) noexcept {
+                                                                   ledger.record(prong.task);
+                                                                   check(prong);
+                                                               })
+                                                .join());
             EXPECT_EQ(ledger.mistakes(), 0u) << "for_n_dynamic";
         }
         {
             task_ledger ledger(n);
-            pool.for_slices(n,
-                            [&](prong_t first, std::size_t count) noexcept {
-                                fu::slice_t<std::size_t> const block = fu::static_slice(n, threads, first.thread);
-                                if (block.first != first.task || block.count != count) wrong_block.fetch_add(1);
-                                for (std::size_t i = 0; i != count; ++i) ledger.record(first.task + i);
-                                check(first);
-                            })
-                .join();
+            forkunion::testing::require_ran(pool.for_slices(n,
+                                                            [&](prong_t first, std::size_t count) noexcept {
+                                                                fu::slice_t<std::size_t> const block =
+                                                                    fu::static_slice(n, threads, first.thread);
+                                                                if (block.first != first.task || block.count != count)
+                                                                    wrong_block.fetch_add(1);
+                                                                for (std::size_t i = 0; i != count; ++i)
+                                                                    ledger.record(first.task + i);
+                                                                check(first);
+                                                            })
+                                                .join());
             EXPECT_EQ(ledger.mistakes(), 0u) << "for_slices";
         }
         {
             task_ledger ledger(threads);
-            pool.for_threads([&](prong_t prong) noexcept {
-                    ledger.record(prong.thread);
-                    check(prong);
-                })
-                .join();
+            forkunion::testing::require_ran(pool.for_threads([&](prong_t prong) noexcept {
+                                                    ledger.record(prong.thread);
+                                                    check(prong);
+                                                })
+                                                .join());
             EXPECT_EQ(ledger.mistakes(), 0u) << "for_threads";
         }
         EXPECT_EQ(wrong_domain.load(), 0u) << "a prong named another domain than its thread's";
@@ -314,25 +320,27 @@ stealing_t steal_once(pool_t &pool, std::size_t n, std::size_t stall_domain, std
     std::atomic<std::size_t> outside{0}, early{0};
     std::vector<std::atomic<bool>> started(threads);
     task_ledger ledger(n);
-    pool.for_n_dynamic(n,
-                       [&](prong_t prong) noexcept {
-                           ledger.record(prong.task);
-                           std::size_t const home = pool.locate_thread(owner_of(prong.task, n, threads)).compute_domain;
-                           if (home != prong.compute_domain) {
-                               outside.fetch_add(1, std::memory_order_relaxed);
-                               std::size_t const first = pool.first_thread_in(prong.compute_domain);
-                               for (std::size_t t = first; t != first + pool.threads_count_in(prong.compute_domain);
-                                    ++t)
-                                   if (pool.unsafe_claim_cursor(t).load(std::memory_order_relaxed) <
-                                       fu::static_slice(n, threads, t).count)
-                                       early.fetch_add(1, std::memory_order_relaxed);
-                           }
-                           if (prong.compute_domain == stall_domain && !started[prong.thread].exchange(true))
-                               (void)eventually([&] { return outside.load(std::memory_order_relaxed) != 0; });
-                           for (std::size_t i = 0; i != spin_per_task; ++i)
-                               std::atomic_signal_fence(std::memory_order_seq_cst);
-                       })
-        .join();
+    forkunion::testing::require_ran(
+        pool.for_n_dynamic(n,
+                           [&](prong_t prong) noexcept {
+                               ledger.record(prong.task);
+                               std::size_t const home =
+                                   pool.locate_thread(owner_of(prong.task, n, threads)).compute_domain;
+                               if (home != prong.compute_domain) {
+                                   outside.fetch_add(1, std::memory_order_relaxed);
+                                   std::size_t const first = pool.first_thread_in(prong.compute_domain);
+                                   for (std::size_t t = first; t != first + pool.threads_count_in(prong.compute_domain);
+                                        ++t)
+                                       if (pool.unsafe_claim_cursor(t).load(std::memory_order_relaxed) <
+                                           fu::static_slice(n, threads, t).count)
+                                           early.fetch_add(1, std::memory_order_relaxed);
+                               }
+                               if (prong.compute_domain == stall_domain && !started[prong.thread].exchange(true))
+                                   (void)eventually([&] { return outside.load(std::memory_order_relaxed) != 0; });
+                               for (std::size_t i = 0; i != spin_per_task; ++i)
+                                   std::atomic_signal_fence(std::memory_order_seq_cst);
+                           })
+            .join());
     return {outside.load(), early.load(), ledger.mistakes()};
 }
 
@@ -467,7 +475,8 @@ TEST(distributed, pinned_workers_report_their_domains_cores) {
             ASSERT_TRUE(pool.spawn(topology, threads, fu::caller_inclusive_k, placement));
             EXPECT_EQ(pool.unpinned_threads_count(), 0u);
             std::vector<std::set<std::size_t>> seen(threads);
-            pool.for_threads([&](std::size_t thread) noexcept { seen[thread] = kernel_affinity(); }).join();
+            forkunion::testing::require_ran(
+                pool.for_threads([&](std::size_t thread) noexcept { seen[thread] = kernel_affinity(); }).join());
             for (std::size_t thread = 0; thread != threads; ++thread) {
                 auto const location = pool.locate_thread(thread);
                 std::vector<std::size_t> const cores(topology.cores_in(location.compute_domain).begin(),

@@ -115,12 +115,13 @@ TYPED_TEST_P(pool_suite, each_task_runs_exactly_once) {
                     check_thread(prong.thread);
                 });
                 EXPECT_TRUE(guard) << guard.status().name();
-                guard.join();
+                (void)guard.join();
                 EXPECT_EQ(ledger.mistakes(), 0u) << "for_n";
             }
             {
                 task_ledger ledger(n);
-                pool.for_n(tasks, [&](index_t task) noexcept { ledger.record(task); }).join();
+                forkunion::testing::require_ran(
+                    pool.for_n(tasks, [&](index_t task) noexcept { ledger.record(task); }).join());
                 EXPECT_EQ(ledger.mistakes(), 0u) << "for_n, index callback";
             }
             {
@@ -130,12 +131,13 @@ TYPED_TEST_P(pool_suite, each_task_runs_exactly_once) {
                     check_thread(prong.thread);
                 });
                 EXPECT_TRUE(guard) << guard.status().name();
-                guard.join();
+                (void)guard.join();
                 EXPECT_EQ(ledger.mistakes(), 0u) << "for_n_dynamic";
             }
             {
                 task_ledger ledger(n);
-                pool.for_n_dynamic(tasks, [&](auto task) noexcept { ledger.record(task); }).join();
+                forkunion::testing::require_ran(
+                    pool.for_n_dynamic(tasks, [&](auto task) noexcept { ledger.record(task); }).join());
                 EXPECT_EQ(ledger.mistakes(), 0u) << "for_n_dynamic, generic callback";
             }
             {
@@ -147,7 +149,7 @@ TYPED_TEST_P(pool_suite, each_task_runs_exactly_once) {
                     check_thread(first.thread);
                 });
                 EXPECT_TRUE(guard) << guard.status().name();
-                guard.join();
+                (void)guard.join();
                 EXPECT_EQ(ledger.mistakes(), 0u) << "for_slices";
                 EXPECT_EQ(empty_calls.load(), 0u) << "threads with empty slices are not called";
             }
@@ -165,16 +167,17 @@ TYPED_TEST_P(pool_suite, for_threads_visits_each_thread_once) {
             task_ledger ledger(threads);
             auto guard = pool.for_threads([&](index_t thread) noexcept { ledger.record(thread); });
             EXPECT_TRUE(guard);
-            guard.join();
+            (void)guard.join();
             EXPECT_EQ(ledger.mistakes(), 0u);
         }
         task_ledger ledger(threads);
         std::atomic<std::size_t> mismatched{0};
-        pool.for_threads([&](prong_t prong) noexcept {
-                ledger.record(prong.thread);
-                if (prong.task != prong.thread) mismatched.fetch_add(1, std::memory_order_relaxed);
-            })
-            .join();
+        forkunion::testing::require_ran(pool.for_threads([&](prong_t prong) noexcept {
+                                                ledger.record(prong.thread);
+                                                if (prong.task != prong.thread)
+                                                    mismatched.fetch_add(1, std::memory_order_relaxed);
+                                            })
+                                            .join());
         EXPECT_EQ(ledger.mistakes(), 0u) << "prong-shaped for_threads";
         EXPECT_EQ(mismatched.load(), 0u) << "for_threads prongs carry the thread as their task";
     });
@@ -224,8 +227,8 @@ TYPED_TEST_P(pool_suite, generations_are_odd_and_joins_are_idempotent) {
         // Guards report their generation and agree with the pool.
         auto guard = pool.for_n(static_cast<index_t>(threads), [](index_t) noexcept {});
         EXPECT_EQ(guard.generation() % 2, 1u);
-        guard.join();
-        guard.join();
+        (void)guard.join();
+        (void)guard.join();
         EXPECT_TRUE(guard.is_complete());
         EXPECT_TRUE(pool.is_complete(guard.generation()));
     });
@@ -253,7 +256,7 @@ TYPED_TEST_P(pool_suite, guard_timing_follows_exclusivity) {
             EXPECT_FALSE(zero_ran.load()) << "the caller's slice runs inside join()";
             EXPECT_FALSE(guard.is_complete());
         }
-        guard.join();
+        (void)guard.join();
         EXPECT_TRUE(zero_ran.load());
         EXPECT_TRUE(guard.is_complete());
     });
@@ -267,24 +270,26 @@ TYPED_TEST_P(pool_suite, nested_dispatch_is_refused) {
         bool const zero_forks = exclusivity == caller_exclusive_k && thread_zero_forks<TypeParam>();
         std::atomic<std::size_t> refused{0}, accepted{0}, tokens{0}, ran{0};
         auto noop = [](index_t) noexcept {};
-        pool.for_threads([&](index_t thread) noexcept {
-                if (zero_forks && thread == 0) return;
-                auto inner = pool.for_n(3, [&](index_t) noexcept { ran.fetch_add(1, std::memory_order_relaxed); });
-                if (inner.status() == status_code_t::contended_k)
-                    refused.fetch_add(1, std::memory_order_relaxed);
-                else
-                    accepted.fetch_add(1, std::memory_order_relaxed);
-                if (pool.unsafe_for_threads(noop) != 0) tokens.fetch_add(1, std::memory_order_relaxed);
-            })
-            .join();
+        forkunion::testing::require_ran(
+            pool.for_threads([&](index_t thread) noexcept {
+                    if (zero_forks && thread == 0) return;
+                    auto inner = pool.for_n(3, [&](index_t) noexcept { ran.fetch_add(1, std::memory_order_relaxed); });
+                    if (inner.status() == status_code_t::contended_k)
+                        refused.fetch_add(1, std::memory_order_relaxed);
+                    else
+                        accepted.fetch_add(1, std::memory_order_relaxed);
+                    if (pool.unsafe_for_threads(noop) != 0) tokens.fetch_add(1, std::memory_order_relaxed);
+                })
+                .join());
         EXPECT_EQ(refused.load(), zero_forks ? threads - 1 : threads);
         EXPECT_EQ(accepted.load(), 0u);
         EXPECT_EQ(tokens.load(), 0u) << "a refused unsafe_for_threads returns token 0";
         EXPECT_EQ(ran.load(), 0u) << "a refused dispatch runs nothing";
 
         task_ledger ledger(3 * threads);
-        pool.for_n_dynamic(static_cast<index_t>(3 * threads), [&](index_t task) noexcept { ledger.record(task); })
-            .join();
+        forkunion::testing::require_ran(
+            pool.for_n_dynamic(static_cast<index_t>(3 * threads), [&](index_t task) noexcept { ledger.record(task); })
+                .join());
         EXPECT_EQ(ledger.mistakes(), 0u) << "the pool stays usable after refusals";
     });
 }
@@ -320,9 +325,11 @@ TYPED_TEST_P(pool_suite, racing_dispatch_is_refused) {
         // The racer can dispatch once the pool is free.
         task_ledger ledger(2 * threads + 3);
         std::thread second([&] {
-            pool.for_n(static_cast<index_t>(ledger.size()), [&](index_t task) noexcept { ledger.record(task); }).join();
+            forkunion::testing::require_ran(
+                pool.for_n(static_cast<index_t>(ledger.size()), [&](index_t task) noexcept { ledger.record(task); })
+                    .join());
         });
-        second.join();
+        (void)second.join();
         EXPECT_EQ(ledger.mistakes(), 0u);
     });
 }
@@ -368,7 +375,9 @@ TYPED_TEST_P(pool_suite, exclusive_thread_zero_forks_at_any_depth) {
             EXPECT_EQ(outer_complete.load(), 0u) << "the enclosing dispatch is in flight while thread 0 runs";
             EXPECT_EQ(ledger.mistakes(), 0u) << "the enclosing dispatch ran on every thread";
             task_ledger after(threads + 1);
-            pool.for_n(static_cast<index_t>(after.size()), [&](index_t task) noexcept { after.record(task); }).join();
+            forkunion::testing::require_ran(
+                pool.for_n(static_cast<index_t>(after.size()), [&](index_t task) noexcept { after.record(task); })
+                    .join());
             EXPECT_EQ(after.mistakes(), 0u) << "the pool stays usable";
             return;
         }
@@ -427,7 +436,9 @@ TYPED_TEST_P(pool_suite, exclusive_thread_zero_forks_at_any_depth) {
             }
         // The pool is still usable by its submitter afterwards.
         task_ledger ledger(threads + 1);
-        pool.for_n(static_cast<index_t>(ledger.size()), [&](index_t task) noexcept { ledger.record(task); }).join();
+        forkunion::testing::require_ran(
+            pool.for_n(static_cast<index_t>(ledger.size()), [&](index_t task) noexcept { ledger.record(task); })
+                .join());
         EXPECT_EQ(ledger.mistakes(), 0u);
     });
 }
@@ -449,13 +460,18 @@ TYPED_TEST_P(pool_suite, spawn_and_dispatch_refuse_bad_requests) {
             EXPECT_EQ(guard.status(), status_code_t::not_spawned_k);
             EXPECT_TRUE(guard.is_complete());
         }
-        EXPECT_EQ(pool.unsafe_for_threads(count), 0u);
-        EXPECT_EQ(pool.sleep(0).code(), status_code_t::not_spawned_k);
-        EXPECT_EQ(pool.nap().code(), status_code_t::not_spawned_k);
+        {
+            auto const publication = pool.unsafe_for_threads(count);
+            EXPECT_EQ(publication.generation, 0u);
+            EXPECT_EQ(publication.status, status_code_t::not_spawned_k) << publication.status.name();
+        }
+        // The idle policy is a property of the pool, not of its threads: settable unspawned, kept by the spawn.
+        ASSERT_TRUE(pool.set_idle_policy(idle_policy_t::sleep(0)));
         ASSERT_TRUE(TypeParam::spawn(pool, two, exclusivity));
+        EXPECT_EQ(pool.idle_policy(), idle_policy_t::sleep(0)) << "the spawn kept the policy set before it";
         EXPECT_EQ(TypeParam::spawn(pool, two, exclusivity).code(), status_code_t::already_spawned_k);
         EXPECT_EQ(pool.threads_count(), two) << "a refused spawn leaves the pool as it was";
-        pool.for_n(5, count).join();
+        forkunion::testing::require_ran(pool.for_n(5, count).join());
         EXPECT_EQ(ran.load(), 5u);
         pool.terminate();
         pool.terminate(); // idempotent
@@ -482,8 +498,9 @@ TYPED_TEST_P(pool_suite, respawn_churn_alternates_exclusivity) {
         ASSERT_TRUE(TypeParam::spawn(pool, threads, exclusivity));
         EXPECT_EQ(pool.caller_exclusivity(), exclusivity);
         task_ledger ledger(3 * threads + 1);
-        pool.for_n_dynamic(static_cast<index_t>(ledger.size()), [&](index_t task) noexcept { ledger.record(task); })
-            .join();
+        forkunion::testing::require_ran(
+            pool.for_n_dynamic(static_cast<index_t>(ledger.size()), [&](index_t task) noexcept { ledger.record(task); })
+                .join());
         EXPECT_EQ(ledger.mistakes(), 0u);
         pool.terminate();
         EXPECT_TRUE(threads_settle_to(threads_before));
@@ -493,33 +510,52 @@ TYPED_TEST_P(pool_suite, respawn_churn_alternates_exclusivity) {
 TYPED_TEST_P(pool_suite, idle_modes_wake_for_the_next_dispatch) {
     using pool_t = typename TypeParam::pool_t;
     using index_t = typename pool_t::index_t;
-    for_each_shape<TypeParam>([](pool_t &pool, std::size_t threads, caller_exclusivity_t) {
+    for_each_shape<TypeParam>([](pool_t &pool, std::size_t threads, caller_exclusivity_t exclusivity) {
+        std::size_t const workers = exclusivity == caller_exclusive_k ? threads : threads - 1;
         auto dispatch_once = [&] {
             task_ledger ledger(2 * threads);
-            pool.for_n(static_cast<index_t>(ledger.size()), [&](index_t task) noexcept { ledger.record(task); }).join();
+            forkunion::testing::require_ran(
+                pool.for_n(static_cast<index_t>(ledger.size()), [&](index_t task) noexcept { ledger.record(task); })
+                    .join());
             return ledger.mistakes();
         };
-        EXPECT_TRUE(pool.nap());
-        EXPECT_EQ(dispatch_once(), 0u) << "after nap()";
-        EXPECT_TRUE(pool.sleep(0));
-        EXPECT_EQ(dispatch_once(), 0u) << "after sleep(0)";
-        EXPECT_TRUE(pool.sleep(1'500'000));
-        EXPECT_EQ(dispatch_once(), 0u) << "after sleep(1.5 s): the dispatch wakes the workers, not the timer";
-        EXPECT_TRUE(pool.sleep(1));
-        EXPECT_EQ(dispatch_once(), 0u) << "after sleep(1 us)";
-
-        // A idle-mode change is a claim like a dispatch: refused while one is in flight, and it never waits. The
-        // blocker keeps an exclusive dispatch in flight (an inclusive one waits for its join anyway).
+        // Every policy survives the dispatches it governs (it no longer lasts one dispatch).
+        for (idle_policy_t const policy : {idle_policy_t::spin(), idle_policy_t::nap(), idle_policy_t::adaptive(1),
+                                           idle_policy_t::sleep(1), idle_policy_t::adaptive()}) {
+            ASSERT_TRUE(pool.set_idle_policy(policy));
+            EXPECT_EQ(dispatch_once(), 0u) << idle_mode_name(policy.mode);
+            EXPECT_EQ(dispatch_once(), 0u) << idle_mode_name(policy.mode);
+            EXPECT_EQ(pool.idle_policy(), policy) << "the policy persists across dispatches";
+        }
+        // Parked with no timer at all, and with one far beyond the test's time limit: only the dispatch's wake-up
+        // can bring them back, so a lost one hangs the test (and ctest fails it) instead of passing late.
+        for (idle_policy_t const policy :
+             {idle_policy_t::sleep(0), idle_policy_t::sleep(3'600'000'000ull), idle_policy_t::adaptive(0)}) {
+            ASSERT_TRUE(pool.set_idle_policy(policy));
+            EXPECT_EQ(dispatch_once(), 0u);
+            EXPECT_TRUE(eventually([&] { return pool.parked_threads_count() == workers; }))
+                << workers << " workers should be parked, " << pool.parked_threads_count() << " are";
+            EXPECT_EQ(dispatch_once(), 0u) << "the dispatch woke the parked workers";
+        }
+        // A policy change is never refused by a dispatch in flight, and parked workers wake to follow it.
+        ASSERT_TRUE(pool.set_idle_policy(idle_policy_t::sleep(0)));
+        EXPECT_EQ(dispatch_once(), 0u);
+        EXPECT_TRUE(eventually([&] { return pool.parked_threads_count() == workers; }));
+        ASSERT_TRUE(pool.set_idle_policy(idle_policy_t::spin()));
+        EXPECT_TRUE(eventually([&] { return pool.parked_threads_count() == 0; })) << "spinning workers are not parked";
         std::atomic<bool> release{false};
         auto blocker = [&](index_t) noexcept {
             (void)eventually([&] { return release.load(std::memory_order_acquire); });
         };
         auto const held = pool.unsafe_for_threads(blocker);
-        EXPECT_EQ(pool.sleep(0).code(), status_code_t::contended_k);
-        EXPECT_EQ(pool.nap().code(), status_code_t::contended_k);
+        EXPECT_TRUE(pool.set_idle_policy(idle_policy_t::nap())) << "never refused by a dispatch in flight";
+        EXPECT_EQ(pool.set_idle_policy(idle_policy_t{static_cast<idle_mode_t>(7), 0}).code(),
+                  status_code_t::invalid_argument_k);
         release.store(true, std::memory_order_release);
         pool.unsafe_join(held);
-        EXPECT_EQ(dispatch_once(), 0u) << "after refused idle-mode changes";
+        EXPECT_EQ(pool.idle_policy(), idle_policy_t::nap()) << "a refused change changed nothing";
+        EXPECT_EQ(dispatch_once(), 0u);
+        ASSERT_TRUE(pool.set_idle_policy(idle_policy_t{}));
     });
 }
 
@@ -541,19 +577,21 @@ TYPED_TEST_P(pool_suite, stalled_thread_tasks_are_stolen) {
         std::atomic<std::size_t> stalled_thread{threads};
         std::atomic<bool> timed_out{false};
         std::vector<std::atomic<std::size_t>> runner(tasks);
-        pool.for_n_dynamic(static_cast<index_t>(tasks),
-                           [&](prong_t prong) noexcept {
-                               runner[prong.task].store(prong.thread, std::memory_order_relaxed);
-                               if (prong.task == stall_task) {
-                                   stalled_thread.store(prong.thread, std::memory_order_relaxed);
-                                   if (!eventually([&] { return done.load(std::memory_order_acquire) == tasks - 1; }))
-                                       timed_out.store(true);
-                               } else {
-                                   done.fetch_add(1, std::memory_order_acq_rel);
-                               }
-                               ledger.record(prong.task);
-                           })
-            .join();
+        forkunion::testing::require_ran(
+            pool.for_n_dynamic(static_cast<index_t>(tasks),
+                               [&](prong_t prong) noexcept {
+                                   runner[prong.task].store(prong.thread, std::memory_order_relaxed);
+                                   if (prong.task == stall_task) {
+                                       stalled_thread.store(prong.thread, std::memory_order_relaxed);
+                                       if (!eventually(
+                                               [&] { return done.load(std::memory_order_acquire) == tasks - 1; }))
+                                           timed_out.store(true);
+                                   } else {
+                                       done.fetch_add(1, std::memory_order_acq_rel);
+                                   }
+                                   ledger.record(prong.task);
+                               })
+                .join());
         EXPECT_FALSE(timed_out.load()) << "the stalled thread's tasks were not stolen";
         EXPECT_EQ(ledger.mistakes(), 0u);
         if (stalled_thread.load() == threads - 1) { // the owner stalled: the rest of its block was stolen

@@ -20,9 +20,23 @@
 #include <dirent.h> // `opendir`, to count this process's threads
 #include <time.h>   // `clock_gettime`
 
+#include <cstdio>  // `std::fprintf`
+#include <cstdlib> // `std::abort`
+
 #include <forkunion/cores.hpp>
+#include <forkunion/types.hpp>
 
 namespace forkunion::testing {
+
+/**
+ *  A dispatch the test expects the pool to accept: a refusal (`contended`, `not_spawned`, `forked`) would mean the
+ *  loop never ran, so it stops the test with the status and the place instead of letting it check stale results.
+ */
+inline void require_ran(status_t status, char const *file = __builtin_FILE(), int line = __builtin_LINE()) {
+    if (status) return;
+    std::fprintf(stderr, "%s:%d: a dispatch the test needs was refused: %s\n", file, line, status.name());
+    std::abort();
+}
 
 /**
  *  The `candidates` that are at most `limit`, sorted, each once. Built by insertion rather than `erase`, on which

@@ -17,6 +17,8 @@
 
 #include <forkunion/flat.hpp>
 
+#include "test_support.hpp"
+
 namespace fu = forkunion;
 
 int main() {
@@ -26,21 +28,26 @@ int main() {
     std::atomic<int> runs[tasks] = {};
     std::atomic<bool> forked{false};
     std::atomic<int> inner_runs{0};
-    pool.for_n_dynamic(tasks,
-                       [&](fu::flat_pool_t::prong_t prong) noexcept {
-                           runs[prong.task].fetch_add(1, std::memory_order_relaxed);
-                           if (prong.thread != 0) {
-                               // Thread 1 holds its first task until thread 0 has claimed one, so it cannot steal them
-                               // all first.
-                               while (!forked.load(std::memory_order_acquire)) std::this_thread::yield();
-                               return;
-                           }
-                           if (forked.exchange(true, std::memory_order_acq_rel)) return;
-                           pool.for_n_dynamic(
-                                   4, [&](std::size_t) noexcept { inner_runs.fetch_add(1, std::memory_order_relaxed); })
-                               .join();
-                       })
-        .join();
+    forkunion::testing::require_ran(pool.for_n_dynamic(tasks,
+                                                       [&](fu::flat_pool_t::prong_t prong) noexcept {
+                                                           runs[prong.task].fetch_add(1, std::memory_order_relaxed);
+                                                           if (prong.thread != 0) {
+                                                               // Thread 1 holds its first task until thread 0 has
+                                                               // claimed one, so it cannot steal them all first.
+                                                               while (!forked.load(std::memory_order_acquire))
+                                                                   std::this_thread::yield();
+                                                               return;
+                                                           }
+                                                           if (forked.exchange(true, std::memory_order_acq_rel)) return;
+                                                           forkunion::testing::require_ran(
+                                                               pool.for_n_dynamic(4,
+                                                                                  [&](std::size_t) noexcept {
+                                                                                      inner_runs.fetch_add(
+                                                                                          1, std::memory_order_relaxed);
+                                                                                  })
+                                                                   .join());
+                                                       })
+                                        .join());
     int twice = 0, never = 0;
     for (auto const &count : runs) twice += count.load() > 1, never += count.load() == 0;
     std::printf("outer tasks run more than once: %d, never: %d, nested tasks run: %d (want 0, 0, 4)\n", twice, never,

@@ -15,6 +15,8 @@
 
 #include <forkunion/flat.hpp>
 
+#include "test_support.hpp"
+
 namespace fu = forkunion;
 using pool_t = fu::basic_pool_t<std::allocator<std::thread>, fu::default_micro_yield_t, std::uint8_t>;
 
@@ -35,7 +37,7 @@ int main() {
             }
         }
     };
-    pool.for_threads(job).join();
+    forkunion::testing::require_ran(pool.for_threads(job).join());
     std::printf("forks refused: %d, reported incomplete after returning: %d (first: fork %d) (want 0, 0)\n", refused,
                 incomplete, first_incomplete);
     return refused || incomplete ? 1 : 0;

@@ -21,6 +21,8 @@
 
 #include <forkunion/flat.hpp>
 
+#include "test_support.hpp"
+
 namespace fu = forkunion;
 using pool_t = fu::basic_pool_t<std::allocator<std::thread>, fu::default_micro_yield_t, std::uint8_t>;
 
@@ -40,7 +42,7 @@ int main() {
         stage.store(3, std::memory_order_release);
     });
     while (stage.load(std::memory_order_acquire) != 1) std::this_thread::yield();
-    for (int dispatch = 0; dispatch != 127; ++dispatch) pool.for_threads(noop).join();
+    for (int dispatch = 0; dispatch != 127; ++dispatch) forkunion::testing::require_ran(pool.for_threads(noop).join());
     auto record = [&](std::uint8_t thread) noexcept {
         if (thread == 0) slice_zero_ran_on.store(std::this_thread::get_id(), std::memory_order_relaxed);
     };

@@ -1,0 +1,214 @@
+/**
+ *  @file   race_test.cpp
+ *  @brief  The protocol's race windows, each held open on purpose: built with `FORKUNION_TEST_HOOKS=1`, so the pool
+ *          calls `detail::test_hook_k` at its named points, and a test stops one thread there while others run
+ *          the interleaving that used to break the pool:
+ *
+ *  - a dispatcher stopped right after it published, while its dispatch completes and the controller terminates
+ *    (the old protocol re-read and exchanged the idle word there, overwriting `die`: the callback ran twice on a
+ *    dead fork and `terminate` hung);
+ *  - a foreign dispatcher stopped between reading the claim and its CAS, while the controller terminates and
+ *    respawns with another size (the old claim read the thread count before the CAS, and a respawn in between
+ *    let it claim the new pool with the old count: a wedged pool, or a join that returned early);
+ *  - a worker stopped after counting itself parked and before re-reading the epoch, while a dispatch publishes or
+ *    the idle policy changes (a missed wake-up would leave it asleep and the dispatch hung).
+ *  Each stop is a spin on an atomic the test releases: synchronization, never a sleep.
+ */
+#include <atomic>
+#include <cstddef>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <forkunion/flat.hpp>
+
+#include "test_support.hpp"
+
+namespace fu = forkunion;
+using namespace forkunion::testing;
+
+static_assert(FORKUNION_TEST_HOOKS, "this suite needs the protocol's test hooks compiled in");
+
+namespace {
+
+/**  One stop: the first thread that reaches `point` on `pool` (and is `marked`, if asked) waits there for `go`. */
+struct stop_t {
+    std::atomic<fu::hook_point_t> point{fu::hook_point_t::before_claim_k};
+    std::atomic<void const *> pool{nullptr};
+    std::atomic<bool> armed{false};
+    std::atomic<bool> only_marked{false};
+    std::atomic<bool> reached{false};
+    std::atomic<bool> go{false};
+};
+stop_t stop;
+thread_local bool marked = false;
+
+void hook(fu::hook_point_t point, void const *pool) {
+    if (point != stop.point.load(std::memory_order_acquire) || pool != stop.pool.load(std::memory_order_acquire))
+        return;
+    if (stop.only_marked.load(std::memory_order_acquire) && !marked) return;
+    bool expected = true;
+    if (!stop.armed.compare_exchange_strong(expected, false)) return; // only the first one stops
+    stop.reached.store(true, std::memory_order_release);
+    while (!stop.go.load(std::memory_order_acquire)) std::this_thread::yield();
+}
+
+/**  Arms the stop for `pool` at `point` and installs the hook; the destructor releases and uninstalls it. */
+struct armed_stop_t {
+    armed_stop_t(void const *pool, fu::hook_point_t point, bool only_marked) {
+        stop.point = point;
+        stop.pool = pool;
+        stop.only_marked = only_marked;
+        stop.reached = false;
+        stop.go = false;
+        stop.armed = true;
+        fu::detail::test_hook_k.store(&hook, std::memory_order_release);
+    }
+    ~armed_stop_t() { release(); }
+    bool reached() const {
+        return eventually([] { return stop.reached.load(std::memory_order_acquire); });
+    }
+    void release() {
+        stop.go.store(true, std::memory_order_release);
+        stop.armed = false;
+    }
+    armed_stop_t(armed_stop_t const &) = delete;
+    armed_stop_t &operator=(armed_stop_t const &) = delete;
+};
+
+} // namespace
+
+TEST(race, publisher_stopped_after_publishing_cannot_touch_a_terminating_pool) {
+    for (fu::idle_policy_t policy : {fu::idle_policy_t::spin(), fu::idle_policy_t::sleep(0), fu::idle_policy_t{}}) {
+        SCOPED_TRACE(fu::idle_mode_name(policy.mode));
+        fu::flat_pool_t pool;
+        ASSERT_TRUE(pool.set_idle_policy(policy));
+        ASSERT_TRUE(pool.spawn(2, fu::caller_exclusive_k));
+        std::atomic<std::size_t> ran{0};
+        auto count = [&](std::size_t) noexcept { ran.fetch_add(1, std::memory_order_relaxed); };
+        fu::status_t dispatched = fu::status_code_t::contended_k;
+        {
+            armed_stop_t held(&pool, fu::hook_point_t::after_publish_k, true);
+            std::thread dispatcher([&] {
+                marked = true;
+                dispatched = pool.for_threads(count).join(); // stops right after its epoch store
+            });
+            ASSERT_TRUE(held.reached());
+            // The exclusive dispatch completes without its dispatcher; the controller then takes the pool down.
+            ASSERT_TRUE(eventually([&] { return ran.load() == 2; }));
+            pool.terminate(); // must return: the stopped publisher holds nothing
+            EXPECT_EQ(pool.threads_count(), 0u);
+            held.release();
+            dispatcher.join();
+        }
+        EXPECT_TRUE(dispatched) << dispatched.name();
+        EXPECT_EQ(ran.load(), 2u) << "every slice ran exactly once, none again on a dead fork";
+        ASSERT_TRUE(pool.spawn(3));
+        ran = 0;
+        require_ran(pool.for_threads(count).join());
+        EXPECT_EQ(ran.load(), 3u) << "the pool respawns and serves";
+    }
+}
+
+TEST(race, claim_stopped_across_a_respawn_is_refused_not_served_with_a_stale_count) {
+    for (bool grow : {true, false}) {
+        SCOPED_TRACE(grow ? "respawned larger" : "respawned smaller");
+        fu::flat_pool_t pool;
+        ASSERT_TRUE(pool.spawn(grow ? 2 : 5));
+        std::atomic<std::size_t> stale_ran{0};
+        fu::status_t foreign = fu::status_code_t::success_k;
+        {
+            armed_stop_t held(&pool, fu::hook_point_t::before_claim_k, true);
+            std::thread racer([&] {
+                marked = true;
+                auto guard = pool.for_n(100, [&](std::size_t) noexcept { stale_ran.fetch_add(1); });
+                foreign = guard.status();
+            });
+            ASSERT_TRUE(held.reached());
+            pool.terminate();
+            ASSERT_TRUE(pool.spawn(grow ? 5 : 2, grow ? fu::caller_exclusive_k : fu::caller_inclusive_k));
+            held.release();
+            racer.join();
+        }
+        EXPECT_EQ(foreign.code(), fu::status_code_t::contended_k) << foreign.name();
+        EXPECT_EQ(stale_ran.load(), 0u) << "the refused dispatch ran nothing";
+        // The new pool is neither wedged nor short of a contributor: every task of every shape runs once.
+        for (std::size_t round = 0; round != 100; ++round) {
+            task_ledger ledger(37);
+            require_ran(
+                pool.for_n_dynamic(ledger.size(), [&](std::size_t task) noexcept { ledger.record(task); }).join());
+            ASSERT_EQ(ledger.mistakes(), 0u);
+        }
+        pool.terminate(); // returns: nothing holds the pool
+    }
+}
+
+TEST(race, worker_stopped_before_parking_still_sees_the_publication) {
+    fu::flat_pool_t pool;
+    ASSERT_TRUE(pool.set_idle_policy(fu::idle_policy_t::sleep(0)));
+    ASSERT_TRUE(pool.spawn(2));
+    require_ran(pool.for_threads([](std::size_t) noexcept {}).join());
+    for (int round = 0; round != 20; ++round) {
+        armed_stop_t held(&pool, fu::hook_point_t::before_park_k, false);
+        // A dispatch wakes the parked worker; idle again after it, the worker goes to park and stops on the way.
+        require_ran(pool.for_threads([](std::size_t) noexcept {}).join());
+        ASSERT_TRUE(held.reached()) << "the worker never tried to park";
+        // The worker counted itself parked and has not looked at the epoch again: publish now.
+        std::atomic<bool> done{false};
+        std::thread dispatcher([&] {
+            task_ledger ledger(10);
+            require_ran(pool.for_n(ledger.size(), [&](std::size_t task) noexcept { ledger.record(task); }).join());
+            EXPECT_EQ(ledger.mistakes(), 0u);
+            done = true;
+        });
+        // The caller runs its own block, then waits for the stopped worker: released, it must see the epoch (or
+        // the wake-up the publisher sent on seeing it parked), never sleep through it.
+        held.release();
+        dispatcher.join();
+        EXPECT_TRUE(done.load());
+    }
+}
+
+TEST(race, worker_stopped_before_parking_follows_a_policy_change) {
+    fu::flat_pool_t pool;
+    ASSERT_TRUE(pool.set_idle_policy(fu::idle_policy_t::sleep(0)));
+    ASSERT_TRUE(pool.spawn(3));
+    require_ran(pool.for_threads([](std::size_t) noexcept {}).join());
+    {
+        armed_stop_t held(&pool, fu::hook_point_t::before_park_k, false);
+        require_ran(pool.for_threads([](std::size_t) noexcept {}).join()); // wakes them; they go to park again
+        ASSERT_TRUE(held.reached());
+        ASSERT_TRUE(pool.set_idle_policy(fu::idle_policy_t::spin())); // while a worker is between count and check
+        held.release();
+    }
+    // Every worker, the stopped one included, spins now: none stays parked under a policy that says spin.
+    EXPECT_TRUE(eventually([&] { return pool.parked_threads_count() == 0; })) << pool.parked_threads_count();
+    task_ledger ledger(1000);
+    require_ran(pool.for_n(ledger.size(), [&](std::size_t task) noexcept { ledger.record(task); }).join());
+    EXPECT_EQ(ledger.mistakes(), 0u);
+}
+
+TEST(race, root_stopped_before_releasing_keeps_the_pool_held) {
+    // The release of the pool by the tree's root is the completion signal: until it happens, a dispatch is in
+    // flight for everyone (refused, incomplete), and the moment it happens the pool is free again.
+    fu::flat_pool_t pool;
+    ASSERT_TRUE(pool.spawn(3, fu::caller_exclusive_k));
+    std::atomic<std::size_t> ran{0};
+    auto count = [&](std::size_t) noexcept { ran.fetch_add(1); };
+    armed_stop_t held(&pool, fu::hook_point_t::before_release_k, false);
+    auto const publication = pool.unsafe_for_threads(count);
+    ASSERT_TRUE(publication);
+    ASSERT_TRUE(held.reached());
+    EXPECT_EQ(ran.load(), 3u) << "every slice ran before the root's release";
+    EXPECT_FALSE(pool.is_complete(publication)) << "not complete before the root releases";
+    {
+        auto racer = pool.for_threads(count);
+        EXPECT_EQ(racer.status().code(), fu::status_code_t::contended_k);
+    }
+    held.release();
+    pool.unsafe_join(publication);
+    EXPECT_TRUE(pool.is_complete(publication));
+    require_ran(pool.for_threads(count).join());
+    EXPECT_EQ(ran.load(), 6u);
+}
