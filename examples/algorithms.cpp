@@ -49,7 +49,7 @@ int main() {
     auto inside = [&](std::size_t thread) noexcept {
         if (thread == 0) nested = fu::reduce(pool, prices.begin(), prices.end(), 0.0); // the pool is busy: runs here
     };
-    pool.for_threads(inside).join();
+    if (!pool.for_threads(inside).join()) return 1;
 
     std::printf("sum %.3f (serial %.3f), max %.3f, reproducible: %s\n", stats.sum,
                 std::accumulate(prices.begin(), prices.end(), 0.0), stats.max, identical ? "yes" : "no");

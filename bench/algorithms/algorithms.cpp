@@ -59,6 +59,11 @@ namespace {
 
 using clock_t_ = std::chrono::steady_clock;
 
+/**  The hand-written contenders dispatch on an idle pool from the controlling thread: a refusal is a bug here. */
+void must_run(fu::status_t status) noexcept {
+    if (!status) fb::fail(2, "a dispatch on the idle benchmark pool was refused: %s", status.name());
+}
+
 struct sum_and_max_t {
     double sum;
     double max;
@@ -159,7 +164,7 @@ struct alignas(fu::default_alignment_k) slot_t {
 
 /**  The same 16 lanes as the library, over one static slice per thread, combined in thread order. */
 double t_split_sum(fu::flat_pool_t &pool, std::vector<slot_t<double>> &slots, double const *x, std::size_t n) {
-    pool.for_slices(n, [&](fu::flat_pool_t::prong_t first, std::size_t count) noexcept {
+    must_run(pool.for_slices(n, [&](fu::flat_pool_t::prong_t first, std::size_t count) noexcept {
             double lane[16] = {};
             std::size_t i = 0;
             for (; i + 16 <= count; i += 16)
@@ -168,8 +173,7 @@ double t_split_sum(fu::flat_pool_t &pool, std::vector<slot_t<double>> &slots, do
             double total = 0;
             for (double v : lane) total += v;
             slots[first.thread].value = total;
-        })
-        .join();
+        }).join());
     double total = 0;
     for (std::size_t t = 0; t != pool.threads_count(); ++t) total += slots[t].value;
     return total;
@@ -178,7 +182,7 @@ double t_split_sum(fu::flat_pool_t &pool, std::vector<slot_t<double>> &slots, do
 sum_and_max_t t_split_sum_and_max(fu::flat_pool_t &pool, std::vector<slot_t<sum_and_max_t>> &slots, double const *x,
                                   std::size_t n) {
     for (auto &slot : slots) slot.value = sum_and_max_identity_k;
-    pool.for_slices(n, [&](fu::flat_pool_t::prong_t first, std::size_t count) noexcept {
+    must_run(pool.for_slices(n, [&](fu::flat_pool_t::prong_t first, std::size_t count) noexcept {
             sum_and_max_t lane[16];
             for (auto &l : lane) l = sum_and_max_identity_k;
             std::size_t i = 0;
@@ -188,8 +192,7 @@ sum_and_max_t t_split_sum_and_max(fu::flat_pool_t &pool, std::vector<slot_t<sum_
             sum_and_max_t total = sum_and_max_identity_k;
             for (auto const &l : lane) total = combine(total, l);
             slots[first.thread].value = total;
-        })
-        .join();
+        }).join());
     sum_and_max_t total = sum_and_max_identity_k;
     for (std::size_t t = 0; t != pool.threads_count(); ++t) total = combine(total, slots[t].value);
     return total;
@@ -199,12 +202,11 @@ sum_and_max_t t_split_sum_and_max(fu::flat_pool_t &pool, std::vector<slot_t<sum_
 sum_and_max_t by_hand_sum_and_max(fu::flat_pool_t &pool, std::vector<slot_t<sum_and_max_t>> &slots, double const *x,
                                   std::size_t n) {
     for (auto &slot : slots) slot.value = sum_and_max_identity_k;
-    pool.for_n(n, [&](fu::flat_pool_t::prong_t prong) noexcept {
+    must_run(pool.for_n(n, [&](fu::flat_pool_t::prong_t prong) noexcept {
             sum_and_max_t &mine = slots[prong.thread].value;
             mine.sum += x[prong.task];
             mine.max = mine.max < x[prong.task] ? x[prong.task] : mine.max;
-        })
-        .join();
+        }).join());
     sum_and_max_t total = sum_and_max_identity_k;
     for (std::size_t t = 0; t != pool.threads_count(); ++t) total = combine(total, slots[t].value);
     return total;

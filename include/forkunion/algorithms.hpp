@@ -269,33 +269,32 @@ constexpr block_plan_t plan_blocks(std::size_t count, std::size_t grain, std::si
 
 /**
  *  Calls `fn(chunk)` for every chunk in `[0, chunks)` as tasks of `for_n_dynamic` (chunk k in task
- *  `k mod tasks` when the index type counts fewer tasks), or on the calling thread, in order, when the pool has
- *  one thread or refuses the dispatch. Returns after every call finished (the join orders their writes).
+ *  `k mod tasks` when the index type counts fewer tasks); a pool of one thread, or one chunk, runs them on the
+ *  calling thread in order, undispatched. A refused dispatch (`contended`, `not_spawned`, `forked`) runs the same
+ *  tasks on the calling thread through `join_or_run_on_caller`. Returns after every call finished: the join
+ *  orders their writes before the return.
  */
 template <typename pool_type_, typename fn_type_>
 void run_chunks(pool_type_ &pool, std::size_t chunks, fn_type_ &fn) noexcept {
     using index_t = typename pool_type_::index_t;
-    if (chunks > 1 && pool.threads_count() > 1) {
-        constexpr std::size_t index_limit = static_cast<std::size_t>(static_cast<index_t>(~index_t(0)));
-        std::size_t const tasks = chunks < index_limit ? chunks : index_limit;
-        auto task = [&fn, chunks, tasks](index_t first) noexcept {
-            for (std::size_t chunk = first; chunk < chunks; chunk += tasks) fn(chunk);
-        };
-        auto guard = pool.for_n_dynamic(static_cast<index_t>(tasks), task);
-        guard.join();
-        if (guard) return;
+    if (chunks <= 1 || pool.threads_count() <= 1) {
+        for (std::size_t chunk = 0; chunk != chunks; ++chunk) fn(chunk);
+        return;
     }
-    for (std::size_t chunk = 0; chunk != chunks; ++chunk) fn(chunk);
+    constexpr std::size_t index_limit = static_cast<std::size_t>(static_cast<index_t>(~index_t(0)));
+    std::size_t const tasks = chunks < index_limit ? chunks : index_limit;
+    auto task = [&fn, chunks, tasks](index_t first) noexcept {
+        for (std::size_t chunk = first; chunk < chunks; chunk += tasks) fn(chunk);
+    };
+    pool.for_n_dynamic(static_cast<index_t>(tasks), task).join_or_run_on_caller();
 }
 
-/**  Calls `fn(thread)` once on every thread of the pool, or `fn(0)` on the calling thread when it refuses. */
+/**  Calls `fn(thread)` once on every thread of the pool, or `fn(0)` once on the calling thread when it refuses. */
 template <typename pool_type_, typename fn_type_>
 void run_threads(pool_type_ &pool, fn_type_ &fn) noexcept {
     using index_t = typename pool_type_::index_t;
     auto task = [&fn](index_t thread) noexcept { fn(static_cast<std::size_t>(thread)); };
-    auto guard = pool.for_threads(task);
-    guard.join();
-    if (!guard) fn(std::size_t(0));
+    pool.for_threads(task).join_or_run_on_caller();
 }
 
 // ---- Reductions ----

@@ -118,10 +118,9 @@ TEST(algorithms_allocations, a_busy_pool_allocates_nothing_either) {
     fu::flat_pool_t pool;
     ASSERT_TRUE(pool.spawn(2));
     std::size_t made = 1;
-    pool.for_threads([&](std::size_t thread) noexcept {
+    forkunion::testing::require_ran(pool.for_threads([&](std::size_t thread) noexcept {
             if (thread == 1) made = allocations_of_non_allocating(pool, x, out);
-        })
-        .join();
+        }).join());
     EXPECT_EQ(made, 0u) << "from inside a callback";
 }
 

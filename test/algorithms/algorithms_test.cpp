@@ -388,10 +388,9 @@ TYPED_TEST(algorithms, a_busy_pool_gives_the_same_results_on_the_caller) {
         // From inside a callback of the same pool: thread 1 (never allowed to fork) runs everything there.
         if (threads >= 2) {
             outcome_t nested;
-            pool.for_threads([&](index_t thread) noexcept {
+            forkunion::testing::require_ran(pool.for_threads([&](index_t thread) noexcept {
                     if (thread == 1) nested = run_all(pool);
-                })
-                .join();
+                }).join());
             EXPECT_EQ(nested.wrong, 0u) << "from inside a callback";
             EXPECT_EQ(nested.elsewhere, 0u) << "a refused dispatch runs on the calling thread alone";
         }
