@@ -27,8 +27,12 @@ int main() {
     };
     stats_t const stats = fu::transform_reduce(
         pool, prices.begin(), prices.end(), stats_t{0.0, -std::numeric_limits<double>::infinity()},
-        [](stats_t a, stats_t b) noexcept { return stats_t{a.sum + b.sum, a.max < b.max ? b.max : a.max}; },
-        [](double price) noexcept { return stats_t{price, price}; });
+        [](stats_t a, stats_t b) noexcept {
+            return stats_t{a.sum + b.sum, a.max < b.max ? b.max : a.max};
+        },
+        [](double price) noexcept {
+            return stats_t{price, price};
+        });
 
     double const total = fu::reduce(pool, prices.begin(), prices.end(), 0.0);
     fu::flat_pool_t one_thread;
@@ -55,10 +59,10 @@ int main() {
                 std::accumulate(prices.begin(), prices.end(), 0.0), stats.max, identical ? "yes" : "no");
     std::printf("first price above 1.998 at %td, all positive: %s, running total %.3f, top price %.3f\n",
                 first_expensive - prices.begin(), all_positive ? "yes" : "no", running.back(), ranked.front());
-    bool const correct = identical && nested == total && stats.sum == total &&
-                         stats.max == *std::max_element(prices.begin(), prices.end()) &&
-                         first_expensive == std::find_if(prices.begin(), prices.end(),
-                                                         [](double price) { return price > 1.998; }) &&
-                         all_positive && std::is_sorted(ranked.begin(), ranked.end(), std::greater<>{});
+    bool const correct =
+        identical && nested == total && stats.sum == total &&
+        stats.max == *std::max_element(prices.begin(), prices.end()) &&
+        first_expensive == std::find_if(prices.begin(), prices.end(), [](double price) { return price > 1.998; }) &&
+        all_positive && std::is_sorted(ranked.begin(), ranked.end(), std::greater<>{});
     return correct ? 0 : 1;
 }

@@ -71,7 +71,9 @@ struct sum_and_max_t {
 inline sum_and_max_t combine(sum_and_max_t a, sum_and_max_t b) noexcept {
     return {a.sum + b.sum, a.max < b.max ? b.max : a.max};
 }
-inline sum_and_max_t spread(double v) noexcept { return {v, v}; }
+inline sum_and_max_t spread(double v) noexcept {
+    return {v, v};
+}
 constexpr sum_and_max_t sum_and_max_identity_k{0.0, -std::numeric_limits<double>::infinity()};
 
 /**  One contender of a row: `run()` is timed; `prepare()`, if set, runs untimed before every call. */
@@ -164,16 +166,18 @@ struct alignas(fu::default_alignment_k) slot_t {
 
 /**  The same 16 lanes as the library, over one static slice per thread, combined in thread order. */
 double t_split_sum(fu::flat_pool_t &pool, std::vector<slot_t<double>> &slots, double const *x, std::size_t n) {
-    must_run(pool.for_slices(n, [&](fu::flat_pool_t::prong_t first, std::size_t count) noexcept {
-            double lane[16] = {};
-            std::size_t i = 0;
-            for (; i + 16 <= count; i += 16)
-                for (std::size_t j = 0; j != 16; ++j) lane[j] += x[first.task + i + j];
-            for (std::size_t j = 0; i + j < count; ++j) lane[j] += x[first.task + i + j];
-            double total = 0;
-            for (double v : lane) total += v;
-            slots[first.thread].value = total;
-        }).join());
+    must_run(pool.for_slices(n,
+                             [&](fu::flat_pool_t::prong_t first, std::size_t count) noexcept {
+                                 double lane[16] = {};
+                                 std::size_t i = 0;
+                                 for (; i + 16 <= count; i += 16)
+                                     for (std::size_t j = 0; j != 16; ++j) lane[j] += x[first.task + i + j];
+                                 for (std::size_t j = 0; i + j < count; ++j) lane[j] += x[first.task + i + j];
+                                 double total = 0;
+                                 for (double v : lane) total += v;
+                                 slots[first.thread].value = total;
+                             })
+                 .join());
     double total = 0;
     for (std::size_t t = 0; t != pool.threads_count(); ++t) total += slots[t].value;
     return total;
@@ -182,17 +186,21 @@ double t_split_sum(fu::flat_pool_t &pool, std::vector<slot_t<double>> &slots, do
 sum_and_max_t t_split_sum_and_max(fu::flat_pool_t &pool, std::vector<slot_t<sum_and_max_t>> &slots, double const *x,
                                   std::size_t n) {
     for (auto &slot : slots) slot.value = sum_and_max_identity_k;
-    must_run(pool.for_slices(n, [&](fu::flat_pool_t::prong_t first, std::size_t count) noexcept {
-            sum_and_max_t lane[16];
-            for (auto &l : lane) l = sum_and_max_identity_k;
-            std::size_t i = 0;
-            for (; i + 16 <= count; i += 16)
-                for (std::size_t j = 0; j != 16; ++j) lane[j] = combine(lane[j], spread(x[first.task + i + j]));
-            for (std::size_t j = 0; i + j < count; ++j) lane[j] = combine(lane[j], spread(x[first.task + i + j]));
-            sum_and_max_t total = sum_and_max_identity_k;
-            for (auto const &l : lane) total = combine(total, l);
-            slots[first.thread].value = total;
-        }).join());
+    must_run(pool.for_slices(n,
+                             [&](fu::flat_pool_t::prong_t first, std::size_t count) noexcept {
+                                 sum_and_max_t lane[16];
+                                 for (auto &l : lane) l = sum_and_max_identity_k;
+                                 std::size_t i = 0;
+                                 for (; i + 16 <= count; i += 16)
+                                     for (std::size_t j = 0; j != 16; ++j)
+                                         lane[j] = combine(lane[j], spread(x[first.task + i + j]));
+                                 for (std::size_t j = 0; i + j < count; ++j)
+                                     lane[j] = combine(lane[j], spread(x[first.task + i + j]));
+                                 sum_and_max_t total = sum_and_max_identity_k;
+                                 for (auto const &l : lane) total = combine(total, l);
+                                 slots[first.thread].value = total;
+                             })
+                 .join());
     sum_and_max_t total = sum_and_max_identity_k;
     for (std::size_t t = 0; t != pool.threads_count(); ++t) total = combine(total, slots[t].value);
     return total;
@@ -202,11 +210,13 @@ sum_and_max_t t_split_sum_and_max(fu::flat_pool_t &pool, std::vector<slot_t<sum_
 sum_and_max_t by_hand_sum_and_max(fu::flat_pool_t &pool, std::vector<slot_t<sum_and_max_t>> &slots, double const *x,
                                   std::size_t n) {
     for (auto &slot : slots) slot.value = sum_and_max_identity_k;
-    must_run(pool.for_n(n, [&](fu::flat_pool_t::prong_t prong) noexcept {
-            sum_and_max_t &mine = slots[prong.thread].value;
-            mine.sum += x[prong.task];
-            mine.max = mine.max < x[prong.task] ? x[prong.task] : mine.max;
-        }).join());
+    must_run(pool.for_n(n,
+                        [&](fu::flat_pool_t::prong_t prong) noexcept {
+                            sum_and_max_t &mine = slots[prong.thread].value;
+                            mine.sum += x[prong.task];
+                            mine.max = mine.max < x[prong.task] ? x[prong.task] : mine.max;
+                        })
+                 .join());
     sum_and_max_t total = sum_and_max_identity_k;
     for (std::size_t t = 0; t != pool.threads_count(); ++t) total = combine(total, slots[t].value);
     return total;
@@ -267,13 +277,23 @@ void tbb_scan(double const *x, double *y, std::size_t n) {
         },
         std::plus<>{});
 }
-void tbb_sort(double *x, std::size_t n) { tbb::parallel_sort(x, x + n); }
+void tbb_sort(double *x, std::size_t n) {
+    tbb::parallel_sort(x, x + n);
+}
 #else
 constexpr bool have_tbb_k = false;
-double tbb_sum(double const *, std::size_t) { return 0; }
-sum_and_max_t tbb_sum_and_max(double const *, std::size_t) { return {}; }
-std::size_t tbb_count(double const *, std::size_t) { return 0; }
-std::size_t tbb_min_index(double const *, std::size_t) { return 0; }
+double tbb_sum(double const *, std::size_t) {
+    return 0;
+}
+sum_and_max_t tbb_sum_and_max(double const *, std::size_t) {
+    return {};
+}
+std::size_t tbb_count(double const *, std::size_t) {
+    return 0;
+}
+std::size_t tbb_min_index(double const *, std::size_t) {
+    return 0;
+}
 void tbb_transform(double const *, double *, std::size_t) {}
 void tbb_scan(double const *, double *, std::size_t) {}
 void tbb_sort(double *, std::size_t) {}
@@ -308,8 +328,7 @@ std::size_t omp_find(double const *x, std::size_t n, double needle) {
     for (std::size_t i = 0; i < n; ++i)
         if (i < best.load(std::memory_order_relaxed) && x[i] == needle) {
             std::size_t seen = best.load(std::memory_order_relaxed);
-            while (i < seen && !best.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
-            }
+            while (i < seen && !best.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {}
         }
     return best.load();
 }
@@ -319,10 +338,18 @@ void omp_transform(double const *x, double *y, std::size_t n) {
 }
 #else
 constexpr bool have_openmp_k = false;
-double omp_sum(double const *, std::size_t) { return 0; }
-sum_and_max_t omp_sum_and_max(double const *, std::size_t) { return {}; }
-std::size_t omp_count(double const *, std::size_t) { return 0; }
-std::size_t omp_find(double const *, std::size_t n, double) { return n; }
+double omp_sum(double const *, std::size_t) {
+    return 0;
+}
+sum_and_max_t omp_sum_and_max(double const *, std::size_t) {
+    return {};
+}
+std::size_t omp_count(double const *, std::size_t) {
+    return 0;
+}
+std::size_t omp_find(double const *, std::size_t n, double) {
+    return n;
+}
 void omp_transform(double const *, double *, std::size_t) {}
 #endif
 
@@ -348,80 +375,74 @@ void run_rows(knobs_t const &knobs, fu::flat_pool_t &pool, std::size_t n, std::u
 
     if (wanted("reduce"))
         report("reduce", n,
-               with_peers({{"fu", [&] { sink_double = fu::reduce(pool, x.begin(), x.end(), 0.0); }, {}},
-                           {"fu:t-split", [&] { sink_double = t_split_sum(pool, sums, data, n); }, {}},
-                           {"std:par", [&] { sink_double = std::reduce(par, x.begin(), x.end(), 0.0); }, {}},
-                           {"std:par_unseq",
-                            [&] { sink_double = std::reduce(std::execution::par_unseq, x.begin(), x.end(), 0.0); },
-                            {}}},
-                          [&] { sink_double = tbb_sum(data, n); }, [&] { sink_double = omp_sum(data, n); }),
+               with_peers(
+                   {{"fu", [&] { sink_double = fu::reduce(pool, x.begin(), x.end(), 0.0); }, {}},
+                    {"fu:t-split", [&] { sink_double = t_split_sum(pool, sums, data, n); }, {}},
+                    {"std:par", [&] { sink_double = std::reduce(par, x.begin(), x.end(), 0.0); }, {}},
+                    {"std:par_unseq",
+                     [&] { sink_double = std::reduce(std::execution::par_unseq, x.begin(), x.end(), 0.0); },
+                     {}}},
+                   [&] { sink_double = tbb_sum(data, n); }, [&] { sink_double = omp_sum(data, n); }),
                rounds);
     if (wanted("sum_and_max"))
-        report("sum_and_max", n,
-               with_peers(
-                   {{"fu",
-                     [&] {
-                         sink_double =
-                             fu::transform_reduce(pool, x.begin(), x.end(), sum_and_max_identity_k, combine, spread)
-                                 .max;
-                     },
-                     {}},
-                    {"fu:t-split", [&] { sink_double = t_split_sum_and_max(pool, pairs, data, n).max; }, {}},
-                    {"fu:by-hand", [&] { sink_double = by_hand_sum_and_max(pool, pairs, data, n).max; }, {}},
-                    {"std:par",
-                     [&] {
-                         sink_double =
-                             std::transform_reduce(par, x.begin(), x.end(), sum_and_max_identity_k, combine, spread)
-                                 .max;
-                     },
-                     {}}},
-                   [&] { sink_double = tbb_sum_and_max(data, n).max; },
-                   [&] { sink_double = omp_sum_and_max(data, n).max; }),
-               rounds);
+        report(
+            "sum_and_max", n,
+            with_peers(
+                {{"fu",
+                  [&] {
+                      sink_double =
+                          fu::transform_reduce(pool, x.begin(), x.end(), sum_and_max_identity_k, combine, spread).max;
+                  },
+                  {}},
+                 {"fu:t-split", [&] { sink_double = t_split_sum_and_max(pool, pairs, data, n).max; }, {}},
+                 {"fu:by-hand", [&] { sink_double = by_hand_sum_and_max(pool, pairs, data, n).max; }, {}},
+                 {"std:par",
+                  [&] {
+                      sink_double =
+                          std::transform_reduce(par, x.begin(), x.end(), sum_and_max_identity_k, combine, spread).max;
+                  },
+                  {}}},
+                [&] { sink_double = tbb_sum_and_max(data, n).max; },
+                [&] { sink_double = omp_sum_and_max(data, n).max; }),
+            rounds);
     auto below_half = [](double v) noexcept { return v < 0.5; };
     if (wanted("count_if"))
         report("count_if", n,
-               with_peers({{"fu",
-                            [&] {
-                                sink_index = static_cast<std::size_t>(fu::count_if(pool, x.begin(), x.end(), below_half));
-                            },
-                            {}},
-                           {"std:par",
-                            [&] {
-                                sink_index = static_cast<std::size_t>(std::count_if(par, x.begin(), x.end(), below_half));
-                            },
-                            {}}},
-                          [&] { sink_index = tbb_count(data, n); }, [&] { sink_index = omp_count(data, n); }),
+               with_peers(
+                   {{"fu",
+                     [&] { sink_index = static_cast<std::size_t>(fu::count_if(pool, x.begin(), x.end(), below_half)); },
+                     {}},
+                    {"std:par",
+                     [&] { sink_index = static_cast<std::size_t>(std::count_if(par, x.begin(), x.end(), below_half)); },
+                     {}}},
+                   [&] { sink_index = tbb_count(data, n); }, [&] { sink_index = omp_count(data, n); }),
                rounds);
     if (wanted("min_element"))
-        report("min_element", n,
-               with_peers({{"fu",
-                            [&] {
-                                sink_index = static_cast<std::size_t>(fu::min_element(pool, x.begin(), x.end()) - x.begin());
-                            },
-                            {}},
-                           {"std:par",
-                            [&] {
-                                sink_index =
-                                    static_cast<std::size_t>(std::min_element(par, x.begin(), x.end()) - x.begin());
-                            },
-                            {}}},
-                          [&] { sink_index = tbb_min_index(data, n); }, {}),
-               rounds);
+        report(
+            "min_element", n,
+            with_peers(
+                {{"fu",
+                  [&] { sink_index = static_cast<std::size_t>(fu::min_element(pool, x.begin(), x.end()) - x.begin()); },
+                  {}},
+                 {"std:par",
+                  [&] { sink_index = static_cast<std::size_t>(std::min_element(par, x.begin(), x.end()) - x.begin()); },
+                  {}}},
+                [&] { sink_index = tbb_min_index(data, n); }, {}),
+            rounds);
     double const needle = x[n - n / 4 - 1];
     auto is_needle = [needle](double v) noexcept { return v == needle; };
     if (wanted("find_if"))
         report("find_if", n,
                with_peers({{"fu",
                             [&] {
-                                sink_index =
-                                    static_cast<std::size_t>(fu::find_if(pool, x.begin(), x.end(), is_needle) - x.begin());
+                                sink_index = static_cast<std::size_t>(fu::find_if(pool, x.begin(), x.end(), is_needle) -
+                                                                      x.begin());
                             },
                             {}},
                            {"std:par",
                             [&] {
-                                sink_index =
-                                    static_cast<std::size_t>(std::find_if(par, x.begin(), x.end(), is_needle) - x.begin());
+                                sink_index = static_cast<std::size_t>(std::find_if(par, x.begin(), x.end(), is_needle) -
+                                                                      x.begin());
                             },
                             {}}},
                           {}, [&] { sink_index = omp_find(data, n, needle); }),
@@ -429,9 +450,10 @@ void run_rows(knobs_t const &knobs, fu::flat_pool_t &pool, std::size_t n, std::u
     auto affine = [](double v) noexcept { return 2 * v + 1; };
     if (wanted("transform"))
         report("transform", n,
-               with_peers({{"fu", [&] { fu::transform(pool, x.begin(), x.end(), y.begin(), affine); }, {}},
-                           {"std:par", [&] { std::transform(par, x.begin(), x.end(), y.begin(), affine); }, {}}},
-                          [&] { tbb_transform(data, y.data(), n); }, [&] { omp_transform(data, y.data(), n); }),
+               with_peers(
+                   {{"fu", [&] { fu::transform(pool, x.begin(), x.end(), y.begin(), affine); }, {}},
+                    {"std:par", [&] { std::transform(par, x.begin(), x.end(), y.begin(), affine); }, {}}},
+                   [&] { tbb_transform(data, y.data(), n); }, [&] { omp_transform(data, y.data(), n); }),
                rounds);
     if (wanted("inclusive_scan"))
         report("inclusive_scan", n,
@@ -461,14 +483,19 @@ void run_rows(knobs_t const &knobs, fu::flat_pool_t &pool, std::size_t n, std::u
 
 /**  Sum-and-max over 5·10^7 doubles: ours, the user's by-hand loop and the T-split, against std's par. */
 void report_goal(knobs_t const &knobs, fu::flat_pool_t &pool, std::uint32_t seed) {
-    std::size_t const n = knobs.max_exponent >= 8 ? 50000000 : std::size_t(5) * static_cast<std::size_t>(std::pow(10.0, double(knobs.max_exponent - 1)));
+    std::size_t const n =
+        knobs.max_exponent >= 8
+            ? 50000000
+            : std::size_t(5) * static_cast<std::size_t>(std::pow(10.0, double(knobs.max_exponent - 1)));
     fb::draws_t const draws(seed);
     std::vector<double> x(n);
     for (std::size_t i = 0; i < n; ++i) x[i] = static_cast<double>(draws(i) >> 11) * 0x1p-53;
     std::vector<slot_t<sum_and_max_t>> pairs(pool.threads_count());
     std::vector<contender_t> const row{
         {"fu",
-         [&] { sink_double = fu::transform_reduce(pool, x.begin(), x.end(), sum_and_max_identity_k, combine, spread).sum; },
+         [&] {
+             sink_double = fu::transform_reduce(pool, x.begin(), x.end(), sum_and_max_identity_k, combine, spread).sum;
+         },
          {}},
         {"std:par",
          [&] {
@@ -548,9 +575,10 @@ int main(int argc, char **argv) {
     knobs.max_exponent = read_knob("FORKUNION_ALGORITHMS_MAX_EXPONENT", 3, 9, 8);
     knobs.rounds = read_knob("FORKUNION_ALGORITHMS_ROUNDS", 1, 1000, 7);
     if (char const *only = std::getenv("FORKUNION_ALGORITHMS_ONLY")) knobs.only = only;
-    char const *rows[] = {"", "reduce", "sum_and_max", "count_if", "min_element", "find_if", "transform",
-                          "inclusive_scan", "sort", "stable_sort"};
-    if (std::find_if(std::begin(rows), std::end(rows), [&](char const *r) { return knobs.only == r; }) == std::end(rows))
+    char const *rows[] = {"",        "reduce",    "sum_and_max",    "count_if", "min_element",
+                          "find_if", "transform", "inclusive_scan", "sort",     "stable_sort"};
+    if (std::find_if(std::begin(rows), std::end(rows), [&](char const *r) { return knobs.only == r; }) ==
+        std::end(rows))
         fb::fail(fb::exit_bad_setting_k,
                  "FORKUNION_ALGORITHMS_ONLY: expected one of reduce, sum_and_max, count_if, min_element, find_if, "
                  "transform, inclusive_scan, sort, stable_sort, got \"%s\"",

@@ -27,8 +27,8 @@
  *  | `find_if(p, f, l, pred)`                                 | the first `i` with `pred(f[i])`, or `l`          |
  *  | `any_of` / `all_of` / `none_of(p, f, l, pred)`          | `find_if(…) != l`, and its negations             |
  *  | `inclusive_scan(p, f, l, out[, op[, init]])`             | `acc = (init ⊕) f[0]; out[0] = acc; …`           |
- *  | `exclusive_scan(p, f, l, out, init[, op])`               | `acc = init; for (i) { t = f[i]; out[i] = acc; acc = acc ⊕ t; }` |
- *  | `sort` / `stable_sort(p, f, l[, comp])`                  | `std::sort` / `std::stable_sort`                 |
+ *  | `exclusive_scan(p, f, l, out, init[, op])`               | `acc = init; for (i) { t = f[i]; out[i] = acc; acc =
+ * acc ⊕ t; }` | | `sort` / `stable_sort(p, f, l[, comp])`                  | `std::sort` / `std::stable_sort` |
  *
  *  As for `std::reduce`, `op` must be associative and commutative for `reduce` and `transform_reduce` (lanes
  *  interleave the elements); the scans only need associativity (they never reorder operands). Callables are
@@ -52,8 +52,8 @@
  *
  *  @section tasks How blocks map onto tasks
  *  A call splits its B blocks into chunks of 2^c consecutive blocks, c the smallest exponent that leaves at most
- *  `max_chunks_k` chunks (fewer for values larger than 64 bytes, see `detail::chunk_capacity`). Each chunk's blocks form a
- *  subtree of the rule's tree (an aligned power-of-two run of leaves), so evaluating chunk by chunk and then the
+ *  `max_chunks_k` chunks (fewer for values larger than 64 bytes, see `detail::chunk_capacity`). Each chunk's blocks
+ * form a subtree of the rule's tree (an aligned power-of-two run of leaves), so evaluating chunk by chunk and then the
  *  tree of the chunks' values gives the whole tree exactly, whatever c is. Chunks are the pool's tasks, taken
  *  with `for_n_dynamic`; a pool whose index type counts fewer tasks (`std::uint8_t`: 255) runs chunk k in task
  *  `k mod tasks`. Element offsets are `std::size_t`, so a `std::uint8_t` pool reduces 10^6 elements in ≤ 255
@@ -146,8 +146,7 @@ class grained_pool_t {
 public:
     using pool_t = pool_type_;
 
-    grained_pool_t(pool_t &pool, std::size_t grain) noexcept
-        : pool_(&pool), grain_(grain ? grain : default_grain_k) {}
+    grained_pool_t(pool_t &pool, std::size_t grain) noexcept : pool_(&pool), grain_(grain ? grain : default_grain_k) {}
 
     [[nodiscard]] pool_t &pool() const noexcept { return *pool_; }
     [[nodiscard]] std::size_t grain() const noexcept { return grain_; }
@@ -176,10 +175,10 @@ struct is_grained_pool_t<grained_pool_t<pool_type_>> : std::true_type {};
  *          `for_n_dynamic`), or one wrapped by `with_grain`. */
 template <typename type_>
 concept pool_like = detail::is_grained_pool_t<std::remove_cvref_t<type_>>::value ||
-                    requires(std::remove_cvref_t<type_> &pool) {
-                        pool.threads_count();
-                        pool.oversubscribed();
-                    };
+    requires(std::remove_cvref_t<type_> &pool) {
+    pool.threads_count();
+    pool.oversubscribed();
+};
 
 namespace detail {
 
@@ -350,8 +349,8 @@ value_type_ reduce_indices(target_t<pool_type_> target, std::size_t count, load_
     // only one store per chunk touches it.
     uninitialized_array_t<value_type_, capacity> partials;
     auto chunk = [&](std::size_t c) noexcept {
-        partials.construct(c, reduce_blocks<value_type_>(plan, plan.chunk_first_block(c), plan.chunk_blocks(c), load,
-                                                         op));
+        partials.construct(c,
+                           reduce_blocks<value_type_>(plan, plan.chunk_first_block(c), plan.chunk_blocks(c), load, op));
     };
     run_chunks(target.pool, plan.chunks, chunk);
     value_type_ result = combine_tree(partials.data(), plan.chunks, op);
@@ -438,8 +437,7 @@ void search_blocks(search_state_t &state, std::size_t count, std::size_t grain, 
             // runs at most once per thread that published a match. Relaxed: the finish below releases it.
             std::size_t seen = state.found.load(std::memory_order_relaxed);
             while (i < seen && !state.found.compare_exchange_strong(seen, i, std::memory_order_relaxed,
-                                                                    std::memory_order_relaxed)) {
-            }
+                                                                    std::memory_order_relaxed)) {}
             break;
         }
         // S2. Release pairs with the acquire of the claimer of block + window.
@@ -848,14 +846,14 @@ struct sorter_t {
         auto pass = [&](std::size_t s) noexcept {
             std::size_t const low = bound(s), high = bound(s + 1);
             if (in_scratch)
-                merge_pass_slice<false>(scratch, data_pointer(), 0, count, width, low, high, splits[s],
-                                        splits[s + 1], comp);
+                merge_pass_slice<false>(scratch, data_pointer(), 0, count, width, low, high, splits[s], splits[s + 1],
+                                        comp);
             else if (scratch_live)
-                merge_pass_slice<false>(data_pointer(), scratch, 0, count, width, low, high, splits[s],
-                                        splits[s + 1], comp);
+                merge_pass_slice<false>(data_pointer(), scratch, 0, count, width, low, high, splits[s], splits[s + 1],
+                                        comp);
             else
-                merge_pass_slice<true>(data_pointer(), scratch, 0, count, width, low, high, splits[s],
-                                       splits[s + 1], comp);
+                merge_pass_slice<true>(data_pointer(), scratch, 0, count, width, low, high, splits[s], splits[s + 1],
+                                       comp);
         };
         run_chunks(target.pool, slices, pass);
         if (!in_scratch) scratch_live = true;
@@ -934,7 +932,7 @@ struct plus_t {
 };
 struct multiplies_t {
     template <typename left_type_, typename right_type_>
-    constexpr auto operator()(left_type_ &&a, right_type_ &&b) const noexcept(noexcept(a * b)) {
+    constexpr auto operator()(left_type_ &&a, right_type_ &&b) const noexcept(noexcept(a *b)) {
         return std::forward<left_type_>(a) * std::forward<right_type_>(b);
     }
 };
@@ -962,8 +960,7 @@ template <pool_like pool_type_, std::random_access_iterator iterator_type_, type
 void for_each(pool_type_ &&pool, iterator_type_ first, iterator_type_ last, fn_type_ fn) noexcept {
     using difference_t = std::iter_difference_t<iterator_type_>;
     auto target = detail::target_of(pool);
-    detail::block_plan_t const plan =
-        detail::plan_blocks(detail::distance(first, last), target.grain, max_chunks_k);
+    detail::block_plan_t const plan = detail::plan_blocks(detail::distance(first, last), target.grain, max_chunks_k);
     auto chunk = [&](std::size_t c) noexcept {
         iterator_type_ it = first + static_cast<difference_t>(plan.chunk_first(c));
         for (iterator_type_ end = it + static_cast<difference_t>(plan.chunk_size(c)); it != end; ++it) fn(*it);
@@ -1037,9 +1034,8 @@ value_type_ transform_reduce(pool_type_ &&pool, iterator_type_ first, iterator_t
 template <pool_like pool_type_, std::random_access_iterator iterator1_type_,
           std::random_access_iterator iterator2_type_, typename value_type_, typename op_type_,
           typename transform_type_>
-value_type_ transform_reduce(pool_type_ &&pool, iterator1_type_ first1, iterator1_type_ last1,
-                             iterator2_type_ first2, value_type_ init, op_type_ op,
-                             transform_type_ transform) noexcept {
+value_type_ transform_reduce(pool_type_ &&pool, iterator1_type_ first1, iterator1_type_ last1, iterator2_type_ first2,
+                             value_type_ init, op_type_ op, transform_type_ transform) noexcept {
     using difference1_t = std::iter_difference_t<iterator1_type_>;
     using difference2_t = std::iter_difference_t<iterator2_type_>;
     std::size_t const count = detail::distance(first1, last1);
@@ -1053,8 +1049,8 @@ value_type_ transform_reduce(pool_type_ &&pool, iterator1_type_ first1, iterator
 /**  @brief  The dot product `init + Σ first1[i] · first2[i]`, grouped by the reduction rule. */
 template <pool_like pool_type_, std::random_access_iterator iterator1_type_,
           std::random_access_iterator iterator2_type_, typename value_type_>
-value_type_ transform_reduce(pool_type_ &&pool, iterator1_type_ first1, iterator1_type_ last1,
-                             iterator2_type_ first2, value_type_ init) noexcept {
+value_type_ transform_reduce(pool_type_ &&pool, iterator1_type_ first1, iterator1_type_ last1, iterator2_type_ first2,
+                             value_type_ init) noexcept {
     return transform_reduce(pool, first1, last1, first2, std::move(init), detail::plus_t{}, detail::multiplies_t{});
 }
 
@@ -1113,8 +1109,8 @@ iterator_type_ min_element(pool_type_ &&pool, iterator_type_ first, iterator_typ
         std::size_t const low = a < b ? a : b, high = a < b ? b : a;
         return comp(first[static_cast<difference_t>(high)], first[static_cast<difference_t>(low)]) ? high : low;
     };
-    return first + static_cast<difference_t>(
-                       detail::reduce_indices<std::size_t>(detail::target_of(pool), count, load, pick));
+    return first +
+           static_cast<difference_t>(detail::reduce_indices<std::size_t>(detail::target_of(pool), count, load, pick));
 }
 
 /**  @brief  `min_element` with `<`. */
@@ -1138,8 +1134,8 @@ iterator_type_ max_element(pool_type_ &&pool, iterator_type_ first, iterator_typ
         std::size_t const low = a < b ? a : b, high = a < b ? b : a;
         return comp(first[static_cast<difference_t>(low)], first[static_cast<difference_t>(high)]) ? high : low;
     };
-    return first + static_cast<difference_t>(
-                       detail::reduce_indices<std::size_t>(detail::target_of(pool), count, load, pick));
+    return first +
+           static_cast<difference_t>(detail::reduce_indices<std::size_t>(detail::target_of(pool), count, load, pick));
 }
 
 /**  @brief  `max_element` with `<`. */
@@ -1158,7 +1154,8 @@ template <pool_like pool_type_, std::random_access_iterator iterator_type_, type
 iterator_type_ find_if(pool_type_ &&pool, iterator_type_ first, iterator_type_ last, predicate_type_ pred) noexcept {
     using difference_t = std::iter_difference_t<iterator_type_>;
     auto test = [&](std::size_t i) noexcept -> bool { return pred(first[static_cast<difference_t>(i)]); };
-    std::size_t const found = detail::search_indices<false>(detail::target_of(pool), detail::distance(first, last), test);
+    std::size_t const found =
+        detail::search_indices<false>(detail::target_of(pool), detail::distance(first, last), test);
     return first + static_cast<difference_t>(found);
 }
 
@@ -1221,8 +1218,8 @@ output_type_ inclusive_scan(pool_type_ &&pool, input_type_ first, input_type_ la
  */
 template <pool_like pool_type_, std::random_access_iterator input_type_, std::random_access_iterator output_type_,
           typename value_type_, typename op_type_>
-output_type_ exclusive_scan(pool_type_ &&pool, input_type_ first, input_type_ last, output_type_ out,
-                            value_type_ init, op_type_ op) noexcept {
+output_type_ exclusive_scan(pool_type_ &&pool, input_type_ first, input_type_ last, output_type_ out, value_type_ init,
+                            op_type_ op) noexcept {
     return detail::scan<false, true, value_type_>(detail::target_of(pool), first, last, out, op, &init);
 }
 

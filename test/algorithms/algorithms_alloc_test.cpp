@@ -119,8 +119,9 @@ TEST(algorithms_allocations, a_busy_pool_allocates_nothing_either) {
     ASSERT_TRUE(pool.spawn(2));
     std::size_t made = 1;
     forkunion::testing::require_ran(pool.for_threads([&](std::size_t thread) noexcept {
-            if (thread == 1) made = allocations_of_non_allocating(pool, x, out);
-        }).join());
+                                            if (thread == 1) made = allocations_of_non_allocating(pool, x, out);
+                                        })
+                                        .join());
     EXPECT_EQ(made, 0u) << "from inside a callback";
 }
 

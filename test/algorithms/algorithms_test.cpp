@@ -71,15 +71,16 @@ TYPED_TEST(algorithms, reductions_equal_std_on_exact_inputs) {
                 EXPECT_EQ(fu::reduce(grained, reals.begin(), reals.end(), 0.5, std::plus<>{}),
                           std::accumulate(reals.begin(), reals.end(), 0.5));
                 auto square = [](std::int64_t v) noexcept { return v * v; };
-                EXPECT_EQ(fu::transform_reduce(grained, ints.begin(), ints.end(), std::int64_t(0), std::plus<>{}, square),
-                          std::transform_reduce(ints.begin(), ints.end(), std::int64_t(0), std::plus<>{}, square));
+                EXPECT_EQ(
+                    fu::transform_reduce(grained, ints.begin(), ints.end(), std::int64_t(0), std::plus<>{}, square),
+                    std::transform_reduce(ints.begin(), ints.end(), std::int64_t(0), std::plus<>{}, square));
                 EXPECT_EQ(fu::transform_reduce(grained, ints.begin(), ints.end(), ints.rbegin(), std::int64_t(1)),
                           std::inner_product(ints.begin(), ints.end(), ints.rbegin(), std::int64_t(1)));
                 auto difference = [](double a, std::int64_t b) noexcept { return a - static_cast<double>(b); };
-                EXPECT_EQ(fu::transform_reduce(grained, reals.begin(), reals.end(), ints.begin(), 0.0, std::plus<>{},
-                                               difference),
-                          std::transform_reduce(reals.begin(), reals.end(), ints.begin(), 0.0, std::plus<>{},
-                                                difference));
+                EXPECT_EQ(
+                    fu::transform_reduce(grained, reals.begin(), reals.end(), ints.begin(), 0.0, std::plus<>{},
+                                         difference),
+                    std::transform_reduce(reals.begin(), reals.end(), ints.begin(), 0.0, std::plus<>{}, difference));
                 auto negative = [](std::int64_t v) { return v < 0; }; // not noexcept, on purpose
                 EXPECT_EQ(fu::count_if(grained, ints.begin(), ints.end(), negative),
                           std::count_if(ints.begin(), ints.end(), negative));
@@ -107,8 +108,8 @@ TYPED_TEST(algorithms, several_values_reduce_in_one_pass) {
                 return sum_and_max_t{a.sum + b.sum, a.max < b.max ? b.max : a.max};
             };
             auto spread = [](double v) noexcept { return sum_and_max_t{v, v}; };
-            sum_and_max_t const both = fu::transform_reduce(pool, x.begin(), x.end(), sum_and_max_t{0.0, lowest},
-                                                            combine, spread);
+            sum_and_max_t const both =
+                fu::transform_reduce(pool, x.begin(), x.end(), sum_and_max_t{0.0, lowest}, combine, spread);
             EXPECT_EQ(both.sum, std::accumulate(x.begin(), x.end(), 0.0));
             EXPECT_EQ(both.max, n ? *std::max_element(x.begin(), x.end()) : lowest);
             // A tuple: the count of negatives, the min and the sum of squares.
@@ -120,7 +121,8 @@ TYPED_TEST(algorithms, several_values_reduce_in_one_pass) {
             };
             auto const [negatives, smallest, squares] = fu::transform_reduce(
                 pool, x.begin(), x.end(), triple_t{0, std::numeric_limits<double>::infinity(), 0.0}, merge, per_value);
-            EXPECT_EQ(negatives, static_cast<std::size_t>(std::count_if(x.begin(), x.end(), [](double v) { return v < 0; })));
+            EXPECT_EQ(negatives,
+                      static_cast<std::size_t>(std::count_if(x.begin(), x.end(), [](double v) { return v < 0; })));
             EXPECT_EQ(smallest, n ? *std::min_element(x.begin(), x.end()) : std::numeric_limits<double>::infinity());
             EXPECT_EQ(squares, std::inner_product(x.begin(), x.end(), x.begin(), 0.0));
         }
@@ -228,8 +230,9 @@ TYPED_TEST(algorithms, element_wise_loops_visit_each_element_once) {
                 std::vector<std::int64_t> in_place = ints; // `out == first` is allowed
                 fu::transform(grained, in_place.begin(), in_place.end(), in_place.begin(), triple);
                 EXPECT_EQ(in_place, theirs);
-                EXPECT_EQ(fu::transform(grained, ints.begin(), ints.end(), theirs.begin(), ours.begin(), std::minus<>{}),
-                          ours.end());
+                EXPECT_EQ(
+                    fu::transform(grained, ints.begin(), ints.end(), theirs.begin(), ours.begin(), std::minus<>{}),
+                    ours.end());
                 std::transform(ints.begin(), ints.end(), theirs.begin(), theirs.begin(), std::minus<>{});
                 EXPECT_EQ(ours, theirs);
             }
@@ -366,8 +369,9 @@ TYPED_TEST(algorithms, a_busy_pool_gives_the_same_results_on_the_caller) {
         outcome.wrong += bits_of(fu::reduce(grained, x.begin(), x.end(), 0.0, std::plus<>{})) != bits_of(expected_sum);
         auto hit = fu::find_if(grained, ints.begin(), ints.end(), [](std::int64_t v) noexcept { return v == 999; });
         outcome.wrong += static_cast<std::size_t>(hit - ints.begin()) != expected_first;
-        outcome.wrong += fu::count_if(grained, ints.begin(), ints.end(), [](std::int64_t v) noexcept { return v < 0; }) !=
-                         std::count_if(ints.begin(), ints.end(), [](std::int64_t v) { return v < 0; });
+        outcome.wrong += fu::count_if(grained, ints.begin(), ints.end(), [](std::int64_t v) noexcept {
+                             return v < 0;
+                         }) != std::count_if(ints.begin(), ints.end(), [](std::int64_t v) { return v < 0; });
         std::vector<std::int64_t> scanned(n), sorted = ints;
         fu::inclusive_scan(grained, ints.begin(), ints.end(), scanned.begin());
         outcome.wrong += scanned != expected_scan;
@@ -389,8 +393,9 @@ TYPED_TEST(algorithms, a_busy_pool_gives_the_same_results_on_the_caller) {
         if (threads >= 2) {
             outcome_t nested;
             forkunion::testing::require_ran(pool.for_threads([&](index_t thread) noexcept {
-                    if (thread == 1) nested = run_all(pool);
-                }).join());
+                                                    if (thread == 1) nested = run_all(pool);
+                                                })
+                                                .join());
             EXPECT_EQ(nested.wrong, 0u) << "from inside a callback";
             EXPECT_EQ(nested.elsewhere, 0u) << "a refused dispatch runs on the calling thread alone";
         }
