@@ -25,14 +25,10 @@ int main() {
     struct stats_t {
         double sum, max;
     };
-    stats_t const stats = fu::transform_reduce(
-        pool, prices.begin(), prices.end(), stats_t{0.0, -std::numeric_limits<double>::infinity()},
-        [](stats_t a, stats_t b) noexcept {
-            return stats_t{a.sum + b.sum, a.max < b.max ? b.max : a.max};
-        },
-        [](double price) noexcept {
-            return stats_t{price, price};
-        });
+    auto both = [](stats_t a, stats_t b) noexcept { return stats_t{a.sum + b.sum, a.max < b.max ? b.max : a.max}; };
+    auto spread = [](double price) noexcept { return stats_t{price, price}; };
+    stats_t const lowest = {0.0, -std::numeric_limits<double>::infinity()};
+    stats_t const stats = fu::transform_reduce(pool, prices.begin(), prices.end(), lowest, both, spread);
 
     double const total = fu::reduce(pool, prices.begin(), prices.end(), 0.0);
     fu::flat_pool_t one_thread;
