@@ -948,6 +948,27 @@ constexpr std::size_t distance(iterator_type_ first, iterator_type_ last) noexce
     return static_cast<std::size_t>(last - first);
 }
 
+/**
+ *  The first smallest (`largest_k`: the first largest) element of `[first, last)` by `comp`, or `last`: a
+ *  reduction of indices by the rule, whose step keeps the lower index unless the higher one's element is strictly
+ *  smaller (larger), an associative and commutative choice.
+ */
+template <bool largest_k, typename pool_type_, typename iterator_type_, typename comp_type_>
+iterator_type_ extreme_element(target_t<pool_type_> target, iterator_type_ first, iterator_type_ last,
+                               comp_type_ &comp) noexcept {
+    using difference_t = std::iter_difference_t<iterator_type_>;
+    std::size_t const count = detail::distance(first, last);
+    if (count == 0) return last;
+    auto load = [](std::size_t i) noexcept { return i; };
+    auto pick = [&](std::size_t a, std::size_t b) noexcept {
+        std::size_t const low = a < b ? a : b, high = a < b ? b : a;
+        auto &&at_low = first[static_cast<difference_t>(low)];
+        auto &&at_high = first[static_cast<difference_t>(high)];
+        return (largest_k ? comp(at_low, at_high) : comp(at_high, at_low)) ? high : low;
+    };
+    return first + static_cast<difference_t>(reduce_indices<std::size_t>(target, count, load, pick));
+}
+
 } // namespace detail
 
 // ---- Element-wise loops ----
@@ -1100,17 +1121,7 @@ std::iter_difference_t<iterator_type_> count_if(pool_type_ &&pool, iterator_type
  */
 template <pool_like pool_type_, std::random_access_iterator iterator_type_, typename comp_type_>
 iterator_type_ min_element(pool_type_ &&pool, iterator_type_ first, iterator_type_ last, comp_type_ comp) noexcept {
-    using difference_t = std::iter_difference_t<iterator_type_>;
-    std::size_t const count = detail::distance(first, last);
-    if (count == 0) return last;
-    auto load = [](std::size_t i) noexcept { return i; };
-    // Keeps the lower index unless the higher one is strictly smaller: associative and commutative.
-    auto pick = [&](std::size_t a, std::size_t b) noexcept {
-        std::size_t const low = a < b ? a : b, high = a < b ? b : a;
-        return comp(first[static_cast<difference_t>(high)], first[static_cast<difference_t>(low)]) ? high : low;
-    };
-    return first +
-           static_cast<difference_t>(detail::reduce_indices<std::size_t>(detail::target_of(pool), count, load, pick));
+    return detail::extreme_element<false>(detail::target_of(pool), first, last, comp);
 }
 
 /**  @brief  `min_element` with `<`. */
@@ -1125,17 +1136,7 @@ iterator_type_ min_element(pool_type_ &&pool, iterator_type_ first, iterator_typ
  */
 template <pool_like pool_type_, std::random_access_iterator iterator_type_, typename comp_type_>
 iterator_type_ max_element(pool_type_ &&pool, iterator_type_ first, iterator_type_ last, comp_type_ comp) noexcept {
-    using difference_t = std::iter_difference_t<iterator_type_>;
-    std::size_t const count = detail::distance(first, last);
-    if (count == 0) return last;
-    auto load = [](std::size_t i) noexcept { return i; };
-    // Keeps the lower index unless the higher one is strictly larger: associative and commutative.
-    auto pick = [&](std::size_t a, std::size_t b) noexcept {
-        std::size_t const low = a < b ? a : b, high = a < b ? b : a;
-        return comp(first[static_cast<difference_t>(low)], first[static_cast<difference_t>(high)]) ? high : low;
-    };
-    return first +
-           static_cast<difference_t>(detail::reduce_indices<std::size_t>(detail::target_of(pool), count, load, pick));
+    return detail::extreme_element<true>(detail::target_of(pool), first, last, comp);
 }
 
 /**  @brief  `max_element` with `<`. */
