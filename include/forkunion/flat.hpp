@@ -87,7 +87,7 @@
  *                     workers then read one line) and cursors; outer = e + 2; e → e + 2 (seq_cst); parked ≠ 0 ⇒
  *                     wake. The token is the new e: odd, never 0.
  *      T2n nested     wait r_c = e for thread 0's children; e → e + 2, or e + 4 if that equals outer (seq_cst);
- *                     run slice 0; wait r_c = e again; leave every cursor exhausted for the enclosing dispatch.
+ *                     run slice 0 (whose own nested forks step e further); wait r_c = the latest e; leave every cursor exhausted for the enclosing dispatch.
  *                     Returns complete. The dispatch line's inline copy is left alone: thread 0 still runs on it.
  *      T3  retire     wait r_c = e for each child c; r_t = e (release). The root instead releases the pool:
  *                     c → free (release): on inclusive pools the caller does, at the end of its join.
@@ -582,8 +582,10 @@ public:
      *
      *  @retval invalid_argument  `threads == 0`.
      *  @retval already_spawned   the pool has threads; `terminate()` first.
-     *  @retval bad_alloc         the thread table could not be allocated.
-     *  @retval thread_refused    the OS's published limits cannot fit the threads (checked first, in microseconds),
+     *  @retval bad_alloc         the thread table could not be allocated (a table larger than the allocator's
+     *                            `max_size` is refused before anything else).
+     *  @retval thread_refused    the OS's published limits cannot fit the threads (checked before any allocation,
+     *                            in microseconds),
      *                            or the OS refused one; every thread that did start was stopped and joined, and none
      *                            of them ever spun: they wait behind the start gate in the kernel.
      *  On failure the pool is left unspawned, with nothing allocated and no thread running.
@@ -604,9 +606,12 @@ public:
         bool const exclusive = exclusivity == caller_exclusive_k;
         index_t const workers = static_cast<index_t>(exclusive ? threads : threads - 1);
         std::size_t const stack_bytes = control_.stack_bytes.load(std::memory_order_relaxed);
+        slot_allocator_t slot_allocator(allocator_);
+        // A table beyond the allocator's reach is `bad_alloc` on every OS, whatever its published limits say.
+        if (static_cast<std::size_t>(threads) > slot_traits_t::max_size(slot_allocator))
+            return status_code_t::bad_alloc_k;
         if (status_t const fits = check_thread_limits(workers, stack_bytes); !fits) return fits;
 
-        slot_allocator_t slot_allocator(allocator_);
         slot_t *slots = nullptr;
         try {
             slots = slot_traits_t::allocate(slot_allocator, threads);
@@ -896,28 +901,29 @@ public:
 private:
     using os_thread_id_t = typename os_thread_t::id_t;
 
-    /**  Two lines per thread: the claim cursor (hot during `for_n_dynamic`), then the retirement word r_t with the
-     *   cold handle and start state of the thread. */
+    /**  Two lines per thread: the claim cursor (hot during `for_n_dynamic`) with the start state the worker reads
+     *   once before its first dispatch, then the retirement word r_t with the cold handle of the thread. */
     struct alignas(alignment_k) slot_t {
         alignas(alignment_k) std::atomic<index_t> next{0};
+        index_t start_epoch = 0;
+        std::uint32_t gate = 0;
         alignas(alignment_k) atomic_t<index_t> retired{0};
         basic_pool_t *pool = nullptr;
         index_t index = 0;
-        index_t start_epoch = 0;
-        std::uint32_t gate = 0;
         os_thread_t thread;
 
         /**  Contributor `index` of `pool`, retired at `epoch`; with `stack_plus_one` it also starts the worker
          *   (stack `stack_plus_one - 1`, 0 = default). Throws `std::system_error` when the OS refuses it. */
         slot_t(basic_pool_t *owner, index_t thread_index, index_t epoch, std::uint32_t start_gate,
                std::size_t stack_plus_one)
-            : retired(epoch), pool(owner), index(thread_index), start_epoch(epoch), gate(start_gate) {
+            : start_epoch(epoch), gate(start_gate), retired(epoch), pool(owner), index(thread_index) {
             if (stack_plus_one && !thread.start(&worker_entry_, this, stack_plus_one - 1))
                 throw detail::thread_refused_error_t{}; // what `spawn` reports as `thread_refused`
         }
     };
     using slot_allocator_t = typename std::allocator_traits<allocator_t>::template rebind_alloc<slot_t>;
     using slot_traits_t = std::allocator_traits<slot_allocator_t>;
+    static_assert(sizeof(slot_t) <= 2 * alignment_k || alignment_k < 64, "a thread's slot spans two lines");
 
     /**  The claim word and the dispatcher's bookkeeping: written only by dispatchers (and released by the root). */
     struct alignas(alignment_k) claim_line_t {
@@ -1120,7 +1126,9 @@ private:
             generation = static_cast<generation_t>(epoch + 4u);
         publish_epoch_(generation); // T2n
         trampoline(context, 0);
-        wait_for_children_(0, generation);
+        // A fork nested deeper inside this slice published later epochs, and the children have retired those
+        // instead: wait for the latest, which only this thread writes while it holds the pool.
+        wait_for_children_(0, dispatch_.epoch.load(std::memory_order_relaxed));
         if (resets_cursors) {
             // Exhausted for the enclosing drain: one more `fetch_add` returns at least `max ≥ count` (I5).
             index_t const exhausted = static_cast<index_t>(~index_t(0));
