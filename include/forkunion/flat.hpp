@@ -79,6 +79,8 @@
  *
  *      T0  spawn      check the OS limits; start the workers behind the start gate (parked on `wake`, so a spawn
  *                     that fails later never had a spinning thread); state closed → free (release); open the gate.
+ *                     A spawn that fails part-way ends like T4 (stop = 1; e → e + 2; open the gate): a stale wake-up
+ *                     may have let a worker through the gate early, and it waits for a publication.
  *      T1  claim      load c; free ⇒ CAS free(q) → held(q+1) (acquire). Anything else, or a lost CAS, is refused
  *                     (`contended`; `not_spawned` if closed; `forked` in a child process) and never retried; only
  *                     T2n (thread 0 of an exclusive pool, inside its slice) proceeds from a lost claim. The holder
@@ -650,6 +652,10 @@ public:
         }
         if (!status) {
             control_.stop.store(true, std::memory_order_relaxed);
+            // Ends like T4: a late wake-up meant for the previous table (a publisher or a policy change that saw a
+            // parked worker) may have let a new worker through the gate already, and it now waits for a
+            // publication: give it one. It, and every worker still behind the gate, then reads `stop`.
+            dispatch_.epoch.store(static_cast<index_t>(epoch + 2u), std::memory_order_seq_cst);
             open_gate_();
             for (index_t thread = 0; thread != constructed; ++thread) slots[thread].thread.join();
             destroy_slots_(slot_allocator, slots, constructed, threads);
