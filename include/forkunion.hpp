@@ -7,6 +7,7 @@
  *    types → features, capabilities → atomics → wait, kernel wait → cores → cpu masks and parsers → affinity
  *    → topology → allocators (memory placement) → flat pool → colocated pool (one compute domain)
  *    → distributed pool (every compute domain) → fabric (measured latency, bandwidth, distances, memory levels)
+ *    → algorithms (reductions, searches, scans and sorts over any of the pools)
  *  Include a single concern (for example `<forkunion/flat.hpp>`) to compile less.
  */
 #pragma once
@@ -37,4 +38,5 @@
 #include <forkunion/colocated.hpp>
 #include <forkunion/distributed.hpp>
 #include <forkunion/fabric.hpp>
+#include <forkunion/algorithms.hpp>
 #endif
