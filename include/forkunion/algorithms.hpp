@@ -224,8 +224,8 @@ struct uninitialized_array_t {
 /**  Chunks a call may split into for values of this type: `max_chunks_k`, or 16 KiB of partials, at least 16. */
 template <typename value_type_>
 constexpr std::size_t chunk_capacity() noexcept {
-    constexpr std::size_t by_size = (16u << 10) / sizeof(value_type_);
-    return by_size > max_chunks_k ? max_chunks_k : by_size < 16 ? 16 : by_size;
+    constexpr std::size_t by_size_k = (16u << 10) / sizeof(value_type_);
+    return by_size_k > max_chunks_k ? max_chunks_k : by_size_k < 16 ? 16 : by_size_k;
 }
 
 /**  Blocks of `grain` elements over `[0, count)`, grouped into chunks of `2^shift` blocks (at most a capacity). */
@@ -280,8 +280,8 @@ void run_chunks(pool_type_ &pool, std::size_t chunks, fn_type_ &fn) noexcept {
         for (std::size_t chunk = 0; chunk != chunks; ++chunk) fn(chunk);
         return;
     }
-    constexpr std::size_t index_limit = static_cast<std::size_t>(static_cast<index_t>(~index_t(0)));
-    std::size_t const tasks = chunks < index_limit ? chunks : index_limit;
+    constexpr std::size_t index_limit_k = static_cast<std::size_t>(static_cast<index_t>(~index_t(0)));
+    std::size_t const tasks = chunks < index_limit_k ? chunks : index_limit_k;
     auto task = [&fn, chunks, tasks](index_t first) noexcept {
         for (std::size_t chunk = first; chunk < chunks; chunk += tasks) fn(chunk);
     };
@@ -310,16 +310,16 @@ value_type_ combine_tree(value_type_ *values, std::size_t count, op_type_ &op) n
 /**  Steps 2 and 4: the value of the block `[first, first + count)`. @pre `count ≥ 1`. */
 template <typename value_type_, typename load_type_, typename op_type_>
 value_type_ reduce_block(std::size_t first, std::size_t count, load_type_ &load, op_type_ &op) noexcept {
-    constexpr std::size_t lanes = reduction_lanes_k;
-    uninitialized_array_t<value_type_, lanes> lane;
-    std::size_t const used = count < lanes ? count : lanes;
+    constexpr std::size_t lanes_k = reduction_lanes_k;
+    uninitialized_array_t<value_type_, lanes_k> lane;
+    std::size_t const used = count < lanes_k ? count : lanes_k;
     for (std::size_t j = 0; j != used; ++j) lane.construct(j, load(first + j));
     std::size_t offset = used;
-    for (; offset + lanes <= count; offset += lanes) {
+    for (; offset + lanes_k <= count; offset += lanes_k) {
         // Unrolled so that GCC's -O2 (whose cheap cost model skips this loop otherwise) vectorizes it as -O3 does.
-        static_assert(lanes == 16, "the unroll count below is the lane count");
+        static_assert(lanes_k == 16, "the unroll count below is the lane count");
 #pragma GCC unroll 16
-        for (std::size_t j = 0; j != lanes; ++j) lane[j] = op(std::move(lane[j]), load(first + offset + j));
+        for (std::size_t j = 0; j != lanes_k; ++j) lane[j] = op(std::move(lane[j]), load(first + offset + j));
     }
     for (std::size_t j = 0; offset + j < count; ++j) lane[j] = op(std::move(lane[j]), load(first + offset + j));
     value_type_ result = combine_tree(lane.data(), used, op);
@@ -341,13 +341,13 @@ value_type_ reduce_blocks(block_plan_t const &plan, std::size_t block, std::size
 /**  The rule's tree of `load(0) … load(count − 1)` (no init), on the pool. @pre `count ≥ 1`. */
 template <typename value_type_, typename pool_type_, typename load_type_, typename op_type_>
 value_type_ reduce_indices(target_t<pool_type_> target, std::size_t count, load_type_ &load, op_type_ &op) noexcept {
-    constexpr std::size_t capacity = chunk_capacity<value_type_>();
-    block_plan_t const plan = plan_blocks(count, target.grain, capacity);
+    constexpr std::size_t capacity_k = chunk_capacity<value_type_>();
+    block_plan_t const plan = plan_blocks(count, target.grain, capacity_k);
     if (plan.chunks == 1 || target.pool.threads_count() <= 1)
         return reduce_blocks<value_type_>(plan, 0, plan.blocks, load, op);
     // One slot per chunk, each written once by whichever thread runs that chunk; neighbours may share a line, but
     // only one store per chunk touches it.
-    uninitialized_array_t<value_type_, capacity> partials;
+    uninitialized_array_t<value_type_, capacity_k> partials;
     auto chunk = [&](std::size_t c) noexcept {
         partials.construct(c,
                            reduce_blocks<value_type_>(plan, plan.chunk_first_block(c), plan.chunk_blocks(c), load, op));
@@ -475,21 +475,21 @@ std::size_t search_indices(target_t<pool_type_> target, std::size_t count, predi
  */
 template <typename value_type_, typename load_type_, typename op_type_>
 value_type_ fold_in_order(std::size_t first, std::size_t count, load_type_ &load, op_type_ &op) noexcept {
-    constexpr std::size_t lanes = reduction_lanes_k;
-    std::size_t const piece = count / lanes;
+    constexpr std::size_t lanes_k = reduction_lanes_k;
+    std::size_t const piece = count / lanes_k;
     if (piece < 2) {
         value_type_ result = load(first);
         for (std::size_t i = 1; i != count; ++i) result = op(std::move(result), load(first + i));
         return result;
     }
-    uninitialized_array_t<value_type_, lanes> lane;
-    for (std::size_t j = 0; j != lanes; ++j) lane.construct(j, load(first + j * piece));
+    uninitialized_array_t<value_type_, lanes_k> lane;
+    for (std::size_t j = 0; j != lanes_k; ++j) lane.construct(j, load(first + j * piece));
     for (std::size_t k = 1; k != piece; ++k)
-        for (std::size_t j = 0; j != lanes; ++j) lane[j] = op(std::move(lane[j]), load(first + j * piece + k));
-    for (std::size_t i = lanes * piece; i != count; ++i) // the remainder continues the last piece
-        lane[lanes - 1] = op(std::move(lane[lanes - 1]), load(first + i));
-    value_type_ result = combine_tree(lane.data(), lanes, op);
-    lane.destroy(lanes);
+        for (std::size_t j = 0; j != lanes_k; ++j) lane[j] = op(std::move(lane[j]), load(first + j * piece + k));
+    for (std::size_t i = lanes_k * piece; i != count; ++i) // the remainder continues the last piece
+        lane[lanes_k - 1] = op(std::move(lane[lanes_k - 1]), load(first + i));
+    value_type_ result = combine_tree(lane.data(), lanes_k, op);
+    lane.destroy(lanes_k);
     return result;
 }
 
@@ -507,9 +507,9 @@ output_type_ scan(target_t<pool_type_> target, input_type_ first, input_type_ la
     using out_difference_t = std::iter_difference_t<output_type_>;
     std::size_t const count = static_cast<std::size_t>(last - first);
     if (count == 0) return out;
-    constexpr std::size_t capacity = chunk_capacity<value_type_>();
-    block_plan_t const plan = plan_blocks(count, target.grain, capacity);
-    uninitialized_array_t<value_type_, capacity> offsets; // offsets[c] for c ≥ 1
+    constexpr std::size_t capacity_k = chunk_capacity<value_type_>();
+    block_plan_t const plan = plan_blocks(count, target.grain, capacity_k);
+    uninitialized_array_t<value_type_, capacity_k> offsets; // offsets[c] for c ≥ 1
     auto load = [&first](std::size_t i) noexcept -> value_type_ { return first[static_cast<difference_t>(i)]; };
     // Scans chunk `c` from `seed` (null: from its first element).
     auto scan_chunk = [&](std::size_t c, value_type_ *seed) noexcept {
@@ -605,13 +605,13 @@ void heap_sort(iterator_type_ first, iterator_type_ last, comp_type_ &comp) noex
  */
 template <typename iterator_type_, typename comp_type_>
 void introsort(iterator_type_ first, iterator_type_ last, comp_type_ &comp) noexcept {
-    constexpr std::iter_difference_t<iterator_type_> small = 16;
+    constexpr std::iter_difference_t<iterator_type_> small_k = 16;
     std::size_t depth = 0;
     for (auto size = last - first; size > 1; size /= 2) depth += 2;
     iterator_type_ const start = first, stop = last;
     // Recurses on the right part, loops on the left one; the depth bound keeps the stack at O(log n).
     auto loop = [&comp](auto &self, iterator_type_ low, iterator_type_ high, std::size_t budget) noexcept -> void {
-        while (high - low > small) {
+        while (high - low > small_k) {
             if (budget-- == 0) return heap_sort(low, high, comp);
             iterator_type_ a = low + 1, b = low + (high - low) / 2, c = high - 1;
             // The median of a, b, c goes to `low`, where it serves as the pivot.
@@ -798,9 +798,9 @@ void merge_pass_slice(source_type_ source, output_type_ out, std::size_t base, s
 template <typename data_type_, typename value_type_, typename comp_type_>
 void stable_sort_run(data_type_ data, value_type_ *scratch, std::size_t first, std::size_t size, std::size_t passes,
                      bool scratch_live, comp_type_ &comp) noexcept {
-    constexpr std::size_t run = 32;
-    for (std::size_t begin = first; begin < first + size; begin += run) {
-        std::size_t const end = begin + run < first + size ? begin + run : first + size;
+    constexpr std::size_t run_k = 32;
+    for (std::size_t begin = first; begin < first + size; begin += run_k) {
+        std::size_t const end = begin + run_k < first + size ? begin + run_k : first + size;
         for (std::size_t i = begin + 1; i < end; ++i) {
             if (!comp(data[i], data[i - 1])) continue;
             value_type_ moving = std::move(data[i]);
@@ -809,7 +809,7 @@ void stable_sort_run(data_type_ data, value_type_ *scratch, std::size_t first, s
             data[j] = std::move(moving);
         }
     }
-    std::size_t width = run;
+    std::size_t width = run_k;
     for (std::size_t pass = 0; pass != passes; ++pass, width *= 2) {
         if (pass % 2 == 1)
             merge_pass_slice<false>(scratch, data, first, size, width, first, first + size, 0, 0, comp);
@@ -871,8 +871,8 @@ struct sorter_t {
 
 template <bool stable_k, typename pool_type_, typename iterator_type_, typename comp_type_>
 void sort(target_t<pool_type_> target, iterator_type_ first, iterator_type_ last, comp_type_ &comp) noexcept {
-    using sorter_type_ = sorter_t<pool_type_, iterator_type_, comp_type_>;
-    using value_t = typename sorter_type_::value_t;
+    using one_sorter_t = sorter_t<pool_type_, iterator_type_, comp_type_>;
+    using value_t = typename one_sorter_t::value_t;
     std::size_t const count = static_cast<std::size_t>(last - first);
     if (count < 2) return;
     block_plan_t const plan = plan_blocks(count, target.grain, max_chunks_k);
@@ -888,7 +888,7 @@ void sort(target_t<pool_type_> target, iterator_type_ first, iterator_type_ last
             introsort(first, last, comp);
         return;
     }
-    sorter_type_ sorter{target, first, comp, plan, static_cast<value_t *>(memory)};
+    one_sorter_t sorter{target, first, comp, plan, static_cast<value_t *>(memory)};
     auto data = sorter.data_pointer();
     // Leaves: each chunk sorted on its own, all leaves ending in the same buffer.
     std::size_t const run_size = plan.chunk_size(0);
