@@ -306,8 +306,7 @@ public:
 
         if (swap) {
             *swap = retired_layout_t{table_(), domains_(), swap->older};
-            table_ptr_.store(table, std::memory_order_relaxed);
-            domains_count_.store(static_cast<index_t>(domains), std::memory_order_relaxed);
+            publish_layout_(table, static_cast<index_t>(domains));
         } else if (!reused)
             retire_layout_(table, static_cast<index_t>(domains), entry);
         bool oversubscribed = false;
@@ -493,11 +492,12 @@ public:
         if (generation == 0) return;
         std::uint64_t const ticket = claim_.load(std::memory_order_acquire);
         if (token_of_(ticket) != generation || state_of_(ticket) != published_k) return;
-        for (index_t d = 0; d != domains_(); ++d) {
-            generation_t const inner = table_()[d].generation.load(std::memory_order_relaxed);
+        layout_view_t const layout = layout_(); // a respawn may replace it meanwhile: then the claim moved on
+        for (index_t d = 0; d != layout.count; ++d) {
+            generation_t const inner = layout.table[d].generation.load(std::memory_order_relaxed);
             std::atomic_thread_fence(std::memory_order_acquire);          // pairs with DP's release fence (seqlock)
             if (claim_.load(std::memory_order_relaxed) != ticket) return; // a newer claim: `generation` is done
-            table_()[d].slot->pool.unsafe_join(inner);
+            layout.table[d].slot->pool.unsafe_join(inner);
         }
     }
 
@@ -627,8 +627,9 @@ private:
 
     /**  Every domain's latest publication has retired (acquires, through each inner `is_complete`). */
     bool complete_everywhere_() const noexcept {
-        for (index_t d = 0; d != domains_(); ++d)
-            if (!table_()[d].slot->pool.is_complete(table_()[d].generation.load(std::memory_order_relaxed)))
+        layout_view_t const layout = layout_();
+        for (index_t d = 0; d != layout.count; ++d)
+            if (!layout.table[d].slot->pool.is_complete(layout.table[d].generation.load(std::memory_order_relaxed)))
                 return false;
         return true;
     }
@@ -680,8 +681,33 @@ private:
             retired_ = entry;
         } else
             delete entry;
-        table_ptr_.store(table, std::memory_order_relaxed);
-        domains_count_.store(count, std::memory_order_relaxed);
+        publish_layout_(table, count);
+    }
+
+    /**
+     *  Makes (`table`, `count`) the live layout so that a reader on another thread never indexes a table past its
+     *  end: the count drops to the smaller of the two first, then the pointer, then the new count, each a release
+     *  store, and `layout_` reads count, pointer, count with acquires and keeps the smaller count (whichever table
+     *  it saw holds that many domains). Replaced tables are never freed before the destructor (retired list).
+     */
+    void publish_layout_(domain_t *table, index_t count) noexcept {
+        index_t const previous = domains_();
+        domains_count_.store(previous < count ? previous : count, std::memory_order_release);
+        table_ptr_.store(table, std::memory_order_release);
+        domains_count_.store(count, std::memory_order_release);
+    }
+
+    struct layout_view_t {
+        domain_t *table;
+        index_t count;
+    };
+    /**  The live layout for a thread that may race a respawn (a refused dispatcher, `is_complete`, a foreign
+     *   join): a table and a count it holds, possibly of a layout already replaced (see `publish_layout_`). */
+    layout_view_t layout_() const noexcept {
+        index_t const before = domains_count_.load(std::memory_order_acquire);
+        domain_t *const table = table_ptr_.load(std::memory_order_acquire);
+        index_t const after = domains_count_.load(std::memory_order_acquire);
+        return {table, before < after ? before : after};
     }
 
     static void free_layout_(domain_t *table, index_t count) noexcept {
