@@ -481,7 +481,9 @@ public:
         // A g_d read may belong to a newer dispatch; then `claim` has moved on, and `generation` is complete (D3).
         // Pairs with DP's release fence (seqlock).
         std::atomic_thread_fence(std::memory_order_acquire);
-        return claim_.load(std::memory_order_relaxed) != ticket;
+        // Acquire: a newer claim was taken after its claimer saw every domain complete, so answering "complete"
+        // from it must also see every slice's writes (and end every read of the fork).
+        return claim_.load(std::memory_order_acquire) != ticket;
     }
 
     /**
@@ -495,8 +497,10 @@ public:
         layout_view_t const layout = layout_(); // a respawn may replace it meanwhile: then the claim moved on
         for (index_t d = 0; d != layout.count; ++d) {
             generation_t const inner = layout.table[d].generation.load(std::memory_order_relaxed);
-            std::atomic_thread_fence(std::memory_order_acquire);          // pairs with DP's release fence (seqlock)
-            if (claim_.load(std::memory_order_relaxed) != ticket) return; // a newer claim: `generation` is done
+            std::atomic_thread_fence(std::memory_order_acquire); // pairs with DP's release fence (seqlock)
+            // A newer claim: `generation` is done. Acquire, because that claimer saw every domain complete: the
+            // slices' writes, and the workers' last reads of this dispatch's fork, happen-before our return.
+            if (claim_.load(std::memory_order_acquire) != ticket) return;
             layout.table[d].slot->pool.unsafe_join(inner);
         }
     }
