@@ -1,5 +1,6 @@
 // Idle policy: what pool threads do between dispatches, set once and kept across dispatches and respawns.
 // Written against the core v2 API (`set_idle_policy`, `idle_policy`, `idle_policy_t`).
+#include <atomic>  // `std::atomic`
 #include <cstdio>  // `std::printf`
 #include <cstdlib> // `EXIT_FAILURE`
 
@@ -19,7 +20,7 @@ int main() {
     // Long idle phases: block in the kernel until the next dispatch wakes the workers.
     if (!pool.set_idle_policy({fu::idle_mode_t::sleep_k, 0})) return EXIT_FAILURE;
 
-    std::size_t ran = 0;
+    std::atomic<std::size_t> ran{0};
     pool.for_threads([&](std::size_t thread) noexcept { ran += thread == 0; }).join_or_run_on_caller();
     std::printf("default: mode %d, %llu us; now: mode %d\n", static_cast<int>(by_default.mode),
                 static_cast<unsigned long long>(by_default.microseconds), static_cast<int>(pool.idle_policy().mode));
