@@ -307,6 +307,10 @@ struct root_t {
 namespace {
 
 std::atomic<root_t *> roots_[max_roots_k];
+/**  Guards every root's list of pools (`shape.segments`, `segments_count`) against `refresh_idle_policies`, the one
+ *   reader that does not hold the root: taken by that function and where a list grows or is emptied, never on a
+ *   region's path (a region only reads its own root's list). */
+std::mutex shapes_mutex_;
 std::mutex roots_mutex_;         // serializes creating roots; never held on a region's path otherwise
 std::atomic<unsigned> forks_{0}; // bumped in a fork child
 // Threads of every live root (workers and one master each): more than the cores, and idle ones must not spin.
@@ -372,6 +376,7 @@ bool ensure_cursors(root_t &root, unsigned capacity) noexcept {
 /**  Sets every live root's pools to the idle policy the process's size now calls for (any thread may). */
 [[gnu::noinline]] void refresh_idle_policies() noexcept {
     bool const oversubscribed = process_threads() > settings().allowed_cores;
+    std::lock_guard<std::mutex> const lock(shapes_mutex_);
     for (auto &slot : roots_)
         if (root_t *root = slot.load(std::memory_order_acquire))
             for (unsigned segment = 0; segment != root->shape.segments_count; ++segment)
@@ -391,9 +396,12 @@ unsigned grow(root_t &root, unsigned wanted) noexcept {
         delete segment;
         return have;
     }
-    root.shape.first[root.shape.segments_count] = have - 1;
-    root.shape.member_fns[root.shape.segments_count] = {&root, have - 1};
-    root.shape.segments[root.shape.segments_count++] = segment;
+    {
+        std::lock_guard<std::mutex> const lock(shapes_mutex_);
+        root.shape.first[root.shape.segments_count] = have - 1;
+        root.shape.member_fns[root.shape.segments_count] = {&root, have - 1};
+        root.shape.segments[root.shape.segments_count++] = segment;
+    }
     // The master too, the first time.
     unsigned const before = process_threads_.fetch_add(wanted - root.shape.threads, std::memory_order_relaxed);
     root.shape.threads = wanted;
@@ -603,6 +611,7 @@ int pause_idle_roots() noexcept {
         root_t *root = slot.load(std::memory_order_acquire);
         if (!root || root->shape.forks != forks || !root->try_claim()) continue;
         // The next region spawns the threads afresh; construct numbers and cursors carry on.
+        std::lock_guard<std::mutex> const lock(shapes_mutex_);
         for (unsigned segment = 0; segment != root->shape.segments_count; ++segment) {
             root->shape.segments[segment]->terminate();
             delete root->shape.segments[segment];
