@@ -2,8 +2,8 @@
  *  @file   algorithms_sweep_test.cpp
  *  @brief  `std::uint8_t` pools against sizes at the block and chunk boundaries of a grain of 3: around 1, 2 and
  *          255 blocks (the most tasks such a pool counts), 256 and 257 (where chunk 255 shares task 0, then chunks
- *          start holding two blocks). Every thread count 1..255 runs them (every
- *          `FORKUNION_SWEEP_STRIDE`-th one in sanitized builds, 255 always). Odd thread counts run
+ *          start holding two blocks). Thread counts 1..255 run them (every `FORKUNION_SWEEP_STRIDE`-th one and
+ *          every count where a pool changes shape: `sweep_runs_thread_count`). Odd thread counts run
  *          caller-exclusive, even ones inclusive. A second test takes 10007 elements (scans and sorts over 209 chunks
  * of 16 blocks) and `large_k` elements (10^6 in release builds: 333,334 blocks in 163 chunks of 2048 blocks, far more
  * elements than the index type counts) at a fixed set of thread counts: the block-to-task mapping there depends on n
@@ -129,7 +129,7 @@ TEST(algorithms_sweep, u8_pools_agree_with_serial_answers_at_block_boundaries_fo
                     256 * g, 256 * g + 1, 257 * g + 1});
     std::size_t checked = 0, pools = 0;
     for (unsigned threads = 1; threads <= 255; ++threads) {
-        if ((threads - 1) % FORKUNION_SWEEP_STRIDE != 0 && threads != 255) continue; // sanitized builds thin it
+        if (!forkunion::testing::sweep_runs_thread_count(threads, FORKUNION_SWEEP_STRIDE)) continue;
         checked += check_cases(threads, cases);
         ++pools;
     }
