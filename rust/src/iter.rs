@@ -19,16 +19,48 @@
 //! through the pool's `*_or_run_on_caller` verbs, and returns the same value.
 //!
 //! # Reproducible reductions
-//! `sum`, `product`, `count`, `reduce`, `min`/`max` and their `_by_key` forms cut the positions into blocks of
-//! `grain` ([`DEFAULT_GRAIN`] unless [`Scheduled::with_grain`] says otherwise): block `b` is
-//! `b*grain .. min(n, (b+1)*grain)`. Each block is reduced serially in position order; the block results are
-//! combined in a fixed binary tree whose shape depends on the block count only: a range of blocks `[lo, hi)`
-//! splits at `lo + p`, with `p` the largest power of two below `hi - lo`. Threads compute whole subtrees (at most
-//! [`MAX_REDUCTION_TASKS`] of them, each a run of blocks aligned to a power of two) and the caller combines their
-//! results with the same rule. So the result depends on the input, the operations and the grain only: a `f64`
-//! sum is bit-for-bit the same at every thread count, on either schedule, and in the serial fallback. The price
-//! against a thread-count split: one partial result per subtree (one small allocation per call) and a tree of
-//! combines instead of `T - 1`; and reductions of fewer than `2 * grain` positions run on the caller alone.
+//! `sum`, `product`, `count`, `reduce`, `min`/`max` and their `_by_key` forms compute one rule, the reduction
+//! rule of the C++ algorithms (`forkunion/algorithms.hpp`), with `⊕` the terminal's operation, `g` the grain
+//! ([`DEFAULT_GRAIN`] unless [`Scheduled::with_grain`] says otherwise) and `W` = [`REDUCTION_LANES`]:
+//! 1. Blocks: block `b` holds positions `b*g .. min(n, (b+1)*g)`.
+//! 2. Lanes: in a block of `L` positions, lane `j < min(W, L)` starts from the block's `j`-th item and folds the
+//!    items `j + W`, `j + 2W`, ... from the left, the lane first: `a = a ⊕ y[j + W]`, then `a = a ⊕ y[j + 2W]`, ...
+//! 3. The tree of values `v[0..m)`: split at the largest power of two below `m`, left part ⊕ right part,
+//!    recursively (the same as: for `s = 1, 2, 4, ...` below `m`, `v[i] = v[i] ⊕ v[i + s]` for `i = 0, 2s, 4s, ...`
+//!    while `i + s < m`; the value is `v[0]`).
+//! 4. A block's value is the tree of its lanes; the result is the tree of the blocks' values.
+//!
+//! What each terminal starts from, and what stands for C++'s `init` (which C++ adds as `init ⊕ tree`):
+//! - `sum`: a lane starts as the `Sum` of its one first item, takes an item `x` as `T::sum([a, T::sum([x])])`, and
+//!   two partials join as `T::sum([a, b])`; nothing is added to the tree, and no items give the empty sum. For
+//!   `f64`, whose empty sum is −0.0 (0.0 before Rust 1.82), an exact identity of `+`, these are plain additions:
+//!   a `f64` sum has the bits of C++'s `fu::reduce(pool, first, last, init, std::plus<>{})` over the same values
+//!   and grain with `init = -0.0`, and with `init = 0.0` too unless every item is −0.0 or there are none (then
+//!   it is the empty sum, as the serial `iter.sum()` is). Integers' sums are exact, whatever the grouping.
+//! - `product`: the same with `Product` (the empty product of floats, 1.0, is exact too).
+//! - `reduce(identity, fold, combine)`: every lane starts at `identity()` and folds its items with `fold`; lanes
+//!   and blocks join with `combine`; no items give `identity()`. So when folding an item into `identity()` gives
+//!   exactly what C++ loads for it, this is C++'s rule with `init = identity()`. For `f64`, `reduce(|| 0.0,
+//!   |a, &x, _| *a += x, |a, b| a + b)` has the bits of C++'s `reduce` with `init = 0.0` (a zero's sign never
+//!   reaches a sum that is not zero), and `|| -0.0` those of `init = -0.0`.
+//! - `count`: an exact integer sum over the same blocks.
+//! - `min`, `max` and the `_by_key` forms: a lane holds its best item with the item's position, and two candidates
+//!   always compare with the earlier position first, so ties go to the first (`min`) or last (`max`) of equals,
+//!   as in `std`, whatever the grouping.
+//!
+//! Past a `filter`, a dropped position leaves its lane as it was; a lane whose first position is dropped starts
+//! from the empty sum, the empty product, `identity()`, or no candidate.
+//!
+//! Threads compute whole subtrees of blocks (at most [`MAX_REDUCTION_TASKS`] of them, each a run of blocks aligned
+//! to a power of two, so each is a node of the whole tree) and the caller combines their results with the same
+//! rule. So the result depends on the input, the operations and the grain only: a `f64` sum is bit-for-bit the
+//! same at every thread count, on either schedule, and in the serial fallback. The price against a thread-count
+//! split (one serial fold per thread, `T - 1` combines): `W - 1` lane combines per block of `g` items (15 per
+//! 4096 by default), one partial result per subtree (one small allocation per call), a tree of combines over the
+//! subtrees instead of `T - 1`, and `reduce` calls `identity()` once per lane (up to `W` times per block). A
+//! reduction of one block (at most `g` positions) runs on the caller alone. In exchange, the lanes are `W`
+//! independent chains, so a `f64` sum vectorizes without reassociating anything (no fast-math), where one chain
+//! per block waits for every addition.
 //!
 //! # Early exit
 //! `find_*`, `any`, `all` and `try_for_each` hand out blocks of `grain` positions from one shared cursor, in
@@ -93,6 +125,7 @@
 
 use std::iter::{Product, Sum};
 use std::marker::PhantomData;
+use std::mem::MaybeUninit;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -102,10 +135,15 @@ use crate::sync::{CacheAligned, SpinMutex};
 /// The block size of reductions and searches, in positions, unless [`Scheduled::with_grain`] sets another.
 ///
 /// A constant, never derived from the thread count or the machine: the block boundaries, and so the result of a
-/// floating-point reduction, depend on it. 1024 positions keep a block's serial loop long enough to hide the
-/// per-block bookkeeping (one partial, one combine, one claim) and short enough that searches stop soon after
-/// the match and that the tree over blocks keeps a floating-point sum's rounding error close to pairwise.
-pub const DEFAULT_GRAIN: usize = 1024;
+/// floating-point reduction, depend on it. It equals the C++ algorithms' `default_grain_k`, so that a reduction
+/// with the default grain gives the same bits in both languages. 4096 positions keep a block's lanes long enough
+/// to hide the per-block bookkeeping (15 lane combines, one block combine, one search claim) and short enough
+/// that a search stops within `(T - 1) * 4096` positions past the match.
+pub const DEFAULT_GRAIN: usize = 4096;
+
+/// `W`, the lanes of the reduction rule (module docs): position `j` of a block goes to lane `j mod W`. It equals
+/// the C++ algorithms' `reduction_lanes_k`; changing it changes every floating-point result.
+pub const REDUCTION_LANES: usize = 16;
 
 /// The most subtrees a reduction dispatches: enough to spread over 512 threads, and small enough that the
 /// caller's final combines take a few microseconds at most.
@@ -634,11 +672,9 @@ where
     /// The number of items. Serial equivalent: `iter.count()`.
     pub fn count(self) -> usize {
         let iter = &self.iter;
-        let leaf = |span: Range<usize>, _: Prong| {
-            // SAFETY: the blocks partition `0..positions()`.
-            span.filter(|&position| unsafe { iter.produce(position) }.is_some()).count()
-        };
-        self.reduce_blocks(&leaf, &|a, b| a + b).unwrap_or(0)
+        // SAFETY: the rule produces each position once.
+        let start = |at: Prong| unsafe { iter.produce(at.task_index) }.is_some() as usize;
+        self.reduce_blocks(&start, &|lane, at| lane + start(at), &|a, b| a + b).unwrap_or(0)
     }
 
     /// The sum of the items, reproducible (see the module docs). Serial equivalent: `iter.sum()`.
@@ -647,11 +683,16 @@ where
         T: Send + Sum<I::Item> + Sum<T>,
     {
         let iter = &self.iter;
-        // SAFETY: the blocks partition `0..positions()`.
-        let leaf =
-            |span: Range<usize>, _: Prong| -> T { span.filter_map(|position| unsafe { iter.produce(position) }).sum() };
+        // SAFETY (both): the rule produces each position once.
+        let start = |at: Prong| -> T { unsafe { iter.produce(at.task_index) }.into_iter().sum() };
+        let step = |lane: T, at: Prong| -> T {
+            match unsafe { iter.produce(at.task_index) } {
+                Some(item) => [lane, std::iter::once(item).sum()].into_iter().sum(),
+                None => lane,
+            }
+        };
         let combine = |a: T, b: T| -> T { [a, b].into_iter().sum() };
-        self.reduce_blocks(&leaf, &combine).unwrap_or_else(|| std::iter::empty::<T>().sum())
+        self.reduce_blocks(&start, &step, &combine).unwrap_or_else(|| std::iter::empty::<T>().sum())
     }
 
     /// The product of the items, reproducible (see the module docs). Serial equivalent: `iter.product()`.
@@ -660,18 +701,23 @@ where
         T: Send + Product<I::Item> + Product<T>,
     {
         let iter = &self.iter;
-        // SAFETY: the blocks partition `0..positions()`.
-        let leaf = |span: Range<usize>, _: Prong| -> T {
-            span.filter_map(|position| unsafe { iter.produce(position) }).product()
+        // SAFETY (both): the rule produces each position once.
+        let start = |at: Prong| -> T { unsafe { iter.produce(at.task_index) }.into_iter().product() };
+        let step = |lane: T, at: Prong| -> T {
+            match unsafe { iter.produce(at.task_index) } {
+                Some(item) => [lane, std::iter::once(item).product()].into_iter().product(),
+                None => lane,
+            }
         };
         let combine = |a: T, b: T| -> T { [a, b].into_iter().product() };
-        self.reduce_blocks(&leaf, &combine).unwrap_or_else(|| std::iter::empty::<T>().product())
+        self.reduce_blocks(&start, &step, &combine).unwrap_or_else(|| std::iter::empty::<T>().product())
     }
 
-    /// Folds every block's items into `identity()` with `fold(&mut accumulator, item, prong)` and combines the
-    /// blocks' accumulators with `combine`, in the reproducible tree of the module docs; `identity()` for no
-    /// items. `prong.task_index` is the item's position. Serial equivalent, for an associative `combine` whose
-    /// identity is `identity()`: `iter.fold(identity(), |mut a, x| { fold(&mut a, x, ..); a })`.
+    /// Folds every lane's items into its own `identity()` with `fold(&mut accumulator, item, prong)` and combines
+    /// the lanes' and blocks' accumulators with `combine`, by the reproducible rule of the module docs;
+    /// `identity()` for no items. `prong.task_index` is the item's position. Serial equivalent, for an associative
+    /// and commutative `combine` whose identity is `identity()`: `iter.fold(identity(), |mut a, x| { fold(&mut a,
+    /// x, ..); a })`.
     pub fn reduce<T, ID, FO, CO>(self, identity: ID, fold: FO, combine: CO) -> T
     where
         T: Send,
@@ -680,17 +726,15 @@ where
         CO: Fn(T, T) -> T + Sync,
     {
         let iter = &self.iter;
-        let leaf = |span: Range<usize>, prong: Prong| {
-            let mut accumulator = identity();
-            for position in span {
-                // SAFETY: the blocks partition `0..positions()`.
-                if let Some(item) = unsafe { iter.produce(position) } {
-                    fold(&mut accumulator, item, Prong { task_index: position, ..prong });
-                }
+        let step = |mut lane: T, at: Prong| {
+            // SAFETY: the rule produces each position once.
+            if let Some(item) = unsafe { iter.produce(at.task_index) } {
+                fold(&mut lane, item, at);
             }
-            accumulator
+            lane
         };
-        self.reduce_blocks(&leaf, &combine).unwrap_or_else(|| no_unwind(&identity))
+        let start = |at: Prong| step(identity(), at);
+        self.reduce_blocks(&start, &step, &combine).unwrap_or_else(|| no_unwind(&identity))
     }
 
     /// Folds each thread's items into its own slot, `scratch[prong.thread_index]`, with `fold`, then combines
@@ -832,23 +876,24 @@ where
     }
 
     /// The reproducible reduction of the items with `keep_second(a, b)`: whether `b`, later in position order,
-    /// replaces `a`.
+    /// replaces `a`. Candidates carry their positions, since lanes interleave them.
     fn best_by(self, keep_second: impl Fn(&I::Item, &I::Item) -> bool + Sync) -> Option<I::Item>
     where
         I::Item: Send,
     {
         let iter = &self.iter;
-        let pick = |a: Option<I::Item>, b: Option<I::Item>| match (a, b) {
-            (Some(a), Some(b)) => Some(if keep_second(&a, &b) { b } else { a }),
+        let pick = |a: Option<(usize, I::Item)>, b: Option<(usize, I::Item)>| match (a, b) {
+            (Some(a), Some(b)) => {
+                let (earlier, later) = if a.0 < b.0 { (a, b) } else { (b, a) };
+                Some(if keep_second(&earlier.1, &later.1) { later } else { earlier })
+            }
             (a, None) => a,
             (None, b) => b,
         };
-        let leaf = |span: Range<usize>, _: Prong| {
-            // SAFETY: the blocks partition `0..positions()`.
-            span.filter_map(|position| unsafe { iter.produce(position) })
-                .fold(None, |best, item| pick(best, Some(item)))
-        };
-        self.reduce_blocks(&leaf, &pick).flatten()
+        // SAFETY: the rule produces each position once.
+        let start = |at: Prong| unsafe { iter.produce(at.task_index) }.map(|item| (at.task_index, item));
+        let step = |best, at: Prong| pick(best, start(at));
+        self.reduce_blocks(&start, &step, &pick).flatten().map(|(_, item)| item)
     }
 }
 
@@ -872,12 +917,14 @@ impl<'p, I: ParallelIterator, S: Scheduler> Scheduled<'p, I, S> {
         }
     }
 
-    /// The reproducible reduction of the module docs: `leaf` reduces one block, `combine` joins two results in
-    /// the fixed tree. `None` when there are no positions.
-    fn reduce_blocks<T, L, C>(&self, leaf: &L, combine: &C) -> Option<T>
+    /// The reproducible reduction of the module docs: a lane starts as `start(at)` and takes the next position as
+    /// `step(lane, at)` (`at.task_index` is the position), and `combine` joins two values in the fixed tree.
+    /// `None` when there are no positions.
+    fn reduce_blocks<T, B, F, C>(&self, start: &B, step: &F, combine: &C) -> Option<T>
     where
         T: Send,
-        L: Fn(Range<usize>, Prong) -> T + Sync,
+        B: Fn(Prong) -> T + Sync,
+        F: Fn(T, Prong) -> T + Sync,
         C: Fn(T, T) -> T + Sync,
     {
         let n = self.iter.positions();
@@ -888,7 +935,7 @@ impl<'p, I: ParallelIterator, S: Scheduler> Scheduled<'p, I, S> {
         }
         let block = |index: usize, prong: Prong| {
             let first = index * grain;
-            leaf(first..n.min(first + grain), Prong { task_index: first, ..prong })
+            reduce_block(first, first + grain.min(n - first), prong, start, step, combine)
         };
         let subtree = |task: usize, prong: Prong| {
             let (first, last) = plan.subtree(task);
@@ -942,6 +989,75 @@ impl TreePlan {
         let first = task * self.chunk;
         (first, self.blocks.min(first + self.chunk))
     }
+}
+
+/// Steps 2 and 4 of the rule: the value of the block `[first, last)` (`first < last`). Lane `j` starts as
+/// `start(first + j)` and takes positions `first + j + W, first + j + 2W, ...` with `step`; the block's value is the
+/// tree of its lanes.
+fn reduce_block<T, B, F, C>(first: usize, last: usize, prong: Prong, start: &B, step: &F, combine: &C) -> T
+where
+    B: Fn(Prong) -> T,
+    F: Fn(T, Prong) -> T,
+    C: Fn(T, T) -> T,
+{
+    const W: usize = REDUCTION_LANES;
+    let at = |position: usize| Prong { task_index: position, ..prong };
+    if last - first < W {
+        // A lane per position, each holding one item: the block is their tree.
+        return fold_tree(first, last, &mut |position| start(at(position)), combine);
+    }
+    // The lanes are `W` independent accumulators side by side, indexed by constants once the inner loop is
+    // unrolled, so they live in registers and a `f64` sum's loop vectorizes. Each step moves a lane out and
+    // writes the result back: `MaybeUninit`, so that a panic in between (which aborts the process anyway) could
+    // only leak a lane, never drop one twice.
+    let mut lanes: [MaybeUninit<T>; W] = std::array::from_fn(|j| MaybeUninit::new(start(at(first + j))));
+    let mut offset = first + W;
+    while last - offset >= W {
+        for (j, lane) in lanes.iter_mut().enumerate() {
+            // SAFETY: every lane is initialized between steps.
+            let value = unsafe { lane.assume_init_read() };
+            lane.write(step(value, at(offset + j)));
+        }
+        offset += W;
+    }
+    finish_block(lanes, offset..last, prong, step, combine)
+}
+
+/// The rest of [`reduce_block`]: the last `span.len() < W` positions go to lanes `0..span.len()`, then step 3
+/// folds the lanes, consuming them. Out of line, and given the lanes by value, so that the lanes' loop keeps them
+/// in registers: inlined, this code's variable indices and pairs kept the lanes in memory or made the vectorizer
+/// shuffle them inside that loop (seen in `f64` sums' machine code).
+#[inline(never)]
+fn finish_block<T, F, C>(
+    mut lanes: [MaybeUninit<T>; REDUCTION_LANES],
+    span: Range<usize>,
+    prong: Prong,
+    step: &F,
+    combine: &C,
+) -> T
+where
+    F: Fn(T, Prong) -> T,
+    C: Fn(T, T) -> T,
+{
+    for (lane, position) in lanes.iter_mut().zip(span) {
+        // SAFETY: every lane is initialized between steps.
+        let value = unsafe { lane.assume_init_read() };
+        lane.write(step(value, Prong { task_index: position, ..prong }));
+    }
+    // Step 3 in place: `lanes[i] = lanes[i] ⊕ lanes[i + s]`.
+    let mut s = 1;
+    while s < REDUCTION_LANES {
+        let mut i = 0;
+        while i + s < REDUCTION_LANES {
+            // SAFETY: lanes `i` and `i + s` are initialized; lane `i + s` is never read again.
+            let (left, right) = unsafe { (lanes[i].assume_init_read(), lanes[i + s].assume_init_read()) };
+            lanes[i].write(combine(left, right));
+            i += 2 * s;
+        }
+        s *= 2;
+    }
+    // SAFETY: lane 0 holds the tree's value.
+    unsafe { lanes[0].assume_init_read() }
 }
 
 /// Combines `leaf(first) .. leaf(last - 1)` in the fixed tree: `[lo, hi)` splits at `lo` plus the largest power of
@@ -1100,6 +1216,26 @@ mod tests {
         assert_eq!(largest_power_of_two_below(4), 2);
         assert_eq!(largest_power_of_two_below(5), 4);
         assert_eq!(largest_power_of_two_below(usize::MAX), 1 << (usize::BITS - 1));
+    }
+
+    /// A block as text: a lane is its positions joined by '.', and "(a b)" joins a and b.
+    fn block_shape(first: usize, last: usize) -> String {
+        let prong = ThreadPool::caller_prong(0);
+        let start = |at: Prong| at.task_index.to_string();
+        let step = |lane: String, at: Prong| format!("{}.{}", lane, at.task_index);
+        reduce_block(first, last, prong, &start, &step, &|a, b| format!("({} {})", a, b))
+    }
+
+    #[test]
+    fn blocks_fold_lanes_then_join_them_in_the_tree() {
+        assert_eq!(block_shape(7, 8), "7");
+        assert_eq!(block_shape(0, 3), "((0 1) 2)");
+        assert_eq!(block_shape(0, 18), "((((0.16 1.17) (2 3)) ((4 5) (6 7))) (((8 9) (10 11)) ((12 13) (14 15))))");
+        assert_eq!(
+            block_shape(100, 134),
+            "((((100.116.132 101.117.133) (102.118 103.119)) ((104.120 105.121) (106.122 107.123))) \
+             (((108.124 109.125) (110.126 111.127)) ((112.128 113.129) (114.130 115.131))))"
+        );
     }
 
     #[test]

@@ -143,63 +143,246 @@ fn min_and_max_pick_the_first_and_last_of_equals_as_std_does() {
     assert_eq!(last_max, keys.iter().max().unwrap() as *const Key);
 }
 
-/// The documented tree, written here independently: blocks of `grain`, summed left to right; a range of blocks
-/// `[lo, hi)` splits at `lo` plus the largest power of two below `hi - lo`.
-fn documented_tree_sum(data: &[f64], grain: usize) -> f64 {
-    fn tree(blocks: &[f64]) -> f64 {
-        if blocks.len() == 1 {
-            return blocks[0];
+/// The reduction rule of the module docs, written here plainly and serially: blocks of `grain`; in a block, lane
+/// `j < 16` folds items `j, j + 16, j + 32, ...` from the left; the in-place tree `v[i] = v[i] op v[i + s]` for
+/// `s = 1, 2, 4, ...` over a block's lanes, then over the blocks' values; `init op` that tree, or `init` for no
+/// items. This is the C++ algorithms' rule (`fu::reduce(pool, first, last, init, op)`).
+fn rule_reduce(data: &[f64], grain: usize, init: f64, op: fn(f64, f64) -> f64) -> f64 {
+    const LANES: usize = 16;
+    let tree = |mut values: Vec<f64>| -> f64 {
+        let mut s = 1;
+        while s < values.len() {
+            let mut i = 0;
+            while i + s < values.len() {
+                values[i] = op(values[i], values[i + s]);
+                i += 2 * s;
+            }
+            s *= 2;
         }
-        let mut half = 1;
-        while half * 2 < blocks.len() {
-            half *= 2;
-        }
-        let (left, right) = blocks.split_at(half);
-        [tree(left), tree(right)].into_iter().sum()
+        values[0]
+    };
+    if data.is_empty() {
+        return init;
     }
-    let blocks: Vec<f64> = data.chunks(grain).map(|block| block.iter().sum()).collect();
-    if blocks.is_empty() {
-        0.0
-    } else {
-        tree(&blocks)
+    let blocks: Vec<f64> = data
+        .chunks(grain)
+        .map(|block| {
+            let lanes: Vec<f64> = (0..block.len().min(LANES))
+                .map(|j| block[j..].iter().step_by(LANES).skip(1).fold(block[j], |lane, &x| op(lane, x)))
+                .collect();
+            tree(lanes)
+        })
+        .collect();
+    op(init, tree(blocks))
+}
+
+fn plus(a: f64, b: f64) -> f64 {
+    a + b
+}
+fn times(a: f64, b: f64) -> f64 {
+    a * b
+}
+
+/// Pseudo-random values of wildly mixed magnitudes (±1e16, ±1, small fractions over 40 binades), so that almost
+/// any change in the order of additions changes the result's bits.
+fn mixed_magnitudes(n: usize) -> Vec<f64> {
+    (0..n as u64)
+        .map(|i| {
+            let h = (i + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (i >> 3).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            let fraction = (h >> 11) as f64 / (1u64 << 53) as f64;
+            let sign = if h & 1 == 0 { 1.0 } else { -1.0 };
+            sign * match (h >> 1) % 4 {
+                0 => 1e16,
+                1 => 1.0 + fraction,
+                2 => 1e16 * (1.0 + fraction),
+                _ => fraction * f64::powi(2.0, ((h >> 3) % 40) as i32 - 20),
+            }
+        })
+        .collect()
+}
+
+/// Sizes around the lanes and the default grain.
+fn rule_sizes() -> [usize; 10] {
+    [0, 1, 15, 16, 17, 4095, 4096, 4097, 3 * 4096 + 5, 100_003]
+}
+
+/// The empty sum of `f64`, which is also what `sum` starts from (-0.0 since Rust 1.82, 0.0 before).
+fn empty_sum() -> f64 {
+    std::iter::empty::<f64>().sum()
+}
+
+/// The bits of every reproducible `f64` terminal of one chain: `sum`, `reduce` from 0.0 and from -0.0, `product`
+/// of values near 1.
+fn terminal_bits<S: Scheduler>(pool: &fu::ThreadPool, schedule: S, data: &[f64], grain: Option<usize>) -> [u64; 4] {
+    let bind = || {
+        let bound = data.par_iter().with_schedule(pool, schedule);
+        match grain {
+            Some(grain) => bound.with_grain(grain),
+            None => bound,
+        }
+    };
+    let sum: f64 = bind().sum();
+    let from_zero = bind().reduce(|| 0.0f64, |lane, &x, _| *lane += x, |a, b| a + b);
+    let from_negative_zero = bind().reduce(|| -0.0f64, |lane, &x, _| *lane += x, |a, b| a + b);
+    let product: f64 = bind().map(|&x| near_one(x)).product();
+    [sum.to_bits(), from_zero.to_bits(), from_negative_zero.to_bits(), product.to_bits()]
+}
+
+fn near_one(x: f64) -> f64 {
+    1.0 + x * 1e-17
+}
+
+/// What [`terminal_bits`] must give: the rule with the documented `init` of each terminal, and without a grain
+/// the C++ algorithms' default of 4096, written out so that a change of the crate's default shows.
+fn rule_bits(data: &[f64], grain: Option<usize>) -> [u64; 4] {
+    let g = grain.unwrap_or(4096);
+    let factors: Vec<f64> = data.iter().map(|&x| near_one(x)).collect();
+    [
+        rule_reduce(data, g, empty_sum(), plus).to_bits(),
+        rule_reduce(data, g, 0.0, plus).to_bits(),
+        rule_reduce(data, g, -0.0, plus).to_bits(),
+        rule_reduce(&factors, g, 1.0, times).to_bits(),
+    ]
+}
+
+const RULE_GRAINS: [Option<usize>; 4] = [None, Some(1), Some(7), Some(100)];
+
+#[test]
+fn the_data_tells_the_orders_apart() {
+    // Without this, the bit-for-bit checks below could pass for a different grouping.
+    let data = mixed_magnitudes(100_003);
+    let rule = rule_reduce(&data, 4096, -0.0, plus);
+    let serial: f64 = data.iter().sum();
+    let blocks_in_order: Vec<f64> = data.chunks(4096).map(|block| block.iter().sum()).collect();
+    let one_lane_per_block = rule_reduce(&blocks_in_order, 1, -0.0, plus);
+    let other_grain = rule_reduce(&data, 1024, -0.0, plus);
+    for (name, other) in [("serial", serial), ("one lane per block", one_lane_per_block), ("grain 1024", other_grain)] {
+        assert_ne!(rule.to_bits(), other.to_bits(), "the rule against {}", name);
+    }
+    for (n, grain) in [(17, 7), (4097, 100), (3 * 4096 + 5, 4096)] {
+        let data = mixed_magnitudes(n);
+        let serial: f64 = data.iter().sum();
+        assert_ne!(rule_reduce(&data, grain, -0.0, plus).to_bits(), serial.to_bits(), "n = {}, grain {}", n, grain);
+    }
+    let factors: Vec<f64> = data.iter().map(|&x| near_one(x)).collect();
+    let serial_product: f64 = factors.iter().product();
+    assert_ne!(rule_reduce(&factors, 4096, 1.0, times).to_bits(), serial_product.to_bits(), "products");
+}
+
+#[test]
+fn floating_point_reductions_follow_the_rule_bit_for_bit() {
+    let topology = topology();
+    let cases: Vec<(Vec<f64>, Option<usize>, [u64; 4])> = rule_sizes()
+        .iter()
+        .flat_map(|&n| RULE_GRAINS.iter().map(move |&grain| (n, grain)))
+        .map(|(n, grain)| {
+            let data = mixed_magnitudes(n);
+            let expected = rule_bits(&data, grain);
+            (data, grain, expected)
+        })
+        .collect();
+    for threads in [1, 2, 3, 8] {
+        let pool = fu::ThreadPool::try_spawn(&topology, threads).unwrap();
+        for (data, grain, expected) in &cases {
+            let context = format!("n = {}, grain {:?}, {} threads", data.len(), grain, threads);
+            assert_eq!(terminal_bits(&pool, StaticScheduler, data, *grain), *expected, "static, {}", context);
+            assert_eq!(terminal_bits(&pool, DynamicScheduler, data, *grain), *expected, "dynamic, {}", context);
+        }
     }
 }
 
 #[test]
-fn floating_point_sums_are_bit_identical_at_every_thread_count() {
+fn the_serial_fallback_follows_the_rule_bit_for_bit() {
     let topology = topology();
-    // Values over 40 binades, so that the order of additions shows in the last bits.
-    let data: Vec<f64> = (0..1_000_003u64)
-        .map(|i| {
-            let x = (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11) as f64 / (1u64 << 53) as f64;
-            (x - 0.5) * f64::powi(2.0, (i % 40) as i32 - 20)
-        })
-        .collect();
-    let expected = documented_tree_sum(&data, fu::iter::DEFAULT_GRAIN);
-    let naive: f64 = data.iter().sum();
-    assert_ne!(expected.to_bits(), naive.to_bits(), "the data must tell orders apart");
-    for threads in [1, 2, 3, 8] {
+    for threads in [2, 3] {
         let pool = fu::ThreadPool::try_spawn(&topology, threads).unwrap();
-        let static_sum: f64 = data.par_iter().with_pool(&pool).sum();
-        let dynamic_sum: f64 = data.par_iter().with_schedule(&pool, DynamicScheduler).sum();
-        let reduced = data.par_iter().with_pool(&pool).reduce(|| 0.0f64, |acc, &x, _| *acc += x, |a, b| a + b);
-        assert_eq!(static_sum.to_bits(), expected.to_bits(), "static at {} threads", threads);
-        assert_eq!(dynamic_sum.to_bits(), expected.to_bits(), "dynamic at {} threads", threads);
-        assert_eq!(reduced.to_bits(), expected.to_bits(), "reduce at {} threads", threads);
-        // The fallback, from inside one of the pool's own callbacks, uses the same blocks and tree.
-        let nested = fu::SpinMutex::new(Vec::new());
+        let results = fu::SpinMutex::new(Vec::new());
+        let elsewhere = AtomicUsize::new(0);
+        // From inside one of the pool's own callbacks: the pool refuses, and each terminal runs on the caller.
         pool.for_threads(|thread, _| {
-            if thread == 0 {
-                nested.lock().push(data.par_iter().with_pool(&pool).sum::<f64>().to_bits());
+            if thread != 0 {
+                return;
+            }
+            let me = std::thread::current().id();
+            let on_the_caller = |&x: &f64| {
+                if std::thread::current().id() != me {
+                    elsewhere.fetch_add(1, Ordering::Relaxed);
+                }
+                x
+            };
+            let _: f64 = mixed_magnitudes(10_000).par_iter().with_pool(&pool).map(on_the_caller).sum();
+            for n in rule_sizes() {
+                let data = mixed_magnitudes(n);
+                for grain in RULE_GRAINS {
+                    let bits = [
+                        terminal_bits(&pool, StaticScheduler, &data, grain),
+                        terminal_bits(&pool, DynamicScheduler, &data, grain),
+                    ];
+                    results.lock().push((n, grain, bits));
+                }
             }
         })
         .unwrap();
-        assert_eq!(nested.into_inner(), vec![expected.to_bits()], "fallback at {} threads", threads);
+        assert_eq!(elsewhere.into_inner(), 0, "items of the fallback ran off the calling thread");
+        let results = results.into_inner();
+        assert_eq!(results.len(), rule_sizes().len() * RULE_GRAINS.len());
+        for (n, grain, [static_bits, dynamic_bits]) in results {
+            let expected = rule_bits(&mixed_magnitudes(n), grain);
+            let context = format!("fallback, n = {}, grain {:?}, {} threads", n, grain, threads);
+            assert_eq!(static_bits, expected, "static, {}", context);
+            assert_eq!(dynamic_bits, expected, "dynamic, {}", context);
+        }
     }
-    let grain = 77;
-    let pool = fu::ThreadPool::try_spawn(&topology, 2).unwrap();
-    let custom: f64 = data.par_iter().with_pool(&pool).with_grain(grain).sum();
-    assert_eq!(custom.to_bits(), documented_tree_sum(&data, grain).to_bits(), "grain {}", grain);
+}
+
+#[test]
+fn zeros_keep_the_documented_signs() {
+    let pool = pool(3);
+    for n in [0usize, 1, 17, 5000] {
+        let zeros = vec![-0.0f64; n];
+        let sum: f64 = zeros.par_iter().with_pool(&pool).sum();
+        let serial: f64 = zeros.iter().sum();
+        assert_eq!(sum.to_bits(), serial.to_bits(), "sum of {} negative zeros, as the serial sum", n);
+        assert_eq!(sum.to_bits(), rule_reduce(&zeros, 4096, empty_sum(), plus).to_bits());
+        let from_zero = zeros.par_iter().with_pool(&pool).reduce(|| 0.0f64, |lane, &x, _| *lane += x, |a, b| a + b);
+        assert_eq!(from_zero.to_bits(), 0.0f64.to_bits(), "0.0 + -0.0 is 0.0, as C++'s reduce from 0.0 gives");
+    }
+}
+
+#[test]
+fn filtered_positions_leave_their_lanes_unchanged() {
+    let pool = pool(3);
+    for n in [17usize, 4097, 100_003] {
+        let data = mixed_magnitudes(n);
+        let keep = |x: f64| x.abs() < 1e15;
+        let sum: f64 = data.par_iter().filter(|&&x| keep(x)).with_pool(&pool).sum();
+        // A dropped position counts as the empty sum, which adds nothing.
+        let kept: Vec<f64> = data.iter().map(|&x| if keep(x) { x } else { empty_sum() }).collect();
+        assert_eq!(sum.to_bits(), rule_reduce(&kept, 4096, empty_sum(), plus).to_bits(), "n = {}", n);
+    }
+}
+
+#[test]
+fn ties_across_lanes_go_to_the_first_or_last_position() {
+    let pool = pool(3);
+    for grain in [None, Some(16), Some(40)] {
+        // Key 0 at positions 5 (lane 5) and 16 (lane 0 of the next stride, or of the next block at grain 16).
+        let mut keys = vec![1u32; 100];
+        keys[5] = 0;
+        keys[16] = 0;
+        // Key 9 at positions 3 (lane 3) and 17 (lane 1).
+        keys[3] = 9;
+        keys[17] = 9;
+        let bound = || {
+            let bound = keys.par_iter().enumerate().with_pool(&pool);
+            match grain {
+                Some(grain) => bound.with_grain(grain),
+                None => bound,
+            }
+        };
+        assert_eq!(bound().min_by_key(|(_, &key)| key).map(|(i, _)| i), Some(5), "grain {:?}", grain);
+        assert_eq!(bound().max_by_key(|(_, &key)| key).map(|(i, _)| i), Some(17), "grain {:?}", grain);
+    }
 }
 
 #[test]
