@@ -46,9 +46,9 @@
  *    4. A block's value is the tree of its lanes a[0..min(W, L)); the result is init ⊕ (tree of the B block values).
  *       For n = 0 the result is init.
  *  The rule depends on n and g only: not on the thread count, the pool kind, the schedule, the machine or the run,
- *  so a `double` sum is bit-identical everywhere the operation is (IEEE-754 `+` is, without `-ffast-math`). The
- *  lanes are W independent chains, so the compiler vectorizes them without reassociating anything. The serial
- *  path (one thread, a busy pool) evaluates the same rule. The Rust crate's `sum`/`reduce` follows it too.
+ *  so a `double` sum is bit-identical wherever each `+` rounds to `double` (IEEE-754, no `-ffast-math`, and not x87:
+ *  32-bit x86 needs `-msse2 -mfpmath=sse`). W independent lane chains vectorize without reassociating anything. The
+ *  serial path (one thread, a busy pool) evaluates the same rule. The Rust crate's `sum`/`reduce` follows it too.
  *
  *  @section tasks How blocks map onto tasks
  *  A call splits its B blocks into chunks of 2^c consecutive blocks, c the smallest exponent that leaves at most
