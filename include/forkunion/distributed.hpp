@@ -67,7 +67,7 @@
  *      D5  The token of dispatch k is `2k + 1` in `index_t`: odd, never 0, and 2^(bits-1) dispatches apart before it
  *          aliases (as the flat pool's).
  *
- *      DP  publish    CAS published(k) → claimed(k+1) (acq_rel); release fence (for D2's readers); reset every
+ *      DP  publish    not closing ⇒ CAS published(k) → claimed(k+1) (acq_rel); release fence (for D2's readers); reset every
  *                     domain's cursors (for_n_dynamic: a thief of one domain may reach another domain's cursor
  *                     before that domain is published, so all are reset before any publication); for each d:
  *                     slot d's fork state, inner T1+T2 (cannot lose: D1), store g_d; store published(k+1)
@@ -78,8 +78,9 @@
  *                     `claim` moved on meanwhile (a seqlock re-check, fenced against DP's fence).
  *      DM  policy     store the policy, then set it on every inner pool of the live layout (each inner pool's M:
  *                     no claim); a spawn applies the stored policy and stack size to the pools it starts.
- *      DT  terminate  run the caller's owed slice (inclusive); claim as DP but waiting; terminate every inner pool;
- *                     store closed.
+ *      DT  terminate  run the caller's owed slice (inclusive); closing = 1, so DP refuses and a stream of foreign
+ *                     dispatches cannot starve DT; claim as DP but waiting; terminate every inner pool; closing = 0;
+ *                     store closed. A spawn clears closing before it publishes.
  *
  *  Every inner pool keeps its own invariants (I1–I7 of forkunion/flat.hpp): the distributed pool only ever calls
  *  its public API, from the claim holder. Domain 0's pool has the pool's exclusivity, the others are exclusive;
@@ -316,6 +317,7 @@ public:
         oversubscribed_word_.store(oversubscribed, std::memory_order_relaxed);
         forks_.store(fork_generation(), std::memory_order_relaxed);
         threads_count_.store(threads, std::memory_order_relaxed);
+        closing_.store(false, std::memory_order_relaxed); // a terminate that lost to another one may leave it set
         // D4 → published: pairs with the acquire of the next claim (DP), which then sees the layout above.
         std::uint64_t const ticket = claim_.load(std::memory_order_relaxed);
         claim_.store(sequence_of_(ticket) * 4 + published_k, std::memory_order_release);
@@ -337,7 +339,10 @@ public:
         std::uint64_t ticket = claim_.load(std::memory_order_acquire);
         if (exclusivity_() == caller_inclusive_k && state_of_(ticket) == published_k) unsafe_join(token_of_(ticket));
 
-        // DT: claim like DP, but wait for the dispatch in flight instead of being refused.
+        // DT: claim like DP, but wait for the dispatch in flight instead of being refused. `closing_` first: DP
+        // refuses from here on, so a stream of foreign dispatches cannot starve this claim (relaxed: it only
+        // steers who wins the word).
+        closing_.store(true, std::memory_order_relaxed);
         micro_yield_t micro_yield;
         std::size_t spins = 0;
         for (;;) {
@@ -353,6 +358,7 @@ public:
         exclusivity_word_.store(caller_inclusive_k, std::memory_order_relaxed);
         oversubscribed_word_.store(false, std::memory_order_relaxed);
         threads_count_.store(0, std::memory_order_relaxed);
+        closing_.store(false, std::memory_order_relaxed);
         // D4: stays closed until the next spawn.
         claim_.store(sequence_of_(next_claim_(ticket)) * 4 + closed_k, std::memory_order_release);
     }
@@ -517,7 +523,7 @@ public:
         // D3. Acquire pairs with DP's release store (g_d) and spawn's; the inner completion checks are acquires
         // too, so every slice of the previous dispatch happened-before what we write next.
         std::uint64_t ticket = claim_.load(std::memory_order_acquire);
-        if (state_of_(ticket) != published_k || !complete_everywhere_() ||
+        if (state_of_(ticket) != published_k || closing_.load(std::memory_order_relaxed) || !complete_everywhere_() ||
             !claim_.compare_exchange_strong(ticket, next_claim_(ticket), std::memory_order_acq_rel,
                                             std::memory_order_relaxed))
             return {0, threads_() == 0 ? status_code_t::not_spawned_k : status_code_t::contended_k};
@@ -600,6 +606,8 @@ private:
 
     /**  The dispatcher's word (DP, DT, DM): its own line, written once or twice per dispatch. */
     alignas(alignment_k) std::atomic<std::uint64_t> claim_{closed_k};
+    /**  DT waits: a published pool refuses new claims until DT wins it (same line as the word: no extra miss). */
+    std::atomic<bool> closing_{false};
     /**  The layout: written by `spawn` and `terminate`, read by every thread of every dispatch. Atomics, because a
      *   refused dispatcher or an `is_complete` may read them while the controlling thread respawns. */
     alignas(alignment_k) std::atomic<index_t> threads_count_{0};

@@ -6,7 +6,9 @@
  *          replaced while foreign threads may still read it).
  *
  *  Every accepted dispatch ran each of its tasks exactly once; every refused one ran nothing and answered
- *  `contended` or `not_spawned`; nothing hangs (every wait has a deadline). Each configuration runs until its
+ *  `contended` or `not_spawned`; nothing hangs (every wait has a deadline); every incarnation of the pool serves at
+ *  least one foreign dispatch, and `terminate` is never starved by the foreign stream (it refuses new claims while
+ *  it waits: before it did, a loaded machine saw one respawn in 0.8 s and the run overran its deadline). Each configuration runs until its
  *  foreign threads made `FORKUNION_STRESS_ATTEMPTS` dispatch attempts (10^5 unless the build says fewer) and the
  *  controller respawned `FORKUNION_STRESS_RESPAWNS` times (100 unless the build says otherwise; a tenth of it for
  *  pools of more than 8 threads, whose spawn starts tens of threads): a refused attempt costs nanoseconds, so attempts
@@ -45,11 +47,12 @@ constexpr std::size_t tasks_k = 16;
 
 struct tally_t {
     std::atomic<std::size_t> attempts{0}, accepted{0}, refused{0}, mistakes{0}, odd_statuses{0};
+    std::atomic<std::size_t> foreign_accepted{0};
 };
 
-/**  One foreign dispatch with its own ledger: exactly-once if accepted, nothing if refused. */
+/**  One dispatch with its own ledger: exactly-once if accepted, nothing if refused. Returns whether accepted. */
 template <typename pool_t>
-void dispatch_once(pool_t &pool, tally_t &tally, std::size_t shape) {
+bool dispatch_once(pool_t &pool, tally_t &tally, std::size_t shape) {
     std::array<std::atomic<std::uint8_t>, tasks_k> ran{};
     auto mark = [&](auto task) noexcept { ran[static_cast<std::size_t>(task) % tasks_k].fetch_add(1); };
     fu::status_t status;
@@ -78,6 +81,7 @@ void dispatch_once(pool_t &pool, tally_t &tally, std::size_t shape) {
         tally.refused.fetch_add(1, std::memory_order_relaxed);
     else
         tally.odd_statuses.fetch_add(1, std::memory_order_relaxed);
+    return static_cast<bool>(status);
 }
 
 fu::idle_policy_t policy_of(std::uint32_t draw) {
@@ -104,7 +108,7 @@ void churn(pool_t &pool, std::size_t threads, spawn_t &&spawn) {
     for (std::size_t f = 0; f != 2; ++f)
         foreign.emplace_back([&, f] {
             for (std::size_t shape = f; !stop.load(std::memory_order_relaxed); ++shape)
-                dispatch_once(pool, tally, shape);
+                if (dispatch_once(pool, tally, shape)) tally.foreign_accepted.fetch_add(1);
         });
     std::mt19937 random(static_cast<std::uint32_t>(threads));
     auto const deadline = std::chrono::steady_clock::now() + deadline_k;
@@ -120,8 +124,13 @@ void churn(pool_t &pool, std::size_t threads, spawn_t &&spawn) {
         fu::status_t const spawned = spawn(pool, size, exclusivity, draw);
         ASSERT_TRUE(spawned) << spawned.name();
         ++respawns;
+        std::size_t const served_before = tally.foreign_accepted.load();
         for (std::size_t own = 0; own != 1 + draw % 4; ++own) dispatch_once(pool, tally, draw + own);
         ASSERT_TRUE(pool.set_idle_policy(policy_of(draw >> 7))); // while foreign dispatches run: never refused
+        // `terminate` turns new claims away while it waits, so it always wins the pool soon; without this wait
+        // the next respawn could follow before any foreign dispatch was served by this one.
+        ASSERT_TRUE(eventually([&] { return tally.foreign_accepted.load() != served_before; }))
+            << "no foreign dispatch was served between two respawns";
     }
     stop = true;
     for (auto &thread : foreign) thread.join();

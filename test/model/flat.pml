@@ -31,8 +31,8 @@
  *         refused: stop = 1, e += 2 as T4 does, open the gate, join the started one, stay closed
  *         (-DMUTATE_FAILED_SPAWN_NO_EPOCH omits the epoch step, as flat.hpp once did, and the model finds the
  *         hang: mutate_failed_spawn_no_epoch).
- *    T1   claim: load claim; free => CAS free(q) -> held(q + 1), else refused, never retried. The holder reads
- *         the thread count and the exclusivity after the claim.
+ *    T1   claim: load claim; free => read closing; not closing => CAS free(q) -> held(q + 1), else refused,
+ *         never retried. The holder reads the thread count and the exclusivity after the claim.
  *    T2   publish: the fork state (ghost `fs`: trampoline, context, cursors), outer = e + 2, on inclusive pools
  *         (dispatcher, pending) = (me, g); e = g (seq_cst); parked != 0 => wake_parked_ (ticket++, wake all).
  *    T2n  thread 0 of an exclusive pool forks from inside its slice (NEST forks per outer slice, DEPTH deep):
@@ -42,9 +42,9 @@
  *         free). Inclusive pools: the dispatcher is contributor 0 and the root; its join takes slice 0 with one
  *         CAS of (dispatcher, pending), runs it and retires. Exclusive pools: thread 0 is the root, dispatchers
  *         poll is_complete (claim not held, or outer != g: two loads).
- *    T4   terminate, by the controlling thread: (inclusive) join an owed slice 0 if it is its own; claim by
- *         waiting; stop = 1; e += 2 (seq_cst) with the parked check; wake_parked_; join every worker; reset the
- *         configuration; claim -> closed(q + 1).
+ *    T4   terminate, by the controlling thread: (inclusive) join an owed slice 0 if it is its own; closing = 1;
+ *         claim by waiting; stop = 1; e += 2 (seq_cst) with the parked check; wake_parked_; join every worker; reset the
+ *         configuration; closing = 0; claim -> closed(q + 1).
  *    M    set_idle_policy, from a thread of its own at any time (NM changes, each to spin or to the other
  *         parking word): store the word (seq_cst), then parked != 0 => wake_parked_. No claim.
  *    idle A worker waits as the word it read says: spin (until e or the word changes), or park_: read the
@@ -242,6 +242,7 @@ byte policy_set;       /* the last word M stored */
 byte slept[TMAX];      /* the word worker t parked under */
 byte nm;               /* policy changes made */
 byte spawns;           /* T0s so far */
+bit closing;           /* T4 is waiting for the claim: T1 refuses */
 bit failing;           /* -DSPAWN_FAIL: the respawn is failing */
 
 /* Reachability probes: with -DPROBE=n, the assertion of probe n fires when its state is reached, so that a probe
@@ -406,46 +407,50 @@ inline dispatch_(me) {
     if
     :: atomic { STATE(claim) == FREE_K -> cv = claim; sg = spawns };
         if
-        :: atomic {
-               claim == cv -> claim = NEXT(cv) | HELD_K; holders++; cv = 0;
-               assert(sg == spawns); /* a claim read before a terminate and respawn is refused */
-               REACH(4, me == 2 && spawns > 0 && threads != T);
-               sg = 0;
-#ifndef MUTATE_STALE_COUNT
-               tl = threads;
-#endif
-               xl = excl;
-               assert(readers == 0); /* cursors, trampoline, context: nobody reads them (I1) */
-               npub++;
-               assert(npub < MAXPUB);
-               p = npub;
-               fs = p;
-               owner[p] = me;
-               cnt[p] = threads;
-               g = (e + 2) % EMOD
-           };
-            outer = g;
+        :: atomic { closing -> cv = 0; sg = 0; tl = 0 } /* a terminate is waiting: contended, never retried */
+        :: else ->
             if
-#ifndef MUTATE_SPLIT_PENDING_CHECK
-            :: !xl -> atomic { dispatcher = me; pending = g }
-#else
-            :: !xl -> dispatcher = me; pending = g
-#endif
-            :: else
-            fi;
-            publish_epoch_(g, p); /* T2 */
-#ifdef STALE_REJOIN
-            if
-            :: first_g == 0 -> first_g = g
-            :: else
-            fi;
-#endif
-            if
-            :: xl -> is_complete_poll_(g)
-            :: else -> unsafe_join_(me, g, tl)
-            fi;
-            atomic { JOINED_(p); p = 0; g = 0; tl = 0; xl = 0; ev = 0 }
-        :: atomic { claim != cv -> REACH(3, sg != spawns); cv = 0; sg = 0; tl = 0 } /* lost: contended, never retried */
+            :: atomic {
+                   claim == cv -> claim = NEXT(cv) | HELD_K; holders++; cv = 0;
+                   assert(sg == spawns); /* a claim read before a terminate and respawn is refused */
+                   REACH(4, me == 2 && spawns > 0 && threads != T);
+                   sg = 0;
+    #ifndef MUTATE_STALE_COUNT
+                   tl = threads;
+    #endif
+                   xl = excl;
+                   assert(readers == 0); /* cursors, trampoline, context: nobody reads them (I1) */
+                   npub++;
+                   assert(npub < MAXPUB);
+                   p = npub;
+                   fs = p;
+                   owner[p] = me;
+                   cnt[p] = threads;
+                   g = (e + 2) % EMOD
+               };
+                outer = g;
+                if
+    #ifndef MUTATE_SPLIT_PENDING_CHECK
+                :: !xl -> atomic { dispatcher = me; pending = g }
+    #else
+                :: !xl -> dispatcher = me; pending = g
+    #endif
+                :: else
+                fi;
+                publish_epoch_(g, p); /* T2 */
+    #ifdef STALE_REJOIN
+                if
+                :: first_g == 0 -> first_g = g
+                :: else
+                fi;
+    #endif
+                if
+                :: xl -> is_complete_poll_(g)
+                :: else -> unsafe_join_(me, g, tl)
+                fi;
+                atomic { JOINED_(p); p = 0; g = 0; tl = 0; xl = 0; ev = 0 }
+            :: atomic { claim != cv -> REACH(3, sg != spawns); cv = 0; sg = 0; tl = 0 } /* lost: contended, never retried */
+            fi
         fi
     :: atomic { STATE(claim) != FREE_K -> tl = 0 } /* contended, or not_spawned when closed */
     fi
@@ -638,6 +643,7 @@ inline terminate_() {
     :: atomic { !excl && pending != 0 -> pv = pending; tl = threads }; unsafe_join_(1, pv, tl); atomic { pv = 0; tl = 0; ev = 0 }
     :: else
     fi;
+    closing = true; /* T1 refuses from here on: no stream of claims starves this one */
     do /* claim like T1, but wait */
     :: atomic { STATE(claim) == FREE_K -> cv = claim };
         if
@@ -667,6 +673,7 @@ inline terminate_() {
         saved_ = 0;
 #endif
         pending = 0;
+        closing = false;
         claim = NEXT(claim) | CLOSED_K; /* release */
         holders--
     }
