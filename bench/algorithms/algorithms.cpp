@@ -10,7 +10,8 @@
  *    with two hand-written forkunion loops for comparison: `fu:t-split`, the same 16 lanes over one static slice
  *    per thread combined in thread order (fast, but its result depends on the thread count: what reproducibility
  *    costs is ours ÷ it), and, for `sum_and_max`, `fu:by-hand`, the loop a new user writes (padded per-thread
- *    slots updated from a per-element `for_n` callback);
+ *    slots updated from a per-element `for_n` callback), and `fu:fn-pointers`, `fu` given the functions' names
+ *    instead of function objects (every other contender gets function objects: see `combine_k`);
  *  - `count_if`, `min_element`, `find_if` (the match at 3/4 of the range), `transform`, `inclusive_scan`, `sort`,
  *    `stable_sort` (uniform random doubles; sorts restore their input, untimed, before each call);
  *  - the goal line: sum-and-max over 5·10^7 doubles, forkunion's median ÷ `std::transform_reduce(par)`'s;
@@ -75,6 +76,13 @@ inline sum_and_max_t spread(double v) noexcept {
     return {v, v};
 }
 constexpr sum_and_max_t sum_and_max_identity_k{0.0, -std::numeric_limits<double>::infinity()};
+/**
+ *  The callables every library gets: function objects, whose calls inline into each library's loop. A function's
+ *  name passed as is decays to a pointer that every library calls indirectly, twice per element, which hides the
+ *  loops being compared (the `fu:fn-pointers` contender of the `sum_and_max` row shows what it costs).
+ */
+constexpr auto combine_k = [](sum_and_max_t a, sum_and_max_t b) noexcept { return combine(a, b); };
+constexpr auto spread_k = [](double v) noexcept { return spread(v); };
 
 /**  One contender of a row: `run()` is timed; `prepare()`, if set, runs untimed before every call. */
 struct contender_t {
@@ -236,9 +244,9 @@ sum_and_max_t tbb_sum_and_max(double const *x, std::size_t n) {
     return tbb::parallel_reduce(
         tbb::blocked_range<std::size_t>(0, n), sum_and_max_identity_k,
         [x](tbb::blocked_range<std::size_t> const &r, sum_and_max_t s) {
-            return std::transform_reduce(x + r.begin(), x + r.end(), s, combine, spread);
+            return std::transform_reduce(x + r.begin(), x + r.end(), s, combine_k, spread_k);
         },
-        combine);
+        combine_k);
 }
 std::size_t tbb_count(double const *x, std::size_t n) {
     return tbb::parallel_reduce(
@@ -391,6 +399,13 @@ void run_rows(knobs_t const &knobs, fu::flat_pool_t &pool, std::size_t n, std::u
                 {{"fu",
                   [&] {
                       sink_double =
+                          fu::transform_reduce(pool, x.begin(), x.end(), sum_and_max_identity_k, combine_k, spread_k)
+                              .max;
+                  },
+                  {}},
+                 {"fu:fn-pointers",
+                  [&] {
+                      sink_double =
                           fu::transform_reduce(pool, x.begin(), x.end(), sum_and_max_identity_k, combine, spread).max;
                   },
                   {}},
@@ -399,7 +414,8 @@ void run_rows(knobs_t const &knobs, fu::flat_pool_t &pool, std::size_t n, std::u
                  {"std:par",
                   [&] {
                       sink_double =
-                          std::transform_reduce(par, x.begin(), x.end(), sum_and_max_identity_k, combine, spread).max;
+                          std::transform_reduce(par, x.begin(), x.end(), sum_and_max_identity_k, combine_k, spread_k)
+                              .max;
                   },
                   {}}},
                 [&] { sink_double = tbb_sum_and_max(data, n).max; },
@@ -494,13 +510,15 @@ void report_goal(knobs_t const &knobs, fu::flat_pool_t &pool, std::uint32_t seed
     std::vector<contender_t> const row{
         {"fu",
          [&] {
-             sink_double = fu::transform_reduce(pool, x.begin(), x.end(), sum_and_max_identity_k, combine, spread).sum;
+             sink_double =
+                 fu::transform_reduce(pool, x.begin(), x.end(), sum_and_max_identity_k, combine_k, spread_k).sum;
          },
          {}},
         {"std:par",
          [&] {
              sink_double =
-                 std::transform_reduce(std::execution::par, x.begin(), x.end(), sum_and_max_identity_k, combine, spread)
+                 std::transform_reduce(std::execution::par, x.begin(), x.end(), sum_and_max_identity_k, combine_k,
+                                       spread_k)
                      .sum;
          },
          {}},

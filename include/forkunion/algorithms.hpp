@@ -27,12 +27,17 @@
  *  | `find_if(p, f, l, pred)`                                 | the first `i` with `pred(f[i])`, or `l`          |
  *  | `any_of` / `all_of` / `none_of(p, f, l, pred)`          | `find_if(…) != l`, and its negations             |
  *  | `inclusive_scan(p, f, l, out[, op[, init]])`             | `acc = (init ⊕) f[0]; out[0] = acc; …`           |
- *  | `exclusive_scan(p, f, l, out, init[, op])`               | `acc = init; for (i) { t = f[i]; out[i] = acc; acc =
- * acc ⊕ t; }` | | `sort` / `stable_sort(p, f, l[, comp])`                  | `std::sort` / `std::stable_sort` |
+ *  | `exclusive_scan(p, f, l, out, init[, op])`               | `acc = init; for (i) { t = f[i]; out[i] = acc;`  |
+ *  |                                                          | `acc = acc ⊕ t; }`                               |
+ *  | `sort` / `stable_sort(p, f, l[, comp])`                  | `std::sort` / `std::stable_sort`                 |
  *
  *  As for `std::reduce`, `op` must be associative and commutative for `reduce` and `transform_reduce` (lanes
  *  interleave the elements); the scans only need associativity (they never reorder operands). Callables are
  *  called concurrently from several threads, through references to the caller's objects (never copies).
+ *  Pass function objects (lambdas, `std::plus<>`), not a function's name: a name decays to a function pointer,
+ *  which the pool's type-erased dispatch keeps the compiler from resolving, so every element pays an indirect call
+ *  and its loop cannot vectorize. `bench/algorithms` measures a sum-and-max given `combine` and `spread` by name
+ *  at 4-6x the time of the same functions wrapped in lambdas (`fu:fn-pointers`); `std::execution::par` pays the same.
  *
  *  @section rule The reduction rule: what `reduce`, `transform_reduce`, `count_if`, `min_element` and
  *           `max_element` compute, bit for bit

@@ -67,8 +67,8 @@
  *      D5  The token of dispatch k is `2k + 1` in `index_t`: odd, never 0, and 2^(bits-1) dispatches apart before it
  *          aliases (as the flat pool's).
  *
- *      DP  publish    not closing ⇒ CAS published(k) → claimed(k+1) (acq_rel); release fence (for D2's readers); reset every
- *                     domain's cursors (for_n_dynamic: a thief of one domain may reach another domain's cursor
+ *      DP  publish    not closing ⇒ CAS published(k) → claimed(k+1) (acq_rel); release fence (for D2's readers);
+ *                     reset every domain's cursors (for_n_dynamic: a thief of one domain may reach another domain's cursor
  *                     before that domain is published, so all are reset before any publication); for each d:
  *                     slot d's fork state, inner T1+T2 (cannot lose: D1), store g_d; store published(k+1)
  *                     (release). Domains are published in order 0 … D-1.

@@ -90,7 +90,8 @@
  *                     workers then read one line) and cursors; outer = e + 2; e → e + 2 (seq_cst); parked ≠ 0 ⇒
  *                     wake. The token is the new e: odd, never 0.
  *      T2n nested     wait r_c = e for thread 0's children; e → e + 2, or e + 4 if that equals outer (seq_cst);
- *                     run slice 0 (whose own nested forks step e further); wait r_c = the latest e; leave every cursor exhausted for the enclosing dispatch.
+ *                     run slice 0 (whose own nested forks step e further); wait r_c = the latest e; leave every
+ *                     cursor exhausted for the enclosing dispatch.
  *                     Returns complete. The dispatch line's inline copy is left alone: thread 0 still runs on it.
  *      T3  retire     wait r_c = e for each child c; r_t = e (release). The root instead releases the pool:
  *                     c → free (release): on inclusive pools the caller does, at the end of its join.

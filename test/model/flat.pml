@@ -43,8 +43,8 @@
  *         CAS of (dispatcher, pending), runs it and retires. Exclusive pools: thread 0 is the root, dispatchers
  *         poll is_complete (claim not held, or outer != g: two loads).
  *    T4   terminate, by the controlling thread: (inclusive) join an owed slice 0 if it is its own; closing = 1;
- *         claim by waiting; stop = 1; e += 2 (seq_cst) with the parked check; wake_parked_; join every worker; reset the
- *         configuration; closing = 0; claim -> closed(q + 1).
+ *         claim by waiting; stop = 1; e += 2 (seq_cst) with the parked check; wake_parked_; join every worker;
+ *         reset the configuration; closing = 0; claim -> closed(q + 1).
  *    M    set_idle_policy, from a thread of its own at any time (NM changes, each to spin or to the other
  *         parking word): store the word (seq_cst), then parked != 0 => wake_parked_. No claim.
  *    idle A worker waits as the word it read says: spin (until e or the word changes), or park_: read the
@@ -449,7 +449,7 @@ inline dispatch_(me) {
                 :: else -> unsafe_join_(me, g, tl)
                 fi;
                 atomic { JOINED_(p); p = 0; g = 0; tl = 0; xl = 0; ev = 0 }
-            :: atomic { claim != cv -> REACH(3, sg != spawns); cv = 0; sg = 0; tl = 0 } /* lost: contended, never retried */
+            :: atomic { claim != cv -> REACH(3, sg != spawns); cv = 0; sg = 0; tl = 0 } /* lost: contended */
             fi
         fi
     :: atomic { STATE(claim) != FREE_K -> tl = 0 } /* contended, or not_spawned when closed */
