@@ -32,6 +32,7 @@
 #include <functional>
 #include <limits>
 #include <numeric>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -127,7 +128,13 @@ double sample(contender_t const &contender, std::size_t reps) {
     return total / static_cast<double>(reps);
 }
 
-/**  Runs every contender `rounds` times, interleaved, and returns each one's median seconds per call. */
+/**
+ *  Runs every contender `rounds` times, interleaved, and returns each one's median seconds per call. Each round
+ *  runs the contenders in a new order (a fixed-seed shuffle): libgomp's and oneTBB's threads keep spinning for
+ *  milliseconds after their call returns, so in a fixed order the contender that always follows OpenMP ran every
+ *  sample on one core (forkunion's rows at 10^4-10^5 elements measured 25-100x slower than the next contender on the
+ *  same pool); shuffled, such samples are a minority that the median drops.
+ */
 std::vector<double> measure(std::vector<contender_t> const &contenders, std::size_t rounds) {
     // Repetitions per sample: enough calls for ~2 ms, measured on a warm-up call of each contender.
     std::vector<std::size_t> reps(contenders.size(), 1);
@@ -136,8 +143,13 @@ std::vector<double> measure(std::vector<contender_t> const &contenders, std::siz
         reps[c] = once > 2e-3 ? 1 : static_cast<std::size_t>(std::min(1e5, 2e-3 / std::max(once, 1e-8)));
     }
     std::vector<std::vector<double>> samples(contenders.size());
-    for (std::size_t round = 0; round != rounds; ++round)
-        for (std::size_t c = 0; c != contenders.size(); ++c) samples[c].push_back(sample(contenders[c], reps[c]));
+    std::vector<std::size_t> order(contenders.size());
+    std::iota(order.begin(), order.end(), std::size_t(0));
+    std::mt19937_64 shuffler(rounds * 7919 + contenders.size());
+    for (std::size_t round = 0; round != rounds; ++round) {
+        std::shuffle(order.begin(), order.end(), shuffler);
+        for (std::size_t c : order) samples[c].push_back(sample(contenders[c], reps[c]));
+    }
     std::vector<double> medians;
     for (auto const &values : samples) medians.push_back(fb::median(values));
     return medians;
