@@ -68,10 +68,10 @@
  *          aliases (as the flat pool's).
  *
  *      DP  publish    not closing ⇒ CAS published(k) → claimed(k+1) (acq_rel); release fence (for D2's readers);
- *                     reset every domain's cursors (for_n_dynamic: a thief of one domain may reach another domain's cursor
- *                     before that domain is published, so all are reset before any publication); for each d:
- *                     slot d's fork state, inner T1+T2 (cannot lose: D1), store g_d; store published(k+1)
- *                     (release). Domains are published in order 0 … D-1.
+ *                     reset every domain's cursors (for_n_dynamic: a thief of one domain may reach another
+ *                     domain's cursor before that domain is published, so all are reset before any publication);
+ *                     for each d: slot d's fork state, inner T1+T2 (cannot lose: D1), store g_d; store
+ *                     published(k+1) (release). Domains are published in order 0 … D-1.
  *      DJ  join       token k current and published: read g_d, re-check `claim` (a newer claim means k is done),
  *                     inner `unsafe_join(g_d)`: on domain 0 of an inclusive pool that runs the caller's slice.
  *      DC  complete   token not current, or closed: true; claimed: false; published: every inner pool complete, or
