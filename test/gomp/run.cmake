@@ -30,6 +30,10 @@ foreach(_mode IN LISTS _modes)
     set(_server forkunion)
     if(_mode STREQUAL "libgomp")
         set(_server libgomp)
+        # The reference runtime's own allocations at exit are not ours to check (libgomp.lsan.supp says why).
+        if(SANITIZER STREQUAL "address")
+            list(APPEND _extra "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/libgomp.lsan.supp:$ENV{LSAN_OPTIONS}")
+        endif()
     elseif(_mode STREQUAL "preload")
         list(APPEND _extra "LD_PRELOAD=${DROPIN}")
         # The sanitizer runtime comes first in the program's own list; a preloaded library comes before it.
