@@ -9,10 +9,10 @@
  *  `contended` or `not_spawned`; nothing hangs (every wait has a deadline); every incarnation of the pool serves at
  *  least one foreign dispatch, and `terminate` is never starved by the foreign stream (it refuses new claims while
  *  it waits: before it did, a loaded machine saw one respawn in 0.8 s and the run overran its deadline). Each
- *  configuration runs until its foreign threads made `FORKUNION_STRESS_ATTEMPTS` dispatch attempts (10^5 unless the build says fewer) and the
- *  controller respawned `FORKUNION_STRESS_RESPAWNS` times (100 unless the build says otherwise; a tenth of it for
- *  pools of more than 8 threads, whose spawn starts tens of threads): a refused attempt costs nanoseconds, so attempts
- * alone would end the run after a handful of respawns.
+ *  configuration runs until its foreign threads made `FORKUNION_STRESS_ATTEMPTS` dispatch attempts (10^5 unless
+ *  the build says fewer) and the controller respawned `FORKUNION_STRESS_RESPAWNS` times (100 unless the build says
+ *  otherwise; a tenth of it for pools of more than 8 threads, whose spawn starts tens of threads): a refused attempt
+ *  costs nanoseconds, so attempts alone would end the run after a handful of respawns.
  */
 #include <algorithm>
 #include <array>
