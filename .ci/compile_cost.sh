@@ -42,10 +42,9 @@ command -v valgrind >/dev/null || { echo "compile_cost: valgrind not found (apt-
 compiler_proper=$("$compiler" -print-prog-name=cc1plus)
 instructions() { # instructions cc1plus executes compiling $1 at -O2 (preprocessed first, outside the count)
     "$compiler" -std=c++20 -O2 -Iinclude -E "$1" -o "$work/unit.ii" || { echo "compile_cost: $1 does not preprocess" >&2; exit 1; }
-    valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$compiler_proper" -fpreprocessed -quiet \
-        -std=c++20 -O2 "$work/unit.ii" -o "$work/unit.s" 2>&1 | awk '/I +refs:/ { gsub(",", "", $4); print $4 }' >"$work/count"
     local count
-    count=$(cat "$work/count")
+    count=$(valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$compiler_proper" -fpreprocessed \
+        -quiet -std=c++20 -O2 "$work/unit.ii" -o "$work/unit.s" 2>&1 | awk '/I +refs:/ { gsub(",", "", $4); print $4 }')
     [[ $count =~ ^[1-9][0-9]*$ ]] || { echo "compile_cost: cachegrind gave no instruction count for $1" >&2; exit 1; }
     echo "$count"
 }
