@@ -9,18 +9,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export WINEPREFIX=${WINEPREFIX:-/var/cache/forkunion-wine/prefix}
+export WINEDEBUG=-all
+wineserver=/usr/lib/wine/wineserver
 
 mkdir -p "$(dirname "$WINEPREFIX")"
 total=$SECONDS
 
-# Test discovery runs each test program once at build time under a 60 s limit: boot the prefix before that.
+# Boot the prefix, then keep one wine server up for the whole stage. A server that a test started would linger past
+# its last client, and ctest waits for it to close the output it inherited: ~60 s after a ctest run otherwise.
 start=$SECONDS
 cmake/toolchains/wine_run.sh cmd /c exit
+"$wineserver" -p </dev/null >/dev/null 2>&1 || true
+trap '"$wineserver" -k 2>/dev/null || true' EXIT
 echo "---- wine prefix ${WINEPREFIX}: ready in $((SECONDS - start)) s"
 
 cmake --workflow --preset cross-mingw64          # Windows x64: MinGW-w64, the suites under wine64
 cmake --workflow --preset wasm-emscripten        # WebAssembly with threads: the suites under Node.js
 cmake --workflow --preset wasm-emscripten-single # WebAssembly without threads: a pool of the caller alone
-# The persistent wine server would outlive the stage by a minute: end it now.
-WINEDEBUG=-all /usr/lib/wine/wineserver -k 2>/dev/null || true
 echo "---- ports: passed in $((SECONDS - total)) s"

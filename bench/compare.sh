@@ -3,7 +3,9 @@
 #
 #   bash bench/compare.sh [window] [repetitions]        # defaults: 1s 3; e.g. `bash bench/compare.sh 10s 5`
 #
-# 1. configures Release (`cmake --preset release`) and builds only the benchmark targets (`forkunion_bench`);
+# 1. configures Release (`cmake --preset release`, in build_release/) with only the benchmarks enabled, so it needs
+#    CMake, a C++20 compiler and Google Benchmark and nothing else (a directory configured before keeps its own
+#    choices, tests included), and builds only the benchmark targets (`forkunion_bench`);
 # 2. runs every backend of bench/nbody and bench/propagation, and every runtime of bench/dispatch, `repetitions`
 #    times interleaved (A B C ... A B C ...), one process per run, so every run measures its own floor right before
 #    its runtime starts;
@@ -15,11 +17,52 @@
 # forkunion_static_shared converges a whole pass (next to a serial one) for the rounds the table reports.
 # Other FORKUNION_* variables pass through (FORKUNION_THREADS, FORKUNION_NBODY_COUNT, FORKUNION_PROPAGATION_SCALE,
 # ...). The propagation graph is generated once and kept in build_release/bench (FORKUNION_PROPAGATION_CACHE).
+# The OpenMP backends run three times: on libgomp, on libomp (`*_libomp` binaries) and on ForkUnion's OpenMP drop-in
+# (`*_gomp` binaries, backends `forkunion_gomp_*`, the same object code linked against libforkunion_gomp.so).
 # OpenMP gets OMP_PLACES = one place per allowed CPU, OMP_PROC_BIND=close and OMP_WAIT_POLICY=active unless already
 # set, so its threads are pinned and spin like everyone else's. Raw RESULT rows go to
-# build_release/bench/compare_results.txt. Exit status: 0, or 3 if backends disagree on a result.
+# build_release/bench/compare_results.txt. Exit status: 0, 1 for bad arguments or a failed configure or build (the
+# missing package and its apt-get command are named), 2 if a run failed, 3 if backends disagree on a result.
+#
+#   bash bench/compare.sh --configure-only [-D...]     # step 1's configure only, with extra cache settings
+#
+# configures and stops; FORKUNION_BENCH_BUILD_DIR (default build_release) picks the directory. CI uses it to prove
+# that the benchmarks configure without the test frameworks and peers (`.ci/bare.sh`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+build=${FORKUNION_BENCH_BUILD_DIR:-build_release}
+
+# The configure of step 1: the release preset's settings, with tests and examples off unless this directory was
+# configured with them before (then its cache decides, so a later `ctest` still finds every test).
+configure() {
+    local keep=()
+    if [[ -f $build/CMakeCache.txt ]]; then
+        local option value
+        for option in FORKUNION_BUILD_TEST FORKUNION_BUILD_EXAMPLES; do
+            value=$(sed -n "s/^${option}:BOOL=//p" "$build/CMakeCache.txt")
+            keep+=(-D "${option}=${value:-OFF}")
+        done
+    else
+        keep=(-D FORKUNION_BUILD_TEST=OFF -D FORKUNION_BUILD_EXAMPLES=OFF)
+    fi
+    local log
+    log=$(mktemp)
+    if ! cmake --preset release -B "$build" "${keep[@]}" -D FORKUNION_BUILD_BENCH=ON "$@" >"$log" 2>&1; then
+        # The reason, without CMake's boilerplate: `forkunion: <package> not found: apt-get install <package>`.
+        grep -E '^ *forkunion: |^CMake Error' "$log" | sed 's/^ *//' | grep -v '^CMake Error' >&2 ||
+            cat "$log" >&2
+        rm -f "$log"
+        echo "compare.sh: configure failed (full output: cmake --preset release -B $build)" >&2
+        return 1
+    fi
+    rm -f "$log"
+}
+
+if [[ ${1:-} == --configure-only ]]; then
+    shift
+    configure "$@"
+    exit
+fi
 
 window=${1:-1s}
 repetitions=${2:-3}
@@ -37,9 +80,12 @@ dispatch_min_time=$(awk -v ms="$window_ms" 'BEGIN { printf "%.3f", ms / 10000 }'
 
 start=$SECONDS
 echo "compare.sh: configuring and building Release benchmarks (cmake --preset release)..." >&2
-cmake --preset release >/dev/null
-cmake --build --preset release --target forkunion_bench >/dev/null
-bin=build_release/bench
+configure || exit 1
+if ! cmake --build "$build" --target forkunion_bench -j "$(nproc)" >/dev/null; then
+    echo "compare.sh: the build failed (cmake --build $build --target forkunion_bench shows why)" >&2
+    exit 1
+fi
+bin=$build/bench
 results=$bin/compare_results.txt
 export FORKUNION_PROPAGATION_CACHE=${FORKUNION_PROPAGATION_CACHE:-$bin}
 : >"$results"
@@ -162,6 +208,13 @@ END {
         if (count["dispatch_off|" r] && median("dispatch_off|" r) < 0.05) off = off " (caller ran >95%)"
         printf "| `%s` | %.0f | %.0f-%.0f | %s | %.2f | %s |\n", r, ns, low("dispatch_ns|" r), high("dispatch_ns|" r), ratio(ns, base), median("dispatch_floor|" r), off
     }
+
+    # The goals, from the medians in ns and, steadier on a shared machine, from the ratio of each run to its floor.
+    gomp = median("dispatch_ns|forkunion_gomp/for_n/empty"); libgomp = median("dispatch_ns|libgomp/for_n/empty")
+    gomp_floor = median("dispatch_floor|forkunion_gomp/for_n/empty"); libgomp_floor = median("dispatch_floor|libgomp/for_n/empty")
+    own_floor = median("dispatch_floor|forkunion/for_n/empty")
+    if (gomp > 0 && reference > 0 && libgomp > 0)
+        printf "\nOpenMP drop-in: `parallel for` at %.2fx the `for_n` of ForkUnion (%.2fx by floor ratios; goal: at most 1.25x), %.2fx faster than libgomp (%.2fx by floor ratios; goal: at least 2x).\n", gomp / reference, gomp_floor / own_floor, libgomp / gomp, libgomp_floor / gomp_floor
 
     reference = median("nbody_us|forkunion_static_shared")
     print ""

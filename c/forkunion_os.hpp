@@ -4,7 +4,7 @@
  *          this process can reach (the `topology`, `thread_pinning`, `memory_placement`, `huge_pages` bits that
  *          `features.hpp` leaves to the layers above).
  *
- *  One interface, one backend per OS, in namespace `forkunion::c_api`:
+ *  One interface, one back end per OS, picked at compile time, in namespace `forkunion::c_api`:
  *  - `os_comptime_capabilities()`: the OS bits this build has code for;
  *  - `detect_os_capabilities()`: those this process can reach now (a few system calls: call once and cache).
  *  Private to `c/forkunion.cpp`: not installed, not part of any public header.

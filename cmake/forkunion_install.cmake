@@ -1,4 +1,6 @@
-# Install rules: headers, the exported `forkunion::header` target, a package config with version, and a `.pc`.
+# Install rules: headers, the exported `forkunion::header` target (and the C API libraries, from c/), a package
+# config with version, and a `.pc`. Both the CMake package and the `.pc` find everything relative to their own
+# location, so an installed prefix can be moved or packaged as a whole (test/install/ moves one).
 include(CMakePackageConfigHelpers)
 
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/include/" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
@@ -21,16 +23,22 @@ install(FILES "${PROJECT_BINARY_DIR}/forkunionConfig.cmake" "${PROJECT_BINARY_DI
         DESTINATION "${CMAKE_INSTALL_LIBDIR}/cmake/forkunion")
 
 # pkg-config: `-I` plus the C++ standard and threads for the headers, `c_libs`/`c_libs_static` variables for the
-# C API; absolute or prefix-relative install dirs both work.
+# C API. Relocatable: `prefix` is derived from the file's own folder (`${pcfiledir}`, which pkg-config and pkgconf
+# both define), so `cmake --install build --prefix P` (or moving P afterwards) yields a .pc that points into P. An
+# absolute CMAKE_INSTALL_LIBDIR or INCLUDEDIR pins that folder instead.
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+    set(FORKUNION_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+    set(FORKUNION_PC_LIBDIR "${CMAKE_INSTALL_LIBDIR}")
+else()
+    # One `..` per component of `<libdir>/pkgconfig`: lib/pkgconfig -> ../.., lib/x86_64-linux-gnu/pkgconfig -> ../../..
+    string(REGEX REPLACE "[^/]+" ".." _forkunion_up "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+    set(FORKUNION_PC_PREFIX "\${pcfiledir}/${_forkunion_up}")
+    set(FORKUNION_PC_LIBDIR "\${prefix}/${CMAKE_INSTALL_LIBDIR}")
+endif()
 if(IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")
     set(FORKUNION_PC_INCLUDEDIR "${CMAKE_INSTALL_INCLUDEDIR}")
 else()
     set(FORKUNION_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
-endif()
-if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
-    set(FORKUNION_PC_LIBDIR "${CMAKE_INSTALL_LIBDIR}")
-else()
-    set(FORKUNION_PC_LIBDIR "\${prefix}/${CMAKE_INSTALL_LIBDIR}")
 endif()
 configure_file("${PROJECT_SOURCE_DIR}/cmake/forkunion.pc.in" "${PROJECT_BINARY_DIR}/forkunion.pc" @ONLY)
 install(FILES "${PROJECT_BINARY_DIR}/forkunion.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")

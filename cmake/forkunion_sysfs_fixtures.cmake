@@ -6,6 +6,9 @@
 # Sets FORKUNION_SYSFS_FIXTURES_SOURCE (the folder with the tarballs and expected.json files),
 # FORKUNION_SYSFS_FIXTURES_ROOT (the folder of extracted trees) and FORKUNION_SYSFS_MACHINES (their names) in
 # the including directory's scope; including it again elsewhere (tests, examples) only re-checks the stamps.
+# FORKUNION_SYSFS_FIXTURES_SOURCE_FROM_HERE and FORKUNION_SYSFS_FIXTURES_ROOT_FROM_HERE are the same folders relative
+# to the including directory's binary folder, where ctest runs its tests: compiled into a test, they keep its object
+# file the same in every clone, so the compiler cache hits a fresh clone in another folder.
 
 set(FORKUNION_SYSFS_FIXTURES_SOURCE "${PROJECT_SOURCE_DIR}/test/fixtures/sysfs")
 set(FORKUNION_SYSFS_FIXTURES_ROOT "${PROJECT_BINARY_DIR}/sysfs")
@@ -30,3 +33,5 @@ foreach(_tarball IN LISTS _forkunion_sysfs_tarballs)
     endif()
     list(APPEND FORKUNION_SYSFS_MACHINES "${_machine}")
 endforeach()
+file(RELATIVE_PATH FORKUNION_SYSFS_FIXTURES_SOURCE_FROM_HERE "${CMAKE_CURRENT_BINARY_DIR}" "${FORKUNION_SYSFS_FIXTURES_SOURCE}")
+file(RELATIVE_PATH FORKUNION_SYSFS_FIXTURES_ROOT_FROM_HERE "${CMAKE_CURRENT_BINARY_DIR}" "${FORKUNION_SYSFS_FIXTURES_ROOT}")

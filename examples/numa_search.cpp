@@ -51,11 +51,12 @@ struct shard_t {
 int main(int argc, char **argv) {
     fu::machine_topology_t topology;
     bool const recorded = argc > 1;
-    if (recorded ? !topology.try_harvest_from_sysfs(argv[1]) : !topology.try_harvest())
-        std::printf("no topology harvested: one domain of the allowed cores\n");
+    if (recorded && !topology.try_harvest_from_sysfs(argv[1]))
+        return std::fprintf(stderr, "no usable CPU found under %s/sys/devices/system/cpu\n", argv[1]), EXIT_FAILURE;
+    if (!recorded && !topology.try_harvest()) std::printf("no topology harvested: one domain of the allowed cores\n");
     std::size_t const domains = topology.compute_domains_count();
 
-    // At least one thread per domain, at most this machine's cores (or one per domain on a recorded machine).
+    // At least one thread per domain, at most the allowed cores (or one per domain on a recorded machine).
     std::size_t const threads = domains > fu::allowed_cores_count() ? domains : fu::allowed_cores_count();
     fu::distributed_pool_t pool;
     if (fu::status_t const spawned = pool.spawn(topology, threads); !spawned)
@@ -72,7 +73,7 @@ int main(int argc, char **argv) {
         fu::domain_allocator_t<float> const local(topology, topology.local_memory_of(d));
         auto allocation = local.try_allocate_at_least(shard.count * dimensions_k);
         shard.placed = static_cast<bool>(allocation.status);
-        if (!allocation.status) // this machine lacks the node (a recorded topology): take pages anywhere
+        if (!allocation.status) // the running machine lacks the node (a recorded topology): take pages anywhere
             allocation = fu::domain_allocator_t<float>().try_allocate_at_least(shard.count * dimensions_k);
         if (!allocation.status) return std::fprintf(stderr, "no memory: %s\n", allocation.status.name()), EXIT_FAILURE;
         shard.vectors = allocation.ptr, shard.capacity = allocation.count;
@@ -109,7 +110,8 @@ int main(int argc, char **argv) {
     std::size_t placed = 0;
     for (shard_t const &shard : shards) placed += shard.placed;
     std::printf("%s: %zu compute domains, %zu threads (%zu unpinned), %zu of %zu shards on their node\n",
-                recorded ? argv[1] : "this machine", domains, threads, pool.unpinned_threads_count(), placed, domains);
+                recorded ? argv[1] : "the live machine", domains, threads, pool.unpinned_threads_count(), placed,
+                domains);
     std::printf("nearest: vector %zu at %.4f; serial scan: vector %zu at %.4f\n", result.index, result.distance,
                 serial.index, serial.distance);
     pool.terminate();

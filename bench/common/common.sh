@@ -17,13 +17,16 @@ forkunion_openmp_environment() {
 }
 
 # `forkunion_backends_of <bench dir> <benchmark>`: prints "binary backend" per line, every backend once. The OpenMP
-# rows of `forkunion_bench_<benchmark>_libomp` run on LLVM's libomp; everything else comes from the main binary.
+# rows of `forkunion_bench_<benchmark>_libomp` run on LLVM's libomp and those of `..._gomp` on ForkUnion's OpenMP
+# drop-in; everything else comes from the main binary.
 forkunion_backends_of() {
     local directory=$1 benchmark=$2 binary name
-    for binary in "$directory/forkunion_bench_$benchmark" "$directory/forkunion_bench_${benchmark}_libomp"; do
+    for binary in "$directory/forkunion_bench_$benchmark" "$directory/forkunion_bench_${benchmark}_libomp" \
+        "$directory/forkunion_bench_${benchmark}_gomp"; do
         [[ -x $binary ]] || continue
         while read -r name; do
             if [[ $binary == *_libomp && $name != libomp_* ]]; then continue; fi
+            if [[ $binary == *_gomp && $name != forkunion_gomp_* ]]; then continue; fi
             echo "$binary $name"
         done < <("$binary" --list)
     done

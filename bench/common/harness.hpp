@@ -3,7 +3,7 @@
  *  @brief  What every benchmark binary shares: strict settings, machine facts, pinning, the ping-pong floor, the
  *          task census, the timed window, the banner and the result row.
  *
- *  @section settings Settings (SPEC §9)
+ *  @section settings Settings (the `FORKUNION_*` environment variables every benchmark shares)
  *  Every binary reads the whole table once, at start, so a bad value is caught by whichever binary meets it.
  *  Unset or empty keeps the default. A value that does not parse prints one line naming the variable and the
  *  expected form to stderr and exits with status 1 (`exit_bad_setting_k`).
@@ -37,8 +37,9 @@
  *  @section floor The physical floor
  *  Two threads pinned to the first two allowed CPUs bounce a counter over two cache lines, one writer each: the
  *  smallest round trip any fork-join can make (publish, then learn that the worker finished). It is measured in
- *  the same process, right before the runtime under test exists, because this VM's host moves the vCPUs and the
- *  round trip drifts between ~150 and ~600 ns from minute to minute: only ratios to it are stable.
+ *  the same process, right before the runtime under test exists, because on a virtual machine the host moves the
+ *  vCPUs and the round trip drifts (between ~150 and ~600 ns from minute to minute on a 2-vCPU KVM guest of a Xeon,
+ *  `forkunion_bench_dispatch`'s floor rows): only ratios to it are stable.
  */
 #pragma once
 #include <algorithm> // `std::sort`, `std::nth_element`
@@ -92,7 +93,7 @@ inline thread_local std::size_t current_slot = unknown_slot_k;
     std::exit(status);
 }
 
-// ---- Counter-based SplitMix64 (SPEC §9): inputs are bit-identical across backends and languages ----
+// ---- Counter-based SplitMix64: inputs are bit-identical across backends, runs and languages ----
 
 /**  SplitMix64's output for state `(counter + 1) * golden`; all arithmetic mod 2^64. */
 constexpr std::uint64_t mix(std::uint64_t counter) noexcept {
@@ -102,10 +103,10 @@ constexpr std::uint64_t mix(std::uint64_t counter) noexcept {
     return x ^ (x >> 31);
 }
 
-// `mix(c)` is the (c+1)-th output of the reference SplitMix64 (Steele, Lea, Flood 2014; Vigna's splitmix64.c)
+// `mix(c)` is the (c+1)-th output of the published SplitMix64 (Steele, Lea, Flood 2014; Vigna's splitmix64.c)
 // started from state 0; these are its first three outputs, so a typo in a constant fails to compile.
 static_assert(mix(0) == 0xE220A8397B1DCDAFull && mix(1) == 0x6E789E6AA1B965F4ull && mix(2) == 0x06C45D188009454Full,
-              "mix() must reproduce the reference SplitMix64 sequence");
+              "mix() must reproduce the published SplitMix64 sequence");
 
 /**  `draw(c) = mix(key + c)` with `key = mix(seed)`. */
 class draws_t {
@@ -123,7 +124,7 @@ private:
 
 // ---- Settings ----
 
-/**  Every setting of SPEC §9, parsed and resolved (`threads` and `nbody_count` are never 0 here). */
+/**  Every setting of the table above, parsed and resolved (`threads` and `nbody_count` are never 0 here). */
 struct settings_t {
     std::uint32_t seed = 42;
     bool seed_is_random = false;

@@ -2,15 +2,15 @@
  *  @file   runtime_openmp.hpp
  *  @brief  OpenMP peer: `#pragma omp parallel` + `omp for schedule(static)` / `schedule(dynamic, 1)`.
  *
- *  The same object code runs on GCC's libgomp or on LLVM's libomp, whichever the binary was linked against
- *  (libomp implements the GOMP ABI that g++ emits); `library()` names the one actually loaded, found with
- *  `dl_iterate_phdr`, and the backend names follow it (`libgomp_static`, `libomp_dynamic`, ...), so a row can
- *  never claim a runtime it did not run.
+ *  The same object code runs on GCC's libgomp, on LLVM's libomp, or on ForkUnion's OpenMP drop-in, whichever the
+ *  binary was linked against (libomp and the drop-in implement the GOMP ABI that g++ emits); `library()` names the
+ *  one actually loaded, found with `dl_iterate_phdr`, and the backend names follow it (`libgomp_static`,
+ *  `libomp_dynamic`, `forkunion_gomp_static`, ...), so a row can never claim a runtime it did not run.
  *
  *  Pinning: each thread of the first team pins itself as `omp_get_thread_num()`. OpenMP keeps its threads
  *  across regions, so the pins hold; setting `OMP_PLACES='{0},{1}'` and `OMP_PROC_BIND=close` (as
- *  `bench/compare.sh` does) makes the runtime's own binding agree. `OMP_PLACES=cores` would pin nothing on
- *  this VM: libomp reads it as 1 core x 2 threads.
+ *  `bench/compare.sh` does) makes the runtime's own binding agree. `OMP_PLACES=cores` would pin nothing on a
+ *  guest whose two vCPUs libomp reads as 1 core x 2 threads (as on a 2-vCPU KVM guest of a Xeon).
  */
 #pragma once
 #include <algorithm> // `std::sort`, `std::unique`
@@ -24,8 +24,10 @@
 
 namespace forkunion::bench {
 
-/**  "libgomp", "libomp" or "openmp" (unknown runtime), from the shared object this process loaded. */
+/**  "forkunion_gomp", "libgomp", "libomp" or "openmp" (unknown runtime), from the shared object this process
+ *   loaded. */
 inline std::string openmp_runtime_name() {
+    if (!loaded_library("libforkunion_gomp").empty()) return "forkunion_gomp";
     if (!loaded_library("libgomp").empty()) return "libgomp";
     if (!loaded_library("libomp").empty() || !loaded_library("libiomp").empty()) return "libomp";
     return "openmp";
@@ -67,7 +69,8 @@ public:
 
     std::string const &error() const noexcept { return error_; }
     std::string library() const {
-        std::string path = loaded_library("libgomp");
+        std::string path = loaded_library("libforkunion_gomp");
+        if (path.empty()) path = loaded_library("libgomp");
         if (path.empty()) path = loaded_library("libomp");
         return path.empty() ? "unknown" : path;
     }

@@ -14,16 +14,16 @@
  *  - `forkunion/for_n/empty/after_{spin,nap,sleep0}`: one dispatch after a 200 µs idle gap in each idle mode, timed
  *    alone (manual time), so the difference between rows is the wake-up cost of `nap()` and `sleep(0)`.
  *
- *  Every row measures the floor itself right before its runtime exists (this VM's round trip moves between ~150
- *  and ~600 ns from minute to minute) and reports `floor_ns` and `x_floor` = ns per dispatch / floor. Before
- *  timing, 1000 counted dispatches say who ran the tasks: `off_caller` is the share of tasks that did not run on
- *  the calling thread; 0 means no fork really happened. At exit a markdown table repeats every row with its
+ *  Every row measures the floor itself right before its runtime exists (on a shared 2-vCPU guest the round trip
+ *  moves between ~150 and ~600 ns from minute to minute) and reports `floor_ns` and `x_floor` = ns per dispatch /
+ *  floor. Before timing, 1000 counted dispatches say who ran the tasks: `off_caller` is the share of tasks that did not
+ *  run on the calling thread; 0 means no fork really happened. At exit a markdown table repeats every row with its
  *  ratio to the floor and to ForkUnion's `for_n` with the same body, then one `RESULT` row per row.
  *
  *  Settings: FORKUNION_THREADS (default: all allowed cores), FORKUNION_BACKEND (if set: only that backend's
  *  runtime, plus the floor), FORKUNION_TIME_LIMIT (if set: the minimum time per row, overriding Google
  *  Benchmark's `--benchmark_min_time`; the idle rows spend about that long in their gaps instead). OpenMP rows run
- * last: with OMP_WAIT_POLICY=active its idle threads never stop spinning, which would tax every row after them.
+ *  last: with OMP_WAIT_POLICY=active its idle threads never stop spinning, which would tax every row after them.
  */
 #include <algorithm> // `std::sort`
 #include <cstdio>    // `std::printf`

@@ -5,7 +5,8 @@
 #
 # Counts the instructions of `forkunion_bench_instructions N` (N empty `for_n` dispatches of one backend) at two
 # values of N and prints (I(N2) - I(N1)) / (N2 - N1): start-up, thread creation and pinning cancel out. Counter:
-# `perf stat -e instructions:u` where the CPU exposes it (not in this VM), else `valgrind --tool=callgrind`.
+# `perf stat -e instructions:u` where the CPU exposes it (most virtual machines do not), else
+# `valgrind --tool=callgrind`.
 #
 # One thread (FORKUNION_THREADS=1): the whole dispatch path on the calling thread (claim, publish, run the slice,
 # retire, check completion) with no waiting. With two threads every wait is a spin loop, and valgrind runs threads
@@ -13,7 +14,7 @@
 # pthreadpool, the task-queue pool and std::thread run one-thread calls inline without any protocol, so only the
 # runtimes that keep their protocol at T = 1 are listed: ForkUnion, libgomp and libomp.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." # the repository root
 source bench/common/common.sh
 forkunion_openmp_environment # the same OpenMP settings as the tables of bench/compare.sh
 build=${1:-build_release}

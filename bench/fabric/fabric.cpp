@@ -4,7 +4,8 @@
  *          shuffled cycle in a plain buffer (on 4 KiB pages, and on transparent huge pages like the fabric's), and
  *          one thread's `memcpy`, over the same number of bytes as the fabric's buffers.
  *
- *  Usage: `forkunion_bench_fabric` (no arguments). Settings (SPEC §9, read once; a bad value exits with status 1):
+ *  Usage: `forkunion_bench_fabric` (no arguments). Settings (read once, like every benchmark's; a bad value exits with
+ *  status 1):
  *  - FORKUNION_THREADS: the pool the fabric pins, per compute domain (default: all allowed cores);
  *  - FORKUNION_SEED: the seed of the fabric's random cycles and of the baseline's shuffle;
  *  - FORKUNION_TIME_LIMIT: when set, each of the fabric's 5 latency windows lasts a fifth of it (default 20 ms

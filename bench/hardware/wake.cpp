@@ -16,8 +16,7 @@
  *  The gap before each wake-up sample is 1 ms, ten times the adaptive window, so the adaptive rows show the wake-up
  *  a dispatch after a long idle pays.
  *
- *  Environment (the benchmark protocol's; unset or empty keeps the default; a malformed value names itself and
- *  exits 1):
+ *  Environment (unset or empty keeps the default; a malformed value names itself and exits 1):
  *  - `FORKUNION_THREADS` (count, 0 = all allowed cores; default all, at least 2): pool threads.
  *  - `FORKUNION_TIME_LIMIT` (integer + `ms` or `s`, default 10s): per mode, split between the two measurements.
  *  - `FORKUNION_WARMUP` (same form, default 1s): spin-mode dispatches before the first mode.

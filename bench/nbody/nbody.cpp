@@ -1,6 +1,6 @@
 /**
  *  @file   nbody.cpp
- *  @brief  N-body, the dispatch-latency benchmark of SPEC §9: microseconds per step, two fork-joins per step.
+ *  @brief  N-body, the dispatch-latency benchmark: microseconds per step, two fork-joins per step.
  *
  *  Every task costs the same, so what differs between backends is scheduling. At the default N = thread count
  *  each dispatch hands exactly one body to each thread, and a step is two dispatches and almost no arithmetic.

@@ -1,6 +1,6 @@
 /**
  *  @file   propagation.cpp
- *  @brief  Connected components by min-label propagation, the fork-join-frequency benchmark of SPEC §9:
+ *  @brief  Connected components by min-label propagation, the fork-join-frequency benchmark:
  *          billions of traversed edges per second (GTEPS), one fork-join per round.
  *
  *  @section graph The graph: a "necklace" of R-MAT communities
@@ -61,7 +61,8 @@ struct graph_t {
     std::vector<vertex_t> neighbours; // ascending within each vertex, no duplicates, no self-loops
 };
 
-/**  The R-MAT quadrant cut points of SPEC §9, in percent: 57% neither bit, 19% column, 19% row, 5% both. */
+/**  The R-MAT quadrant cut points, in percent: 57% neither bit, 19% column, 19% row, 5% both (Graph500's a, b, c, d).
+ */
 constexpr std::uint64_t neither_below_k = 57, column_below_k = 76, row_below_k = 95;
 
 /**  One community's sorted, deduplicated adjacency: local degrees and the concatenated neighbour lists. */

@@ -2,9 +2,10 @@
  *  @file   forkunion/affinity.hpp
  *  @brief  Pinning threads to cores, saving and restoring a thread's affinity, and naming threads.
  *
- *  The primitives the placement-aware pools are built from. One small interface with one back end per OS
- *  (STYLE #7), picked by `affinity_backend_t`:
- *  - `detail::linux_affinity_t` (`forkunion/detail/affinity_linux.hpp`): `pthread_setaffinity_np` and `pthread_setname_np`;
+ *  The primitives the placement-aware pools are built from. One small interface with one back end per OS, each in
+ *  its own header, picked by `affinity_backend_t`:
+ *  - `detail::linux_affinity_t` (`forkunion/detail/affinity_linux.hpp`): `pthread_setaffinity_np` and
+ *    `pthread_setname_np`;
  *  - `detail::windows_affinity_t` (`forkunion/detail/affinity_windows.hpp`): `SetThreadGroupAffinity` and
  *    `SetThreadDescription`; a thread is named by its id, and a mask must lie in one processor group;
  *  - `detail::portable_affinity_t` (`forkunion/detail/affinity_portable.hpp`): everything answers `unsupported`.

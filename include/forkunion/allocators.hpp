@@ -6,10 +6,11 @@
  *  @section use When to use it, and when not
  *  Use it for the large, long-lived arrays that parallel loops stream through: a shard per memory domain that the
  *  threads of that domain scan, or a read-mostly table replicated next to every domain. Every allocation is an
- *  `mmap` plus one `mbind` per slice, and every page then faults in on first touch: on this project's 2-vCPU
- *  KVM test machine an allocate-and-free took 2.5-6 us unbound and 10-22 us bound, and first touch 2-7 us per
- *  4 KiB page (64 MiB: ~70 ms on 4 KiB pages, ~18 ms on 2 MiB pages). Do not use it for small or short-lived
- *  objects (each allocation takes at least a whole page); allocate up front, and let dispatches run allocation-free.
+ *  `mmap` plus one `mbind` per slice, and every page then faults in on first touch: on a 2-vCPU KVM guest of a
+ *  Xeon (a one-off loop of 2000 allocations) an allocate-and-free took 2.5-6 us unbound and 10-22 us bound, and first
+ *  touch 2-7 us per 4 KiB page (64 MiB: ~70 ms on 4 KiB pages, ~18 ms on 2 MiB pages). Do not use it for small or
+ *  short-lived objects (each allocation takes at least a whole page); allocate up front, and let dispatches run
+ *  allocation-free.
  *
  *  @section api API
  *  - `basic_domain_allocator_t<T, backend>`: an STL allocator bound to one node (or `any_numa_node_k`), on base
@@ -34,7 +35,7 @@
  *  of `static_slice(count, domains, d)`, at the start of slice d; a replicated array stores replica d there.
  *
  *  @section failure Failure
- *  Nothing here is silently ignored (the reference returned unplaced memory when `mbind` failed):
+ *  Nothing here is silently ignored: memory is never returned unplaced because `mbind` failed.
  *  - a node the OS refuses (absent, memory-less, outside the cpuset, `mbind` denied): `placement_refused_k`;
  *  - a node id outside `[0, 1024)` other than `any_numa_node_k`, a topology domain out of range, zero domains,
  *    a page size that is not a power of two: `invalid_argument_k`, before any system call;
@@ -52,7 +53,7 @@
  *  destruction by one thread with no concurrent access. None of them synchronizes memory: publish the arrays to a
  *  pool the usual way (a dispatch happens-after everything its dispatcher did before it).
  *
- *  @section backends Backends (STYLE #7)
+ *  @section backends Backends (one per OS, each in its own header, behind one interface)
  *  The backend interface is in `allocators_common.hpp`; `memory_backend_t` picks one:
  *  | backend                      | header                    | places memory with                       |
  *  | ---------------------------- | ------------------------- | ---------------------------------------- |

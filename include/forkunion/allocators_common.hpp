@@ -10,7 +10,7 @@
  *    `numa_nodes_t`, a view of a plain list of node ids.
  *  - `memory_mapping_t`: what a backend returns, and the contract every backend keeps (below).
  *
- *  @section backend The backend interface (STYLE #7)
+ *  @section backend The backend interface (every OS backend implements it; a selector picks one with `using`)
  *  A backend is a stateless type with static members only:
  *
  *      binds_nodes_k                    true if it places memory on nodes (Linux), false if it can only accept

@@ -1,3 +1,4 @@
+// clang-format off
 /**
  *  @file   forkunion/atomics.hpp
  *  @brief  `atomic_ref_t<value_t>`: an atomic reference whose verbs run the one instruction the CPU has for
@@ -14,18 +15,23 @@
  *    CPU can skip returning the old value (Arm `ST<op>`, RISC-V `AMO` into `x0`, x86 RAO-INT).
  *  Arithmetic wraps modulo 2^bits for signed types too.
  *
- *  @section backends Backends (STYLE #7: one per header, same interface, see `atomics_portable.hpp`)
- *  | target | header | native verbs | capability |
- *  | --- | --- | --- | --- |
- *  | x86-64 | `atomics_x86.hpp` | conditional adds (`CMPccXADD`), relaxed no-return verbs (RAO-INT) | `x86_cmpccxadd`,
- * `x86_raoint` | | AArch64 | `atomics_arm64.hpp` | all but the conditional adds (`LDADD`, `LDSMAX`, `STADD`, `SWP`,
- * `CAS`, ...) | `arm64_lse` | | RISC-V | `atomics_riscv.hpp` | `fetch_max`/`min`, no-return verbs (`AMO*`),
- * `compare_exchange` (`AMOCAS`) | `riscv_amo`, `riscv_zacas` | | anything | `atomics_portable.hpp` | every verb,
- * through `std::atomic_ref` and compare-exchange loops | none | Each call asks `capabilities_usable(needs)`: the verb
- * runs natively if its instruction is compiled in and the CPU has it, and through the portable backend otherwise. That
- * check is one relaxed load of the cached capability word and a predictable branch, inlined; it folds away when the
- * target guarantees the feature or the build compiled it out. The alternative, a function pointer resolved once, costs
- * an indirect call and blocks inlining: `bench/hardware/atomics.cpp` measures both (numbers in the README).
+ *  @section backends Backends (one per header, one interface, documented in `atomics_portable.hpp`)
+ *  | target   | header                 | native verbs                                       | capability           |
+ *  | -------- | ---------------------- | -------------------------------------------------- | -------------------- |
+ *  | x86-64   | `atomics_x86.hpp`      | conditional adds (`CMPccXADD`), relaxed no-return  | `x86_cmpccxadd`,     |
+ *  |          |                        | verbs (RAO-INT)                                    | `x86_raoint`         |
+ *  | AArch64  | `atomics_arm64.hpp`    | all but the conditional adds (`LDADD`, `LDSMAX`,   | `arm64_lse`          |
+ *  |          |                        | `STADD`, `SWP`, `CAS`, ...)                        |                      |
+ *  | RISC-V   | `atomics_riscv.hpp`    | `fetch_max`/`min`, no-return verbs (`AMO*`),       | `riscv_amo`,         |
+ *  |          |                        | `compare_exchange` (`AMOCAS`)                      | `riscv_zacas`        |
+ *  | anything | `atomics_portable.hpp` | every verb, through `std::atomic_ref` and          | none                 |
+ *  |          |                        | compare-exchange loops                             |                      |
+ *
+ *  Each call asks `capabilities_usable(needs)`: the verb runs natively if its instruction is compiled in and the CPU
+ *  has it, and through the portable backend otherwise. That check is one relaxed load of the cached capability word
+ *  and a predictable branch, inlined; it folds away when the target guarantees the feature or the build compiled it
+ *  out. The alternative, a function pointer resolved once, costs an indirect call and blocks inlining:
+ *  `bench/hardware/atomics.cpp` measures both (numbers in docs/design.md).
  *
  *  @section when When not to use it
  *  For the standard verbs on x86, or with `-march` that already enables LSE, `std::atomic_ref` is the same code.
@@ -40,6 +46,7 @@
  *  with the standard meaning; a conditional verb that ends up not writing (`fetch_max` of a smaller value, a
  *  failed condition) is a load with the load part of that order, like a failed `compare_exchange`.
  */
+// clang-format on
 #pragma once
 #include <atomic>      // `std::atomic_ref`, `std::memory_order`
 #include <cstddef>     // `std::size_t`

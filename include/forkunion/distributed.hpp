@@ -67,19 +67,20 @@
  *      D5  The token of dispatch k is `2k + 1` in `index_t`: odd, never 0, and 2^(bits-1) dispatches apart before it
  *          aliases (as the flat pool's).
  *
- *      DP  publish    CAS published(k) → claimed(k+1) (acq_rel); release fence (for D2's readers); reset every
- *                     domain's cursors (for_n_dynamic: a thief of one domain may reach another domain's cursor
- *                     before that domain is published, so all are reset before any publication); for each d:
- *                     slot d's fork state, inner T1+T2 (cannot lose: D1), store g_d; store published(k+1)
- *                     (release). Domains are published in order 0 … D-1.
+ *      DP  publish    not closing ⇒ CAS published(k) → claimed(k+1) (acq_rel); release fence (for D2's readers);
+ *                     reset every domain's cursors (for_n_dynamic: a thief of one domain may reach another
+ *                     domain's cursor before that domain is published, so all are reset before any publication);
+ *                     for each d: slot d's fork state, inner T1+T2 (cannot lose: D1), store g_d; store
+ *                     published(k+1) (release). Domains are published in order 0 … D-1.
  *      DJ  join       token k current and published: read g_d, re-check `claim` (a newer claim means k is done),
  *                     inner `unsafe_join(g_d)`: on domain 0 of an inclusive pool that runs the caller's slice.
  *      DC  complete   token not current, or closed: true; claimed: false; published: every inner pool complete, or
  *                     `claim` moved on meanwhile (a seqlock re-check, fenced against DP's fence).
  *      DM  policy     store the policy, then set it on every inner pool of the live layout (each inner pool's M:
  *                     no claim); a spawn applies the stored policy and stack size to the pools it starts.
- *      DT  terminate  run the caller's owed slice (inclusive); claim as DP but waiting; terminate every inner pool;
- *                     store closed.
+ *      DT  terminate  run the caller's owed slice (inclusive); closing = 1, so DP refuses and a stream of foreign
+ *                     dispatches cannot starve DT; claim as DP but waiting; terminate every inner pool; closing = 0;
+ *                     store closed. A spawn clears closing before it publishes.
  *
  *  Every inner pool keeps its own invariants (I1–I7 of forkunion/flat.hpp): the distributed pool only ever calls
  *  its public API, from the claim holder. Domain 0's pool has the pool's exclusivity, the others are exclusive;
@@ -306,8 +307,7 @@ public:
 
         if (swap) {
             *swap = retired_layout_t{table_(), domains_(), swap->older};
-            table_ptr_.store(table, std::memory_order_relaxed);
-            domains_count_.store(static_cast<index_t>(domains), std::memory_order_relaxed);
+            publish_layout_(table, static_cast<index_t>(domains));
         } else if (!reused)
             retire_layout_(table, static_cast<index_t>(domains), entry);
         bool oversubscribed = false;
@@ -317,6 +317,7 @@ public:
         oversubscribed_word_.store(oversubscribed, std::memory_order_relaxed);
         forks_.store(fork_generation(), std::memory_order_relaxed);
         threads_count_.store(threads, std::memory_order_relaxed);
+        closing_.store(false, std::memory_order_relaxed); // a terminate that lost to another one may leave it set
         // D4 → published: pairs with the acquire of the next claim (DP), which then sees the layout above.
         std::uint64_t const ticket = claim_.load(std::memory_order_relaxed);
         claim_.store(sequence_of_(ticket) * 4 + published_k, std::memory_order_release);
@@ -338,7 +339,10 @@ public:
         std::uint64_t ticket = claim_.load(std::memory_order_acquire);
         if (exclusivity_() == caller_inclusive_k && state_of_(ticket) == published_k) unsafe_join(token_of_(ticket));
 
-        // DT: claim like DP, but wait for the dispatch in flight instead of being refused.
+        // DT: claim like DP, but wait for the dispatch in flight instead of being refused. `closing_` first: DP
+        // refuses from here on, so a stream of foreign dispatches cannot starve this claim (relaxed: it only
+        // steers who wins the word).
+        closing_.store(true, std::memory_order_relaxed);
         micro_yield_t micro_yield;
         std::size_t spins = 0;
         for (;;) {
@@ -354,6 +358,7 @@ public:
         exclusivity_word_.store(caller_inclusive_k, std::memory_order_relaxed);
         oversubscribed_word_.store(false, std::memory_order_relaxed);
         threads_count_.store(0, std::memory_order_relaxed);
+        closing_.store(false, std::memory_order_relaxed);
         // D4: stays closed until the next spawn.
         claim_.store(sequence_of_(next_claim_(ticket)) * 4 + closed_k, std::memory_order_release);
     }
@@ -482,7 +487,9 @@ public:
         // A g_d read may belong to a newer dispatch; then `claim` has moved on, and `generation` is complete (D3).
         // Pairs with DP's release fence (seqlock).
         std::atomic_thread_fence(std::memory_order_acquire);
-        return claim_.load(std::memory_order_relaxed) != ticket;
+        // Acquire: a newer claim was taken after its claimer saw every domain complete, so answering "complete"
+        // from it must also see every slice's writes (and end every read of the fork).
+        return claim_.load(std::memory_order_acquire) != ticket;
     }
 
     /**
@@ -493,11 +500,14 @@ public:
         if (generation == 0) return;
         std::uint64_t const ticket = claim_.load(std::memory_order_acquire);
         if (token_of_(ticket) != generation || state_of_(ticket) != published_k) return;
-        for (index_t d = 0; d != domains_(); ++d) {
-            generation_t const inner = table_()[d].generation.load(std::memory_order_relaxed);
-            std::atomic_thread_fence(std::memory_order_acquire);          // pairs with DP's release fence (seqlock)
-            if (claim_.load(std::memory_order_relaxed) != ticket) return; // a newer claim: `generation` is done
-            table_()[d].slot->pool.unsafe_join(inner);
+        layout_view_t const layout = layout_(); // a respawn may replace it meanwhile: then the claim moved on
+        for (index_t d = 0; d != layout.count; ++d) {
+            generation_t const inner = layout.table[d].generation.load(std::memory_order_relaxed);
+            std::atomic_thread_fence(std::memory_order_acquire); // pairs with DP's release fence (seqlock)
+            // A newer claim: `generation` is done. Acquire, because that claimer saw every domain complete: the
+            // slices' writes, and the workers' last reads of this dispatch's fork, happen-before our return.
+            if (claim_.load(std::memory_order_acquire) != ticket) return;
+            layout.table[d].slot->pool.unsafe_join(inner);
         }
     }
 
@@ -513,7 +523,7 @@ public:
         // D3. Acquire pairs with DP's release store (g_d) and spawn's; the inner completion checks are acquires
         // too, so every slice of the previous dispatch happened-before what we write next.
         std::uint64_t ticket = claim_.load(std::memory_order_acquire);
-        if (state_of_(ticket) != published_k || !complete_everywhere_() ||
+        if (state_of_(ticket) != published_k || closing_.load(std::memory_order_relaxed) || !complete_everywhere_() ||
             !claim_.compare_exchange_strong(ticket, next_claim_(ticket), std::memory_order_acq_rel,
                                             std::memory_order_relaxed))
             return {0, threads_() == 0 ? status_code_t::not_spawned_k : status_code_t::contended_k};
@@ -596,6 +606,8 @@ private:
 
     /**  The dispatcher's word (DP, DT, DM): its own line, written once or twice per dispatch. */
     alignas(alignment_k) std::atomic<std::uint64_t> claim_{closed_k};
+    /**  DT waits: a published pool refuses new claims until DT wins it (same line as the word: no extra miss). */
+    std::atomic<bool> closing_{false};
     /**  The layout: written by `spawn` and `terminate`, read by every thread of every dispatch. Atomics, because a
      *   refused dispatcher or an `is_complete` may read them while the controlling thread respawns. */
     alignas(alignment_k) std::atomic<index_t> threads_count_{0};
@@ -627,8 +639,9 @@ private:
 
     /**  Every domain's latest publication has retired (acquires, through each inner `is_complete`). */
     bool complete_everywhere_() const noexcept {
-        for (index_t d = 0; d != domains_(); ++d)
-            if (!table_()[d].slot->pool.is_complete(table_()[d].generation.load(std::memory_order_relaxed)))
+        layout_view_t const layout = layout_();
+        for (index_t d = 0; d != layout.count; ++d)
+            if (!layout.table[d].slot->pool.is_complete(layout.table[d].generation.load(std::memory_order_relaxed)))
                 return false;
         return true;
     }
@@ -680,8 +693,33 @@ private:
             retired_ = entry;
         } else
             delete entry;
-        table_ptr_.store(table, std::memory_order_relaxed);
-        domains_count_.store(count, std::memory_order_relaxed);
+        publish_layout_(table, count);
+    }
+
+    /**
+     *  Makes (`table`, `count`) the live layout so that a reader on another thread never indexes a table past its
+     *  end: the count drops to the smaller of the two first, then the pointer, then the new count, each a release
+     *  store, and `layout_` reads count, pointer, count with acquires and keeps the smaller count (whichever table
+     *  it saw holds that many domains). Replaced tables are never freed before the destructor (retired list).
+     */
+    void publish_layout_(domain_t *table, index_t count) noexcept {
+        index_t const previous = domains_();
+        domains_count_.store(previous < count ? previous : count, std::memory_order_release);
+        table_ptr_.store(table, std::memory_order_release);
+        domains_count_.store(count, std::memory_order_release);
+    }
+
+    struct layout_view_t {
+        domain_t *table;
+        index_t count;
+    };
+    /**  The live layout for a thread that may race a respawn (a refused dispatcher, `is_complete`, a foreign
+     *   join): a table and a count it holds, possibly of a layout already replaced (see `publish_layout_`). */
+    layout_view_t layout_() const noexcept {
+        index_t const before = domains_count_.load(std::memory_order_acquire);
+        domain_t *const table = table_ptr_.load(std::memory_order_acquire);
+        index_t const after = domains_count_.load(std::memory_order_acquire);
+        return {table, before < after ? before : after};
     }
 
     static void free_layout_(domain_t *table, index_t count) noexcept {

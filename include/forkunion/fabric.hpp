@@ -99,22 +99,22 @@
  *  @section cost Cost
  *  One buffer per memory domain (allocated, first-touched and linked: ~1-2 s for 1 GiB here), and per edge one
  *  warm-up walk of half the cycle plus `repeats` latency windows and `repeats + 1` streaming passes: about 1-3 s
- *  per edge with the defaults on this project's 2-vCPU VM, ~40-80 ms per edge with `fabric_options_t::quick()`.
+ *  per edge with the defaults on a 2-vCPU KVM guest of a Xeon, ~40-80 ms per edge with `fabric_options_t::quick()`.
  *
  *  @section backends Back ends
- *  `basic_fabric_t<platform_t>` takes its pinning, placement and clock from a platform (STYLE #7):
- *  `detail::linux_fabric_platform_t` (`fabric_linux.hpp`), `detail::windows_fabric_platform_t` (`fabric_windows.hpp`)
- *  or `detail::portable_fabric_platform_t` (`fabric_portable.hpp`);
- *  `fabric_platform_t` picks the one for this OS, and `fabric_t` uses it.
+ *  `basic_fabric_t<platform_t>` takes its pinning, placement and clock from a platform, one per OS in its own header:
+ *  `detail::linux_fabric_platform_t` (`fabric_linux.hpp`), `detail::windows_fabric_platform_t`
+ *  (`fabric_windows.hpp`) or `detail::portable_fabric_platform_t` (`fabric_portable.hpp`); `fabric_platform_t`
+ *  picks the one for this OS, and `fabric_t` uses it.
  */
 #pragma once
 #include <atomic>  // `std::atomic`
 #include <cstddef> // `std::size_t`
 #include <cstdint> // `std::uint64_t`, `std::uintptr_t`
-#include <vector>  // `std::vector`
 
 #include <forkunion/affinity.hpp>
 #include <forkunion/allocators.hpp>
+#include <forkunion/detail/array.hpp>
 #include <forkunion/flat.hpp>
 #include <forkunion/topology.hpp>
 #include <forkunion/types.hpp>
@@ -166,7 +166,8 @@ struct fabric_options_t {
     /**  64 MiB: above the last-level cache of most client CPUs when the topology reports no cache at all. */
     std::size_t min_buffer_bytes = std::size_t(64) << 20;
     /**  1 GiB: keeps one buffer's first touch and linking within ~1-2 s per memory domain (4-7 µs per 4 KiB page
-     *  here) on machines whose last-level caches reach hundreds of MiB (this VM reports 300 MiB). */
+     *  on a 2-vCPU KVM guest of a Xeon) on machines whose last-level caches reach hundreds of MiB (such guests
+     *  report 300 MiB). */
     std::size_t max_buffer_bytes = std::size_t(1) << 30;
     /**  Measured windows per edge for latency (the edge keeps the median: odd, so it is one of them), and measured
      *  streaming passes for bandwidth (the edge keeps the best). At least 1. */
@@ -190,8 +191,8 @@ struct fabric_options_t {
 
     /**  @brief  The short form for tests and smoke runs: a 64 MiB buffer (whatever the caches), 3 repeats of
      *          1 ms windows. Where the last-level cache holds 64 MiB, its latencies are the cache's. (Not smaller:
-     *          this VM's guest reports a 300 MiB L3 but serves only ~12-16 MiB of it at cache latency, and a buffer
-     *          at such a knee gives 40 ns one run and 130 ns the next.) */
+     *          a 2-vCPU KVM guest of a Xeon reports a 300 MiB L3 but serves only ~12-16 MiB of it at cache latency, and
+     *          a buffer at such a knee gives 40 ns one run and 130 ns the next.) */
     static constexpr fabric_options_t quick() noexcept {
         fabric_options_t options;
         options.buffer_bytes = std::size_t(64) << 20;
@@ -406,7 +407,7 @@ concept fabric_pool = requires(pool_type_ &pool, void (*fn)(std::size_t) noexcep
  *  @brief  The measured memory fabric. See the file comment for the method, the derived quantities, the
  *          contract of every query and the threads that may call what.
  *  @tparam platform_type_  Pinning, placement and clock: `detail::linux_fabric_platform_t` or
- * `detail::portable_fabric_platform_t`.
+ *  `detail::portable_fabric_platform_t`.
  */
 template <typename platform_type_ = fabric_platform_t>
 class basic_fabric_t {
@@ -416,10 +417,10 @@ public:
     using memory_t = typename platform_t::memory_t;
 
 private:
-    std::vector<fabric_edge_t> edges_;    ///< `compute_domains_ × memory_domains_`, row-major.
-    std::vector<std::uint8_t> distances_; ///< The same shape; 0 = unreached.
-    std::vector<std::size_t> levels_;     ///< `memory_domains_`; `levels_count_` = no level.
-    std::vector<memory_medium_t> media_;  ///< `memory_domains_`: the best edge into each.
+    detail::array_t<fabric_edge_t> edges_;    ///< `compute_domains_ × memory_domains_`, row-major.
+    detail::array_t<std::uint8_t> distances_; ///< The same shape; 0 = unreached.
+    detail::array_t<std::size_t> levels_;     ///< `memory_domains_`; `levels_count_` = no level.
+    detail::array_t<memory_medium_t> media_;  ///< `memory_domains_`: the best edge into each.
     std::size_t compute_domains_ = 0;
     std::size_t memory_domains_ = 0;
     std::size_t levels_count_ = 0;
@@ -440,10 +441,10 @@ private:
 
     /**  The scratch of one harvest, allocated up front so that nothing allocates once threads are pinned. */
     struct scratch_t {
-        std::vector<thread_state_t> threads;
-        std::vector<double> samples;
-        std::vector<std::size_t> local_memory;
-        std::vector<std::size_t> rank_of; ///< Rank of each thread among the readers of the current domain.
+        detail::array_t<thread_state_t> threads;
+        detail::array_t<double> samples;
+        detail::array_t<std::size_t> local_memory;
+        detail::array_t<std::size_t> rank_of; ///< Rank of each thread among the readers of the current domain.
     };
 
     fabric_edge_t const *edge_(std::size_t c, std::size_t m) const noexcept {
@@ -730,7 +731,7 @@ public:
         return try_harvest(topology, pool, options);
     }
 
-    /**  @brief  Exchanges two fabrics (vector swaps: no allocation). */
+    /**  @brief  Exchanges two fabrics (array swaps: no allocation). */
     void swap(basic_fabric_t &other) noexcept {
         edges_.swap(other.edges_), distances_.swap(other.distances_), levels_.swap(other.levels_);
         media_.swap(other.media_);
@@ -802,7 +803,7 @@ public:
     std::size_t buffer_bytes() const noexcept { return buffer_bytes_; }
 };
 
-/**  @brief  The fabric of this OS's platform (STYLE #7). */
+/**  @brief  The fabric of this OS's platform (`fabric_platform_t`). */
 using fabric_t = basic_fabric_t<>;
 
 // ---- Deprecated spellings, kept for one release (see CHANGELOG.md) ----

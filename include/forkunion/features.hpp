@@ -1,9 +1,10 @@
+// clang-format off
 /**
  *  @file   forkunion/features.hpp
  *  @brief  What this build may use: the `FORKUNION_WITH_*` switches, the capability bits, and the compile-time
  *          capability masks. No OS code and no inline assembly: run-time detection is `capabilities.hpp`.
  *
- *  @section switches Build switches (0/1 macros, STYLE #7, mirrored below as `constexpr bool`)
+ *  @section switches Build switches (0/1 macros, read with `#if`, mirrored below as `constexpr bool`)
  *  | macro                       | instructions it lets the library emit              | target                |
  *  | --------------------------- | -------------------------------------------------- | --------------------- |
  *  | `FORKUNION_WITH_WAITPKG`    | `UMONITOR`, `UMWAIT`, `TPAUSE`                     | x86 (32 and 64)       |
@@ -13,8 +14,9 @@
  *  | `FORKUNION_WITH_WFXT`       | `WFET`                                             | AArch64               |
  *  | `FORKUNION_WITH_ZAWRS`      | `WRS.STO`, `WRS.NTO`                               | RISC-V                |
  *  | `FORKUNION_WITH_ZACAS`      | `AMOCAS.W`, `AMOCAS.D`                             | RISC-V                |
- *  | `FORKUNION_PORTABLE`        | none of the above, nor the baseline-ISA paths (armed AArch64 `WFE`, RISC-V `AMO*`),
- * only | |                             | `std::atomic` and the pause hint |
+ *  | `FORKUNION_PORTABLE`        | none of the above, nor the baseline-ISA paths      | any                   |
+ *  |                             | (armed AArch64 `WFE`, RISC-V `AMO*`): only         |                       |
+ *  |                             | `std::atomic` and the pause hint                   |                       |
  *
  *  Each switch defaults to 1 where the target architecture can encode the instruction and the compiler speaks GNU
  *  inline assembly, else 0; CMake's `FORKUNION_WITH_<FEATURE>=AUTO|ON|OFF` sets them from compile probes
@@ -29,6 +31,7 @@
  *  this layer, `topology`, `thread_pinning`, `memory_placement` and `huge_pages` by the topology and allocator
  *  layers and the C API, which OR them into the masks they return.
  */
+// clang-format on
 #pragma once
 #include <cstdint> // `std::uint64_t`
 

@@ -81,19 +81,24 @@
  *                     that fails later never had a spinning thread); state closed → free (release); open the gate.
  *                     A spawn that fails part-way ends like T4 (stop = 1; e → e + 2; open the gate): a stale wake-up
  *                     may have let a worker through the gate early, and it waits for a publication.
- *      T1  claim      load c; free ⇒ CAS free(q) → held(q+1) (acquire). Anything else, or a lost CAS, is refused
- *                     (`contended`; `not_spawned` if closed; `forked` in a child process) and never retried; only
- *                     T2n (thread 0 of an exclusive pool, inside its slice) proceeds from a lost claim. The holder
- *                     reads T after the claim, so a terminate and respawn cannot hand it a stale count.
+ *      T1  claim      load c; free and not closing ⇒ CAS free(q) → held(q+1) (acquire). Anything else, or a
+ *                     lost CAS, is refused (`contended`; `not_spawned` if closed; `forked` in a child process) and
+ *                     never retried; only T2n (thread 0 of an exclusive pool, inside its slice) proceeds from a
+ *                     lost claim. The holder reads T after the claim, so a terminate and respawn cannot hand it a
+ *                     stale count.
  *      T2  publish    write the fork state (a small trivially copyable fork is copied into the dispatch line: the
  *                     workers then read one line) and cursors; outer = e + 2; e → e + 2 (seq_cst); parked ≠ 0 ⇒
  *                     wake. The token is the new e: odd, never 0.
  *      T2n nested     wait r_c = e for thread 0's children; e → e + 2, or e + 4 if that equals outer (seq_cst);
- *                     run slice 0 (whose own nested forks step e further); wait r_c = the latest e; leave every cursor exhausted for the enclosing dispatch.
+ *                     run slice 0 (whose own nested forks step e further); wait r_c = the latest e; leave every
+ *                     cursor exhausted for the enclosing dispatch.
  *                     Returns complete. The dispatch line's inline copy is left alone: thread 0 still runs on it.
  *      T3  retire     wait r_c = e for each child c; r_t = e (release). The root instead releases the pool:
  *                     c → free (release): on inclusive pools the caller does, at the end of its join.
- *      T4  terminate  claim like T1 but waiting; stop = 1; e → e + 2 (seq_cst); wake everyone; join; c → closed.
+ *      T4  terminate  closing = 1, which T1 reads with c and refuses on (`contended`), so a stream of foreign
+ *                     dispatches cannot starve the terminate: only claims already past that read still win; claim
+ *                     like T1 but waiting; stop = 1; e → e + 2 (seq_cst); wake everyone; join; closing = 0;
+ *                     c → closed. T0 clears closing too (a terminate that lost to another one may leave it set).
  *      M   policy     store the packed idle policy (seq_cst); parked ≠ 0 ⇒ wake, so sleepers wait the new way.
  *                     No claim: dispatches never write the policy, and workers read it afresh on every idle turn.
  *
@@ -667,6 +672,7 @@ public:
         }
 
         if (exclusive) control_.thread_zero.store(slots[0].thread.id(), std::memory_order_relaxed);
+        claim_.closing.store(false, std::memory_order_relaxed); // a terminate that lost to another one left it set
         // T0. Pairs with the acquire of T1: a claimer sees the slots, the thread count and the configuration.
         std::uint64_t const claim = claim_.claim.load(std::memory_order_relaxed);
         claim_.claim.store(next_sequence_(claim) | free_k, std::memory_order_release);
@@ -689,7 +695,10 @@ public:
         if (exclusivity_() == caller_inclusive_k)
             if (generation_t const pending = claim_.pending.load(std::memory_order_relaxed)) unsafe_join(pending);
 
-        // T4: claim like T1, but wait for a dispatch in flight instead of being refused.
+        // T4: claim like T1, but wait for a dispatch in flight instead of being refused. `closing` first: from
+        // here on T1 refuses, so at most the claims already past that check still run before this one wins.
+        // Relaxed: it only steers who wins the word, whose own orders stay as they were.
+        claim_.closing.store(true, std::memory_order_relaxed);
         micro_yield_t micro_yield;
         std::size_t spins = 0;
         std::uint64_t claim;
@@ -838,7 +847,9 @@ public:
         detail::reach_hook(hook_point_t::before_claim_k, this);
         // T1. Acquire pairs with the root's release (T3) or T0: every slice of the previous dispatch
         // happened-before this point, so the fork state and cursors are ours to write (I1, I2).
-        if (state_of_(claim) != free_k ||
+        // A pending T4 turns the pool away from new claimers (on the claim word's line: no extra miss), so that a
+        // stream of foreign dispatches cannot starve `terminate`; a nested fork (T2n) finds the pool held anyway.
+        if (state_of_(claim) != free_k || claim_.closing.load(std::memory_order_relaxed) ||
             !claim_.claim.compare_exchange_strong(claim, next_sequence_(claim) | held_k, std::memory_order_acquire,
                                                   std::memory_order_relaxed))
             return publish_after_lost_claim_(claim, trampoline, context, resets_cursors);
@@ -938,6 +949,7 @@ private:
         atomic_t<generation_t> pending{0};       // inclusive pools: generation whose slice 0 has not run, else 0
         atomic_t<std::thread::id> dispatcher;    // inclusive pools: the thread that published the latest dispatch
         atomic_t<bool> caller_in_slice{false};   // inclusive pools: the dispatcher is inside slice 0
+        atomic_t<bool> closing{false};           // T4 waits: a free pool refuses new claims until it is closed
     };
 
     /**  Written by the claim holder right before `epoch`, read by every worker right after it. */
@@ -1247,6 +1259,7 @@ private:
         control_.exclusivity.store(caller_inclusive_k, std::memory_order_relaxed);
         control_.stop.store(false, std::memory_order_relaxed);
         claim_.pending.store(0, std::memory_order_relaxed);
+        claim_.closing.store(false, std::memory_order_relaxed);
         claim_.claim.store(next_sequence_(claim) | closed_k, std::memory_order_release);
     }
 

@@ -52,8 +52,8 @@
  *  `basic_machine_topology_t<source_t>` answers from a `topology_facts_t` that a source fills:
  *  `detail::linux_topology_source_t` (`topology_linux.hpp`), `detail::windows_topology_source_t`
  *  (`topology_windows.hpp`), `detail::wasm_topology_source_t` (`topology_wasm.hpp`) or
- *  `detail::portable_topology_source_t` (`topology_portable.hpp`);
- *  `topology_source_t` picks the one for this OS, and `machine_topology_t` uses it.
+ *  `detail::portable_topology_source_t` (`topology_portable.hpp`); `topology_source_t` picks the one for this OS,
+ *  and `machine_topology_t` uses it.
  */
 #pragma once
 #include <cstddef> // `std::size_t`
@@ -82,7 +82,7 @@ using topology_source_t = detail::portable_topology_source_t;
 /**
  *  @brief  The machine's compute and memory domains. See the file comment for the contract.
  *  @tparam source_type_  The back end that harvests: `detail::linux_topology_source_t` or
- * `detail::portable_topology_source_t`.
+ *  `detail::portable_topology_source_t`.
  */
 template <typename source_type_ = topology_source_t>
 class basic_machine_topology_t {
@@ -334,7 +334,7 @@ private:
     }
 };
 
-/**  @brief  The topology of this OS's back end (STYLE #7). */
+/**  @brief  The topology of this OS's back end (`topology_source_t`). */
 using machine_topology_t = basic_machine_topology_t<>;
 
 // ---- Deprecated spellings, kept for one release (see CHANGELOG.md) ----

@@ -3,11 +3,12 @@
  *  @brief  `topology_facts_t`: the plain data every topology back end fills and `machine_topology_t` answers from.
  *
  *  The one interface between the OS back ends (`topology_linux.hpp`, `topology_portable.hpp`) and the queries of
- *  `topology.hpp` (STYLE #7). A back end builds a complete `topology_facts_t` on the side and hands it over only
- *  when every step succeeded, so a topology is never half-filled. Construction allocates (`std::vector`), which
- *  may throw `std::bad_alloc`; the callers in `topology.hpp` catch it and report a failed harvest.
+ *  `topology.hpp`: each back end lives in its own header and fills the same plain data. A back end builds a complete
+ *  `topology_facts_t` on the side and hands it over only when every step succeeded, so a topology is never half-filled.
+ *  Construction allocates (`detail::array_t`), which may throw `std::bad_alloc`; the callers in `topology.hpp` catch it
+ *  and report a failed harvest.
  *
- *  Invariants every back end establishes (and `test/topology_test.cpp` checks on every tree it harvests):
+ *  Invariants every back end establishes (and `test/topology/topology_test.cpp` checks on every tree it harvests):
  *  - at least one compute and one memory domain;
  *  - `cores` is the concatenation of the compute domains' cores, each run ascending, no id twice in the whole;
  *  - every `memory_domain` of a compute domain is a valid memory-domain index;
@@ -18,9 +19,9 @@
 #pragma once
 #include <cstddef> // `std::size_t`
 #include <cstdint> // `std::uint64_t`
-#include <vector>  // `std::vector`
 
 #include <forkunion/cpu_mask.hpp>
+#include <forkunion/detail/array.hpp>
 
 namespace forkunion {
 
@@ -52,16 +53,17 @@ struct memory_domain_facts_t {
  *  @brief  Everything a harvest learned. See the file comment for the invariants. Use `topology_facts_t`.
  *
  *  A template with no meaningful parameter, only so that a translation unit that includes the umbrella but never
- *  builds a topology does not instantiate five `std::vector` classes (compile cost is a feature, SPEC §2).
+ *  builds a topology instantiates none of its arrays' code (`.ci/compile_cost.sh` holds the umbrella to 1.25x a
+ *  `<thread>` hello world).
  */
 template <typename = void>
 struct basic_topology_facts_t {
-    std::vector<std::uint32_t> cores;
-    std::vector<compute_domain_facts_t> compute;
-    std::vector<memory_domain_facts_t> memory;
-    std::vector<huge_pages_facts_t> huge_pages;        ///< Per memory domain, in runs.
-    std::vector<huge_pages_facts_t> global_huge_pages; ///< Machine-wide, one entry per page size.
-    std::vector<std::uint8_t> distances;               ///< `memory.size()²`, row-major; 0 = not declared.
+    detail::array_t<std::uint32_t> cores;
+    detail::array_t<compute_domain_facts_t> compute;
+    detail::array_t<memory_domain_facts_t> memory;
+    detail::array_t<huge_pages_facts_t> huge_pages;        ///< Per memory domain, in runs.
+    detail::array_t<huge_pages_facts_t> global_huge_pages; ///< Machine-wide, one entry per page size.
+    detail::array_t<std::uint8_t> distances;               ///< `memory.size()²`, row-major; 0 = not declared.
     std::size_t compute_levels = 1;
     std::size_t online_cores = 0; ///< Online cores of the machine, whether or not this process may use them.
     bool harvested = false;       ///< False for the one-domain stand-in used before or without a harvest.

@@ -2,7 +2,7 @@
  *  @file   forkunion/types.hpp
  *  @brief  Vocabulary shared by every layer: versions, target macros, statuses, prongs and the static split.
  *
- *  This is the bottom layer (STYLE #1): it includes only standard headers and holds no platform code. Everything
+ *  This is the bottom layer: it includes only standard headers and holds no platform code. Everything
  *  here is a plain value type or a pure `constexpr` function, so the scheduling arithmetic can be swept
  *  exhaustively at `std::uint8_t` without a single thread (see `test/sweep_test.cpp`).
  *
@@ -25,8 +25,9 @@
 #define FORKUNION_VERSION_MINOR 1
 #define FORKUNION_VERSION_PATCH 0
 
-/*  Target architecture, as 0/1 macros (STYLE #7), mirrored below as `constexpr bool`. These describe what the
- *  compiler emits for; what the CPU offers at run time is the business of `forkunion/capabilities.hpp`. */
+/*  Target architecture, as 0/1 macros (tested with `#if`, never `#ifdef`), mirrored below as `constexpr bool`. These
+ * describe what the compiler emits for; what the CPU offers at run time is the business of
+ * `forkunion/capabilities.hpp`. */
 #if defined(__x86_64__) || defined(_M_X64) || defined(__i386__) || defined(_M_IX86)
 #define FORKUNION_ARCH_X86 1
 #else

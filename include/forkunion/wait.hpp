@@ -3,8 +3,8 @@
  *  @brief  Micro-waits for spin loops, the default one for this target, the nap backend, and `spin_mutex_t`.
  *
  *  Each wrapper is a tiny type with a `noexcept` call operator that never enters the kernel (except
- *  `standard_yield_t`, the portable fallback). Each lives in its architecture's header behind the same shapes
- *  (STYLE #7): a *micro-wait* `wait()` (or `wait(thread)`), and an *address wait* `wait(word, seen)` that
+ *  `standard_yield_t`, the portable fallback). Each lives in its architecture's header behind the same shapes: a
+ *  *micro-wait* `wait()` (or `wait(thread)`), and an *address wait* `wait(word, seen)` that
  *  light-sleeps while `word == seen`, bounded, and may return spuriously. Each says what it requires in
  *  `required_k` (check it with `capabilities_usable`; calling it on a CPU without the feature raises SIGILL).
  *
@@ -145,9 +145,9 @@ using spin_mutex_t = basic_spin_mutex_t<>;
  *
  *  Parks on the word's cache line with `nap_backend_t`, the best address wait the CPU has at run time, and falls
  *  back to one `micro_yield_with(micro_yield, thread)` where it has none (so either wrapper shape works). No system
- * call (after the first capability detection, which happens once per process), no allocation. Any thread; `word` may be
- * written concurrently: a write after the caller read `seen` either shows in the backend's re-check or ends its wait.
- * Implies no memory ordering: the caller re-reads `word` with the order it needs.
+ *  call (after the first capability detection, which happens once per process), no allocation. Any thread; `word` may
+ *  be written concurrently: a write after the caller read `seen` either shows in the backend's re-check or ends its
+ *  wait. Implies no memory ordering: the caller re-reads `word` with the order it needs.
  */
 template <typename value_type_, typename micro_yield_t, typename index_t = std::size_t>
 inline void nap_on(std::atomic<value_type_> const &word, value_type_ seen, micro_yield_t &micro_yield,

@@ -4,9 +4,10 @@
  *
  *  - The pure functions of `types.hpp` at every input a `std::uint8_t` pool can produce: the static split for
  *    every (n, T, thread), and the coprime stealing walk for every (count, start, seed).
- *  - Real `std::uint8_t` pools for every thread count 1..255 (every `FORKUNION_SWEEP_STRIDE`-th one in sanitized
- *    builds) and every task count 0..255, for `for_n`, `for_n_dynamic` and `for_slices`: each task exactly once
- *    and in bounds, n = 255 and T = 255 included. Odd thread counts run caller-exclusive, even ones inclusive.
+ *  - Real `std::uint8_t` pools for thread counts 1..255 (every `FORKUNION_SWEEP_STRIDE`-th one plus every count
+ *    where the retirement tree or the byte changes shape: `sweep_runs_thread_count`) and every task count 0..255,
+ *    for `for_n`, `for_n_dynamic` and `for_slices`: each task exactly once and in bounds, n = 255
+ *    and T = 255 included. Odd thread counts run caller-exclusive, even ones inclusive.
  *  - `std::uint16_t` pools whose epoch wraps twice.
  */
 #define FORKUNION_CATCH2_MAIN
@@ -118,8 +119,10 @@ struct u8_ledger {
 TEST_CASE("u8 pools run every task exactly once for every thread and task count", "[sweep][pools]") {
     auto const threads = GENERATE(range(1, 256));
     if (threads > FORKUNION_SWEEP_MAX_THREADS) return; // the most this build's threads allow
-    if ((threads - 1) % FORKUNION_SWEEP_STRIDE != 0 && threads != FORKUNION_SWEEP_MAX_THREADS)
-        return; // sanitized and emulated builds thin the grid, and keep its largest count
+    // Sanitized and emulated builds thin the grid, and keep its largest count.
+    if (threads != FORKUNION_SWEEP_MAX_THREADS &&
+        !forkunion::testing::sweep_runs_thread_count(unsigned(threads), FORKUNION_SWEEP_STRIDE))
+        return;
     fu::caller_exclusivity_t const exclusivity = threads % 2 ? fu::caller_exclusive_k : fu::caller_inclusive_k;
     u8_pool_t pool;
     REQUIRE(pool.spawn(std::uint8_t(threads), exclusivity));

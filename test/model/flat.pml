@@ -1,443 +1,765 @@
 /*
- *  flat.pml: a Promela model of `basic_pool`'s dispatch protocol (include/forkunion/flat.hpp, I1-I5, T1-T4).
+ *  flat.pml: a Promela model of `basic_pool_t`'s dispatch protocol, as written down at the top of
+ *  include/forkunion/flat.hpp (shared words, invariants I1-I7, transitions T0-T4, T2n and M).
  *
- *  README
- *  Run: `ctest -L model` (test/model.cmake), or by hand:
+ *  Run: `ctest -L model` (test/model/CMakeLists.txt registers every configuration and mutant below), or by hand:
  *      spin -a -DEXCLUSIVE flat.pml && cc -O1 -DSAFETY -DCOLLAPSE -o pan pan.c && ./pan -m100000
- *      spin -t -p -DEXCLUSIVE flat.pml      # replays a counterexample (same -D flags)
+ *      spin -t -p -g -DEXCLUSIVE flat.pml      # replays a counterexample (same -D flags)
  *  The model mirrors flat.hpp by hand: change it when the protocol changes.
  *
- *  What it models, step for step with the header (each Promela statement is one atomic access there):
- *    T1   claim: one CAS of `s` (threads_to_sync) 0 -> T after reading `threads`; a loser runs nothing.
- *    T2   publish: wait for an even epoch (a retirer may sit between T3's two steps), write the fork state
- *         (trampoline, context and cursors: the ghost `fs`), outer = e+1, `pending` (inclusive), e -> e+1, wake_.
- *    T2n  exclusive pools: thread 0 forks from inside its slice, NEST times, DEPTH deep: wait s == 1, write the
- *         fork state, s = T, e -> e+2, wake_, run slice 0, wait s == 1, then its guard joins (`is_complete`).
- *    T3   retire: s-- (fetch_sub); whoever takes s from 1 to 0 loads e and stores e+1.
- *    T4   terminate (-DTERMINATE, by the controlling dispatcher once the other one is done): claim by waiting,
- *         wait even, mood = die, e+1, ticket+1 and wake, join the workers, e+2, threads = 0, s = 0.
- *    join inclusive pools: `unsafe_join(g)` runs slice 0 when pending == g, retires, then polls `is_complete`
- *         (complete <=> e even, or e odd and outer != g: two separate loads); exclusive pools only poll.
- *    sleep (-DSLEEP_MODE): the controlling dispatcher may call sleep(0) before each of its dispatches; idle
- *         workers read e and mood, then the ticket, e and mood again, and FUTEX_WAIT(ticket) (check and enqueue
- *         atomic); a publication that reads mood != spin exchanges it to spin, bumps the ticket, FUTEX_WAKEs all.
- *         The controller may also call nap() (transition M with mood = nap: workers spin with another wait);
- *         M exchanges the mood and, leaving sleep, bumps the ticket and FUTEX_WAKEs all itself.
- *  Epochs and generations wrap modulo EMOD (default 8: a 3-bit index_t, so aliasing is reached) from an initial
- *  epoch of 0, 2 or EMOD - 2. The ticket wraps modulo TMOD (default 4; a sleeper's ticket can be 2 behind, so
- *  TMOD 2 loses wake-ups and the real 2^32 is ample).
+ *  Granularity. Each Promela statement is one access to a shared word of flat.hpp; ghost bookkeeping rides
+ *  inside the `atomic` of a real access. A step also takes the reads of words that nobody may write at that
+ *  moment (the configuration and the fork state while the claim is held), which is exact. A wait loop is a
+ *  blocking guard on what it polls ("until a word I read changes"), exact for side-effect-free polls, and it
+ *  turns a hang into an invalid end state. Spin interleaves with sequential consistency: the acquire/release
+ *  and seq_cst orders are argued in flat.hpp next to each access, not here.
  *
- *  What it checks (assertions, a monitor process for I1/I3, and Spin's invalid-end-state search):
- *    - every slice of every publication runs exactly once and on the right thread (`ran`, `owner`); the outer
- *      publication retires (s: 1 -> 0) only after all T contributions finished (`fin`);
- *    - `is_complete(g)` never answers true while a slice of g is unfinished; a T2n fork returns complete;
- *    - nobody writes the fork state (T2 claimer, T2n) while another thread is between reading it and retiring,
- *      and nobody else writes the epoch between T3's two steps;
- *    - every worker reads the fork state of the publication whose epoch it consumed (no aliasing for workers);
- *    - no deadlock and no lost wake-up: all dispatchers finish; idle workers may only block at `end` labels.
- *  Waits are blocking guards ("until a value I read changes"), which is exact for side-effect-free polls, so a
- *  hang shows up as an invalid end state. Sensitivity: removing T2's wait for an even epoch, reading `last` after
- *  retiring, dropping T2n's first wait, or dropping the sleeper's mood re-check each yields a counterexample.
+ *  Shared words (flat.hpp's names):
+ *    claim    4q + state, state in {free, held, closed}; the sequence q steps at every claim and every spawn
+ *    outer    the generation of the hold's outermost publication
+ *    pending, dispatcher   inclusive pools: the generation whose slice 0 is owed, and who owes it
+ *    e        the epoch: odd, every publication steps it by 2 modulo EMOD (a 3-bit index_t, or 2-bit with
+ *             EMOD = 4, so wrap and aliasing are reached); a generation is the epoch it published
+ *    r[t]     the last epoch contributor t retired; contributor t > 0 reports to (t - 1) / F, 0 is the root
+ *    parked   workers inside park_;  wake  the futex ticket, kept as `bumped` (bit t: the ticket moved since
+ *             worker t read it, exact for an unbounded counter) and `asleep` (the futex queue)
+ *    idle     the idle policy word: SPIN_K, or PARK_A / PARK_B, two parking policies that differ only in their
+ *             parameter (so that "wait the new way" is observable);  stop;  threads, excl (the configuration)
+ *  Transitions:
+ *    T0   spawn: r[t] = e, read the gate, start the workers (each blocks until `wake` moves), claim
+ *         closed -> free(q + 1), open the gate (wake_parked_). -DSPAWN_FAIL: the respawn's second thread is
+ *         refused: stop = 1, e += 2 as T4 does, open the gate, join the started one, stay closed
+ *         (-DMUTATE_FAILED_SPAWN_NO_EPOCH omits the epoch step, as flat.hpp once did, and the model finds the
+ *         hang: mutate_failed_spawn_no_epoch).
+ *    T1   claim: load claim; free => read closing; not closing => CAS free(q) -> held(q + 1), else refused,
+ *         never retried. The holder reads the thread count and the exclusivity after the claim.
+ *    T2   publish: the fork state (ghost `fs`: trampoline, context, cursors), outer = e + 2, on inclusive pools
+ *         (dispatcher, pending) = (me, g); e = g (seq_cst); parked != 0 => wake_parked_ (ticket++, wake all).
+ *    T2n  thread 0 of an exclusive pool forks from inside its slice (NEST forks per outer slice, DEPTH deep):
+ *         wait r_c = e for its children, fork state, g = e + 2 (e + 4 if that equals outer), publish as T2, run
+ *         slice 0, wait r_c = e (its fork's, or a deeper fork's), then its guard joins (is_complete).
+ *    T3   retire: wait r_c = e for each child c, then r_t = e; the root instead releases the claim (held ->
+ *         free). Inclusive pools: the dispatcher is contributor 0 and the root; its join takes slice 0 with one
+ *         CAS of (dispatcher, pending), runs it and retires. Exclusive pools: thread 0 is the root, dispatchers
+ *         poll is_complete (claim not held, or outer != g: two loads).
+ *    T4   terminate, by the controlling thread: (inclusive) join an owed slice 0 if it is its own; closing = 1;
+ *         claim by waiting; stop = 1; e += 2 (seq_cst) with the parked check; wake_parked_; join every worker;
+ *         reset the configuration; closing = 0; claim -> closed(q + 1).
+ *    M    set_idle_policy, from a thread of its own at any time (NM changes, each to spin or to the other
+ *         parking word): store the word (seq_cst), then parked != 0 => wake_parked_. No claim.
+ *    idle A worker waits as the word it read says: spin (until e or the word changes), or park_: read the
+ *         ticket, parked++ (seq_cst), re-read e, the word and stop, FUTEX_WAIT (compare the ticket and enqueue
+ *         as one step), parked--. A parked worker never wakes by a timeout or spuriously here, so a lost wake-up
+ *         is a hang.
  *
- *  What it does not prove: Spin interleaves with sequential consistency, so the C++ orders (acquire/release,
- *  relaxed) are argued separately in the review; `for_n_dynamic`'s cursors are one ghost with the fork state
- *  (their u8 arithmetic is brute-forced by cursor_sweep.cpp), so the model cannot see an enclosing
- *  `for_n_dynamic` on thread 0 lose its cursors to a nested one; sizes are small (T <= 3, 2 dispatchers,
- *  2-4 dispatches, nesting <= 4).
+ *  Checks:
+ *    - every slice of every publication runs exactly once, on its own thread (`ranmask`; slice 0 of an
+ *      inclusive dispatch on the thread that dispatched it: `owner`), and never once its guard's join returned
+ *      (`done`: no run on a dead fork object);
+ *    - a worker runs the fork state its epoch announced (`epoch_pub`): no aliasing for workers (I3);
+ *    - a join returns only once every slice of its publication finished, counted with the true thread count
+ *      (`finmask`, `cnt`); a T2n fork is complete when it returns;
+ *    - nobody writes the fork state while another thread may read it (`readers`); the root releases only a held
+ *      claim; a claim read before a terminate and respawn is refused (`spawns`);
+ *    - a monitor checks in every state I1 (free => no reader and every r_t = e), I2 (held <=> exactly one
+ *      holder) and I6 (free => spawned and not stopping);
+ *    - no invalid end state: every dispatcher, controller and policy changer finishes; only workers may be left
+ *      blocked, and only on an idle turn (spinning, or parked);
+ *    - in the final state the policy word is the last one M stored (no other write undid it) and every parked
+ *      worker parked under it (a policy change reaches every sleeper).
  *
- *  Configurations (spin -D...): default: inclusive pool, T = 3 (the dispatching thread is contributor 0, plus
- *  2 workers), dispatcher 0 (controlling, K dispatches) and dispatcher 1 (racing, K1 dispatches).
- *  -DEXCLUSIVE: T workers, thread 0 forks (T2n). -DSLEEP_MODE, -DTERMINATE as above.
- *  Mutations that reintroduce the bugs the review found in an earlier flat.hpp (test/model.cmake expects each
- *  to find its counterexample, proving the model can fail):
- *    -DMUTATE_NESTED_ALIAS -DEXCLUSIVE -DNEST=4 -DDEPTH=1: T2n no longer skips outer; the 4th fork in one slice
- *        gets generation == outer and its join waits for itself;
- *    -DMUTATE_PENDING -DSTALE_REJOIN -DEMOD=4: slice 0 taken by comparing `pending` alone: a second, stale
- *        `unsafe_join` runs another dispatcher's slice 0;
- *    -DMUTATE_SLEEP_RACE -DSLEEP_MODE: sleep(0) without a claim while another thread's dispatch is in flight:
- *        that dispatch read mood == spin, the workers go to sleep after it published: hang;
- *    -DMUTATE_NAP_LOST_WAKE -DSLEEP_MODE: nap() after sleep(0) stores its mood without waking the kernel
- *        sleepers, and the next publication's exchange sees nap, not sleep, so it wakes nobody: hang (the bug
- *        CI hit in hot_path.dispatches_make_no_heap_allocations);
- *    -DMUTATE_TERMINATE_OPEN -DTERMINATE -DTERMINATE_RACE: T4 reopens the claim, so a dispatch that read
- *        `threads` before terminate claims the unspawned pool after it: hang.
- *  Without the mutations the same shapes must pass: T2n skips the generation equal to outer, slice 0 is taken by
- *  its own dispatcher with one CAS, sleep() claims the pool (transition M) and is refused when it loses, and an
- *  unspawned pool stays claimed (I6).
+ *  Processes: the controlling thread (me = 1: K dispatches; with -DTERMINATE a terminate; with -DRESPAWN then a
+ *  spawn of T2 threads, exclusive with -DEXCLUSIVE2, and K2 more dispatches), a foreign dispatcher (me = 2: K1
+ *  attempts, at any time), a policy changer (NM changes) and the workers. Inclusive pools (the default) have
+ *  T - 1 workers and the dispatcher is contributor 0; -DEXCLUSIVE: T workers. F = 1 with T = 3 is a tree of
+ *  depth 2 (0 <- 1 <- 2); F = 2 is flat. IDLE0 is the policy at start (default PARK_A, as adaptive parks).
+ *
+ *  Configurations (each must explore every state without an error):
+ *    inclusive_tree       two dispatchers race on an inclusive pool of 3 with an inner tree node, workers
+ *                         parking: exactly-once, join after every slice, the tree's fan-in, the handshake;
+ *    inclusive_flat       the same on a flat tree, spinning, two dispatches each;
+ *    inclusive_policy     two policy changes at any time against parking workers and two dispatchers;
+ *    exclusive_tree       an exclusive pool of 3 with an inner node: thread 0 is the root, dispatchers poll;
+ *    exclusive_park       the park/wake handshake on an exclusive pool (thread 0 parks too);
+ *    exclusive_policy     policy changes against an exclusive pool's two parking workers;
+ *    exclusive_nested     T2n: two forks per outer slice, two deep, against a foreign dispatcher;
+ *    exclusive_nested_park  the same with parking workers (T2n's own parked check);
+ *    nested_alias         four forks in one outer slice: the fourth skips the generation equal to outer;
+ *    terminate_exclusive  T4 against a foreign dispatcher and a policy changer on an exclusive pool, the shape
+ *                         of the old late-exchange bug: no double run, no hang, the policy survives (spinning
+ *                         at start: workers park once the changer picks a parking word);
+ *    terminate_inclusive  T4 against a foreign dispatcher on an inclusive pool of 3 (owed slice 0);
+ *    respawn_inclusive    terminate, spawn(T2 = 2) and dispatch, against a foreign dispatcher that may have read
+ *                         the claim before: refused, or served with the new count;
+ *    respawn_exclusive    the same from an exclusive pool of 2 to an inclusive pool of 3;
+ *    respawn_to_exclusive the same from an inclusive pool of 3 to an exclusive pool of 2 (spinning, flat);
+ *    stale_rejoin         a second join of an old token after the generations wrapped (EMOD = 4) returns
+ *                         without running another dispatcher's slice 0;
+ *    spawn_failure_fixed  a respawn that fails after starting a thread, against a policy changer and a foreign
+ *                         dispatcher: the started thread leaves, and the spawn returns.
+ *  The failed-spawn mutant (flat.hpp before the fix this model found):
+ *    mutate_failed_spawn_no_epoch  a set_idle_policy (or a publisher) reads parked != 0 on the old pool and wakes
+ *                                 late, after terminate and after the respawn read its gate: the new worker
+ *                                 passes the gate before the failing spawn stores stop, waits for a publication
+ *                                 that never comes (it re-checks stop only in park_, which then returns at once),
+ *                                 and the failed spawn's join of it hangs.
+ *  Mutants (each must yield its counterexample, proving the model can fail):
+ *    mutate_late_exchange_die     the publisher writes the idle word after its epoch store (the old wake_()),
+ *                                 and terminate's stop is that word's `die`: the late exchange undoes die, and a
+ *                                 worker runs the finished dispatch's slice again on its dead fork;
+ *    mutate_late_exchange_policy  the same late write undoes a concurrent set_idle_policy;
+ *    mutate_stale_count           the holder reads T before its claim: after terminate and spawn(3) it serves
+ *                                 the new pool with the old count and releases while a slice runs;
+ *    mutate_no_sequence           the claim without its sequence: a claim read before a respawn succeeds;
+ *    mutate_no_parked_check       the publisher does not look for parked workers: a dropped wake-up, a hang;
+ *    mutate_park_no_recheck       a worker parks without re-reading e after parked++: a hang;
+ *    mutate_policy_no_wake        M stores the word without waking sleepers: they sleep the old way;
+ *    mutate_early_release         the root releases the claim before waiting for its children;
+ *    mutate_early_report          an inner tree node stores r_t before its children retired;
+ *    mutate_nested_alias          T2n does not skip outer: the fork's own join waits for itself, a hang;
+ *    mutate_t2n_own_generation    T2n's second wait compares r_c with its own generation, not e: a fork from
+ *                                 inside a fork's slice 0 waits for ever;
+ *    mutate_pending               slice 0 taken by comparing `pending` alone: a stale join runs another
+ *                                 dispatcher's slice 0;
+ *    mutate_split_pending_check   `dispatcher` loaded, then `pending` CASed, as two words: the same, through
+ *                                 the window between the two;
+ *  Probes (-DPROBE=n, in the configuration of the mutant they back): REACH(n, c) fails when c holds, so the
+ *  correct model provably reaches the state each bug needs: 1 a sleeper woken by a publication, 2 by a policy
+ *  change, 3 a claim read on the old pool refused after a respawn, 4 the foreign dispatcher served by a respawned
+ *  pool of another size, 5 a publisher's parked check after terminate stored stop, 6 T2n skipping outer, 7 a
+ *  failing spawn's worker leaving on stop, 8 the gate passed early, 9 a policy change during terminate.
+ *
+ *  Not modelled: the C++ memory orders (above); for_n_dynamic's cursors (one ghost with the fork state; their
+ *  arithmetic is swept by cursor_sweep.cpp); timed sleeps and spurious wake-ups (they only add wake-ups); nap
+ *  (a spin with another micro-wait, to the protocol); the fork() child; non-progress cycles (a parked worker
+ *  that loops without sleeping is a livelock, which the safety search does not report). Sizes are small:
+ *  T <= 3, two dispatchers, a few dispatches, two policy changes, nesting <= 4.
  */
 
+/* ---- Parameters ---- */
 #ifndef T
-#define T 3 /* contributions per dispatch */
+#define T 3 /* contributors of the first spawn */
+#endif
+#ifndef T2
+#define T2 2 /* contributors after -DRESPAWN */
+#endif
+#ifndef F
+#define F 1 /* fan-in of the retirement tree */
 #endif
 #ifndef EMOD
 #define EMOD 8 /* epoch modulus: a 3-bit index_t */
 #endif
-#ifndef TMOD
-#define TMOD 4 /* futex ticket modulus; a stale reader lags by up to 2 (TMOD 2 loses a wake-up) */
-#endif
 #ifndef K
-#define K 2 /* dispatch attempts of the controlling dispatcher */
+#define K 1 /* dispatches of the controlling thread before terminate */
 #endif
 #ifndef K1
-#define K1 K /* dispatch attempts of the racing dispatcher */
+#define K1 1 /* dispatch attempts of the foreign dispatcher */
+#endif
+#ifndef K2
+#define K2 0 /* dispatches of the controlling thread after the respawn */
+#endif
+#ifndef NM
+#define NM 0 /* idle policy changes */
 #endif
 #ifndef NEST
-#define NEST 2 /* T2n forks thread 0 may make inside one outer slice */
+#define NEST 0 /* T2n forks per outer slice of thread 0 (exclusive pools) */
 #endif
 #ifndef DEPTH
-#define DEPTH 2 /* and how deep */
+#define DEPTH 1 /* and how deep */
 #endif
-#define MAXPUB ((K + K1) * (NEST + 1) + 1)
+#ifndef IDLE0
+#define IDLE0 PARK_A /* the policy at start: the default (adaptive) parks */
+#endif
+#ifdef EXCLUSIVE
+#define X1 1
+#else
+#define X1 0
+#endif
+#ifdef EXCLUSIVE2
+#define X2 1
+#else
+#define X2 0
+#endif
+#define TMAX 3
+#define QMOD 64 /* claim sequences: more than every claim and spawn of a run, so no wrap */
+#define MAXPUB ((K + K1 + K2 + 1) * (NEST + 1) + 1)
+
+#define FREE_K 0
+#define HELD_K 1
+#define CLOSED_K 2
+#define STATE(c) ((c) & 3)
+#ifndef MUTATE_NO_SEQUENCE
+#define NEXT(c) ((((c) / 4 + 1) % QMOD) * 4)
+#else
+#define NEXT(c) 0 /* the claim word without its sequence: free, held and closed alone */
+#endif
 
 #define SPIN_K 0
-#define SLEEP_K 1
-#define DIE_K 2
-#define NAP_K 3 /* to the protocol, nap is spinning with another micro-wait */
+#define PARK_A 1
+#define PARK_B 2
+#define DIE_K 3 /* mutate_late_exchange_die only: the old design kept terminate's stop in the idle word */
 
-#ifdef EXCLUSIVE
-#define WORKER0 1 /* thread 0 is a worker */
+#define BIT(t) (1 << (t))
+#define ALL(n) ((1 << (n)) - 1)
+#define ALLBITS 7
+
+#ifdef MUTATE_LATE_EXCHANGE_DIE
+#define MUTATE_LATE_EXCHANGE
+#define STOPPED (idle == DIE_K)
 #else
-#define WORKER0 0 /* thread 0 is whoever dispatched */
+#define STOPPED (stop)
 #endif
 
-/* The pool's shared words. */
-byte e;          /* epoch */
-byte outer;      /* generation of the outermost dispatch in flight */
-byte s;          /* threads_to_sync */
-byte pending;    /* inclusive: generation whose slice 0 has not run */
-byte pending_by; /* FIX_PENDING: which dispatcher owns `pending` */
-byte mood;
-byte wake;       /* futex ticket */
-byte asleep;     /* futex queue: bit t set while worker t sleeps in FUTEX_WAIT */
-byte threads = T;
+/* ---- The pool's shared words ---- */
+byte claim = CLOSED_K;
+byte outer;
+byte pending;
+byte dispatcher; /* 0: none, 1: the controlling thread, 2: the foreign dispatcher */
+byte e;
+byte r[TMAX];
+byte parked;
+byte bumped; /* wake ticket, per reader: bit t set once it moved since worker t read it */
+byte asleep; /* futex queue: bit t while worker t blocks in FUTEX_WAIT */
+byte idle;
+bool stop;
+byte threads;
+bool excl;
 
-/* Ghosts: identities the C++ code does not store, only checked here. */
-byte fs;                 /* the publication the fork state (trampoline, context, cursors) belongs to */
-byte epoch_pub;          /* the publication the current epoch value announces (0: none) */
-byte outer_pub;          /* the publication `outer` names */
-byte npub;               /* publications so far; ids 1.. */
-byte owner[MAXPUB];      /* dispatcher that published it (255: thread 0's T2n) */
-byte ran[MAXPUB * T];    /* slice runs per publication and thread */
-byte fin[MAXPUB];        /* finished contributions per publication */
-byte nreading;           /* threads between reading the fork state and retiring */
-bool gap;                /* a retirer sits between T3's two steps */
-byte exited;             /* workers that left on `die` */
-bool done1;              /* dispatcher 1 has finished (the "between dispatches" of T4's contract) */
+/* ---- Ghosts: checked here, not stored by flat.hpp ---- */
+byte fs;               /* the publication the fork state belongs to */
+byte epoch_pub;        /* the publication the current epoch announces (0: terminate's) */
+byte npub;             /* publications so far; ids 1.. */
+byte owner[MAXPUB];    /* who published it: 1, 2, or 3 for thread 0's T2n */
+byte cnt[MAXPUB];      /* its true contributor count */
+byte ranmask[MAXPUB];  /* bit t: slice t started */
+byte finmask[MAXPUB];  /* bit t: slice t finished */
+bit done[MAXPUB];      /* its guard's join returned: the fork object is dead */
+byte readers;          /* bit t: thread t runs a slice and may read the fork state */
+byte holders;          /* claim holders (I2) */
+byte nworkers;         /* workers of the current spawn */
+byte exited;           /* workers that left on stop */
+byte policy_set;       /* the last word M stored */
+byte slept[TMAX];      /* the word worker t parked under */
+byte nm;               /* policy changes made */
+byte spawns;           /* T0s so far */
+bit closing;           /* T4 is waiting for the claim: T1 refuses */
+bit failing;           /* -DSPAWN_FAIL: the respawn is failing */
 
-/* I1: s = 0 => nobody reads the fork state.  I3: e odd => a dispatch is claimed or a retirer is in T3's gap;
- * e even => the last publication is complete. */
-#define INVARIANT ((s != 0 || nreading == 0) && \
-                   (e % 2 == 0 || s != 0 || gap) && \
-                   (e % 2 == 1 || nreading == 0) && \
-                   (e % 2 == 1 || s != 0 || outer_pub == 0 || fin[outer_pub] == T))
+/* Reachability probes: with -DPROBE=n, the assertion of probe n fires when its state is reached, so that a probe
+ * run of a correct configuration proves that the search reaches the state a mutant needs (the mutant's test
+ * cannot pass vacuously). Each sits inside an existing atomic step: without -DPROBE it adds no state. */
+#ifdef PROBE
+#define REACH(n, c) assert(!(c) || PROBE != n)
+#else
+#define REACH(n, c) skip
+#endif
+
+/* The invariants, checked in every state by the monitor. I1: a free pool has no reader, and every contributor
+ * retired the current epoch. I2: held <=> exactly one holder. I6: a free pool is spawned and not stopping. */
+#define RETIRED_ALL ((threads < 2 || r[1] == e) && (threads < 3 || r[2] == e))
+#define I1 (STATE(claim) != FREE_K || (readers == 0 && RETIRED_ALL))
+#define I2 ((STATE(claim) == HELD_K) == (holders == 1) && holders <= 1)
+#define I6 (STATE(claim) != FREE_K || (threads != 0 && !STOPPED))
+/* The final state: every sleeper parked under the policy in force (a policy change reached it). */
+#define SLEEPERS_OK ((!(asleep & BIT(0)) || slept[0] == idle) && (!(asleep & BIT(1)) || slept[1] == idle) && \
+                     (!(asleep & BIT(2)) || slept[2] == idle))
+
 active proctype monitor() {
 end_monitor:
-    atomic { !INVARIANT -> assert(false) }
-}
-
-/* `wake_`: the publisher reads mood (relaxed); if not spin, exchanges it to spin, and if the exchange saw sleep,
- * increments the ticket and FUTEX_WAKEs every sleeper. */
-inline wake_() {
-    if
-    :: mood != SPIN_K ->
-        if
-        :: atomic { mood == SLEEP_K -> mood = SPIN_K };
-            wake = (wake + 1) % TMOD;
-            asleep = 0
-        :: atomic { mood != SLEEP_K -> mood = SPIN_K }
-        fi
-    :: else
-    fi
-}
-
-/* T3 for publication `cur`: fetch_sub; the one that takes s from 1 to 0 loads e and stores e+1. */
-inline retire_(cur, ev) {
-    if
-    :: atomic { s > 1 -> nreading--; fin[cur]++; s--; cur = 0 }
-    :: atomic { s == 1 -> nreading--; fin[cur]++; s = 0; cur = 0; gap = true;
-                assert(fin[outer_pub] == T) } /* every slice of the outer publication finished */
-        ev = e;
-        assert(ev % 2 == 1);
-        atomic { assert(e == ev); /* nobody else wrote epoch in T3's gap */
-                 e = (ev + 1) % EMOD; epoch_pub = 0; gap = false; ev = 0 }
-    fi
-}
-
-/* `while (!is_complete(g)) backoff`, then check the answer; blocks until e or outer moves after a miss. */
-inline join_until_complete_(g, pub, ev, ov) {
     do
-    :: ev = e;
+    :: atomic { !I1 -> assert(I1) }
+    :: atomic { !I2 -> assert(I2) }
+    :: atomic { !I6 -> assert(I6) }
+    :: atomic { timeout -> assert(idle == policy_set); assert(SLEEPERS_OK); break } /* no other write undid M */
+    od
+}
+
+/* wake_parked_: bump the ticket (fetch_add), then FUTEX_WAKE every waiter: two steps. */
+inline wake_parked_() {
+    bumped = ALLBITS;
+    asleep = 0
+}
+
+/* publish_epoch_: the last step of T2, T2n and T4: e = g (seq_cst), then one look at the parked count. */
+inline publish_epoch_(g, p) {
+    atomic { e = g; epoch_pub = p };
+#ifdef MUTATE_LATE_EXCHANGE
+    /* The old wake_(): after publishing, exchange the idle word back to spin, waking sleepers it held. */
+    if
+    :: atomic { (idle == PARK_A || idle == PARK_B) -> idle = SPIN_K }; wake_parked_()
+    :: atomic { idle == DIE_K -> idle = SPIN_K }
+    :: idle == SPIN_K
+    fi;
+#endif
+#ifndef MUTATE_NO_PARKED_CHECK
+    if
+    :: atomic { parked != 0 -> REACH(5, p != 0 && STOPPED) }; wake_parked_()
+    :: atomic { parked == 0 -> REACH(5, p != 0 && STOPPED) }
+    fi
+#else
+    skip
+#endif
+}
+
+/* Waits until every child of contributor t (of tn) retired epoch ep: their subtrees are done (I4). */
+inline wait_children_(t, ep, tn) {
+    (t * F + 1 >= tn || r[t * F + 1] == ep);
+#if F >= 2
+    (t * F + 2 >= tn || r[t * F + 2] == ep);
+#endif
+    skip
+}
+
+/* The root releases the pool; nobody else writes the claim while it is held (I2), so a plain store. */
+#define RELEASE_ assert(STATE(claim) == HELD_K); claim = (claim & 252) | FREE_K; holders--
+
+/* T3 for contributor t of a pool of tn, retiring epoch ep. */
+inline retire_(t, ep, tn) {
+#if defined(MUTATE_EARLY_REPORT) || defined(MUTATE_EARLY_RELEASE)
+    atomic {
         if
-        :: ev % 2 == 0 -> ev = 0; break
+#ifdef MUTATE_EARLY_REPORT
+        :: t != 0 -> r[t] = ep /* reports before its children did */
+#endif
+#ifdef MUTATE_EARLY_RELEASE
+        :: t == 0 -> RELEASE_  /* releases before its children retired */
+#endif
+        :: else
+        fi
+    };
+#endif
+    wait_children_(t, ep, tn);
+    atomic {
+        if
+#ifndef MUTATE_EARLY_REPORT
+        :: t != 0 -> r[t] = ep /* release: pairs with the parent's acquire */
+#else
+        :: t != 0
+#endif
+#ifndef MUTATE_EARLY_RELEASE
+        :: else -> RELEASE_
+#else
+        :: else
+#endif
+        fi
+    }
+}
+
+/* `while (!is_complete(g)) backoff`: complete once the claim is not held, or outer != g (two loads). */
+inline is_complete_poll_(g) {
+    do
+    :: STATE(claim) != HELD_K -> break
+    :: atomic { STATE(claim) == HELD_K -> cv = claim };
+        if
+        :: atomic { outer != g -> cv = 0 }; break
+        :: atomic { outer == g -> ov = g }; atomic { (claim != cv || outer != ov) -> cv = 0; ov = 0 }
+        fi
+    od
+}
+
+/* The guard's join returned for publication p: every slice finished, and its fork object dies now. */
+#define JOINED_(p) assert(finmask[p] == ALL(cnt[p])); done[p] = 1
+
+/* Slice 0 of the current fork state starts on the inclusive caller me. */
+#define SLICE0_START_(me) \
+    cur = fs; \
+    assert((ranmask[cur] & 1) == 0); \
+    assert(!done[cur]); \
+    assert(owner[cur] == me); /* slice 0 runs on the thread that dispatched it */ \
+    ranmask[cur] = ranmask[cur] | 1; \
+    readers = readers | 1
+
+/* unsafe_join(g) on an inclusive pool by me, whose count is tl. Slice 0 is taken by one CAS that needs both
+ * `pending == g` and `dispatcher == me` (one word); it runs it and retires as the root. A join by another
+ * thread returns at once; the dispatcher's own later join polls is_complete. */
+inline unsafe_join_(me, g, tl) {
+    if
+#if defined(MUTATE_PENDING)
+    :: atomic { pending == g -> pending = 0; SLICE0_START_(me) }; /* `pending` alone, no `dispatcher` */
+#elif defined(MUTATE_SPLIT_PENDING_CHECK)
+    :: dispatcher != me /* load `dispatcher`, then CAS `pending`: two words */
+    :: dispatcher == me ->
+        if
+        :: atomic { pending == g -> pending = 0; SLICE0_START_(me) };
+#else
+    :: atomic { dispatcher == me && pending == g -> pending = 0; SLICE0_START_(me) };
+#endif
+            atomic { finmask[cur] = finmask[cur] | 1; readers = readers & 6; ev = e; cur = 0 };
+            retire_(0, ev, tl)
+#if defined(MUTATE_PENDING)
+    :: else -> is_complete_poll_(g)
+#elif defined(MUTATE_SPLIT_PENDING_CHECK)
+        :: else -> is_complete_poll_(g)
+        fi
+#else
+    :: dispatcher != me
+    :: dispatcher == me && pending != g -> is_complete_poll_(g)
+#endif
+    fi
+}
+
+/* T1, T2 and the guard's join, by me (1: the controlling thread, 2: the foreign dispatcher). The fork state,
+ * the count and the exclusivity are read in the claim's step: nobody else may write them while it is held. */
+inline dispatch_(me) {
+#ifdef MUTATE_STALE_COUNT
+    tl = threads; /* the old order: the count before the claim */
+#endif
+    if
+    :: atomic { STATE(claim) == FREE_K -> cv = claim; sg = spawns };
+        if
+        :: atomic { closing -> cv = 0; sg = 0; tl = 0 } /* a terminate is waiting: contended, never retried */
         :: else ->
-            ov = outer;
             if
-            :: ov != g -> ev = 0; ov = 0; break
-            :: else -> atomic { (e != ev || outer != ov) -> ev = 0; ov = 0 }
+            :: atomic {
+                   claim == cv -> claim = NEXT(cv) | HELD_K; holders++; cv = 0;
+                   assert(sg == spawns); /* a claim read before a terminate and respawn is refused */
+                   REACH(4, me == 2 && spawns > 0 && threads != T);
+                   sg = 0;
+    #ifndef MUTATE_STALE_COUNT
+                   tl = threads;
+    #endif
+                   xl = excl;
+                   assert(readers == 0); /* cursors, trampoline, context: nobody reads them (I1) */
+                   npub++;
+                   assert(npub < MAXPUB);
+                   p = npub;
+                   fs = p;
+                   owner[p] = me;
+                   cnt[p] = threads;
+                   g = (e + 2) % EMOD
+               };
+                outer = g;
+                if
+    #ifndef MUTATE_SPLIT_PENDING_CHECK
+                :: !xl -> atomic { dispatcher = me; pending = g }
+    #else
+                :: !xl -> dispatcher = me; pending = g
+    #endif
+                :: else
+                fi;
+                publish_epoch_(g, p); /* T2 */
+    #ifdef STALE_REJOIN
+                if
+                :: first_g == 0 -> first_g = g
+                :: else
+                fi;
+    #endif
+                if
+                :: xl -> is_complete_poll_(g)
+                :: else -> unsafe_join_(me, g, tl)
+                fi;
+                atomic { JOINED_(p); p = 0; g = 0; tl = 0; xl = 0; ev = 0 }
+            :: atomic { claim != cv -> REACH(3, sg != spawns); cv = 0; sg = 0; tl = 0 } /* lost: contended */
             fi
         fi
-    od;
-    assert(pub == 0 || fin[pub] == T) /* complete means every slice of it finished */
+    :: atomic { STATE(claim) != FREE_K -> tl = 0 } /* contended, or not_spawned when closed */
+    fi
 }
 
-/* T2 after a won claim: returns the generation in g and the publication in p. */
-inline publish_(me, g, p, ev) {
-    atomic { (e % 2 == 0) -> ev = e }; /* wait_for_even_epoch_ (immediate unless a retirer is in the gap) */
-    atomic {
-        assert(nreading == 0); /* nobody reads the fork state we are about to write */
-        npub++;
-        assert(npub < MAXPUB);
-        p = npub;
-        fs = p;
-        owner[p] = me;
-        g = (ev + 1) % EMOD;
-        ev = 0
-    };
-    atomic { outer = g; outer_pub = p };
-#ifndef EXCLUSIVE
-    atomic { pending = g; pending_by = me };
-#endif
-    atomic { e = g; epoch_pub = p }; /* release */
-    wake_()
-}
-
-#ifndef EXCLUSIVE
-/* `unsafe_join(g)` on an inclusive pool, by dispatcher `me`; `pub` is the publication the caller believes g is. */
-inline unsafe_join_(me, g, pub, q, ev, ov) {
-    if
-#ifndef MUTATE_PENDING
-    :: atomic { pending == g && pending_by == me -> pending = 0 }; /* dispatcher check, then one CAS */
-#else
-    :: pending == g ->
-        pending = 0;
-#endif
-        atomic {
-            q = fs; /* dispatch_.trampoline / context */
-            nreading++;
-            assert(owner[q] == me); /* slice 0 runs on the thread that dispatched it */
-            ran[q * T]++;
-            assert(ran[q * T] == 1)
-        };
-        retire_(q, ev)
-    :: else
-    fi;
-    join_until_complete_(g, pub, ev, ov)
-}
-#endif
-
-proctype worker(byte t; byte spawn_epoch) {
-    byte last, ev, ev2, ticket, mv, q, cur;
-#ifdef EXCLUSIVE
-    byte nn, depth, np, g, ov;
+proctype worker(byte t; byte tn; byte last; bit xcl) {
+    byte q, pol, cur, ev;
+#if NEST > 0
+    byte nn, depth, np, g, cv, ov;
     byte gstack[DEPTH + 1];
     byte pstack[DEPTH + 1];
 #endif
-    last = spawn_epoch; /* captured by `spawn` before the thread starts */
-end_idle:
-    do
-    :: atomic { ev = e; if :: ev != last && ev % 2 == 1 -> q = epoch_pub :: else fi }; /* acquire */
-        if
-        :: ev != last && ev % 2 == 1 ->
-#ifdef TERMINATE
-            if
-            :: atomic { mood == DIE_K -> exited++ }; goto end_exit
-            :: else
-            fi;
-#endif
-            atomic {
-                nreading++;
-                assert(fs == q); /* the fork state is the one this epoch announced */
-                cur = fs;
-                ran[cur * T + t]++;
-                assert(ran[cur * T + t] == 1);
-                q = 0;
-                ev = 0
-            };
-#ifdef EXCLUSIVE
-            if
-            :: t == 0 -> /* thread 0 forks from inside its slice (T2n), at depth */
-                do
-                :: nn < NEST && depth < DEPTH ->
-                    nn++;
-                    assert(s >= 1); /* T1 loses: thread 0 still owes its contribution */
-                    (s == 1);       /* wait_for_thread_zero_alone_ */
-                    atomic {
-                        assert(nreading == 1); /* only thread 0 itself */
-                        npub++;
-                        assert(npub < MAXPUB);
-                        np = npub;
-                        fs = np;
-                        owner[np] = 255
-                    };
-                    s = T;
-                    ev2 = e;
-                    g = (ev2 + 2) % EMOD;
-#ifndef MUTATE_NESTED_ALIAS
-                    if
-                    :: g == outer -> g = (g + 2) % EMOD /* T2n skips the generation equal to outer */
-                    :: else
-                    fi;
-#endif
-                    atomic { e = g; epoch_pub = np; ev2 = 0 };
-                    wake_();
-                    atomic {
-                        depth++;
-                        gstack[depth] = g;
-                        pstack[depth] = np;
-                        g = 0;
-                        np = 0;
-                        ran[pstack[depth] * T]++;
-                        assert(ran[pstack[depth] * T] == 1)
-                    }
-                :: depth > 0 -> /* slice 0 of the innermost fork ends */
-                    fin[pstack[depth]]++;
-                    (s == 1);
-                    assert(fin[pstack[depth]] == T); /* T2n returns complete */
-                    join_until_complete_(gstack[depth], pstack[depth], ev2, ov); /* its guard's join */
-                    atomic { gstack[depth] = 0; pstack[depth] = 0; depth-- }
-                :: depth == 0 -> nn = 0; break
-                od
-            :: else
-            fi;
-#endif
-            last = e;
-            retire_(cur, ev2)
-        :: else ->
-            mv = mood;
-            if
-            :: mv == SLEEP_K ->
-                ticket = wake; /* acquire */
-                ev2 = e;       /* acquire */
-                if
-                :: (ev2 != last && ev2 % 2 == 1) || mood != SLEEP_K -> atomic { ev = 0; ev2 = 0; mv = 0; ticket = 0 }
-                :: else ->
-                    atomic {
-                        if
-                        :: wake == ticket -> asleep = asleep | (1 << t)
-                        :: else
-                        fi;
-                        ev = 0; ev2 = 0; mv = 0; ticket = 0
-                    };
-end_futex:          ((asleep & (1 << t)) == 0)
-                fi
-            :: else ->
-end_spin:       atomic { (e != ev || mood != mv) -> ev = 0; mv = 0 }
-            fi
-        fi
-    od;
-end_exit:
-    skip
-}
-
-/* Transition M: sleep() or nap() claims the pool like T1 and is refused (no change) when it loses; it exchanges
- * the mood and, leaving sleep, bumps the ticket and FUTEX_WAKEs every sleeper, who then wait the new way. */
-inline change_mood_(target) {
+    atomic { (bumped & BIT(t)) -> REACH(8, STATE(claim) == CLOSED_K && !STOPPED) } /* T0's gate: until `wake` moves */
     if
-    :: atomic { s == 0 -> s = T };
-        atomic { prev_ = mood; mood = target };
-#ifndef MUTATE_NAP_LOST_WAKE
+    :: atomic { STOPPED -> exited++ }; goto exit_ /* a failed spawn */
+    :: else
+    fi;
+idle_:
+    if
+    :: atomic { e != last -> q = epoch_pub } /* acquire: a publication */
+    :: else ->
         if
-        :: prev_ == SLEEP_K -> wake = (wake + 1) % TMOD; asleep = 0
-        :: else
-        fi;
+        :: idle == SPIN_K ->
+end_spin:   (e != last || idle != SPIN_K)
+#ifdef MUTATE_LATE_EXCHANGE_DIE
+        :: idle == DIE_K ->
+end_die:    (e != last || idle != DIE_K)
 #endif
-        atomic { s = 0; prev_ = 0 }
-    :: else -> skip
-    fi
-}
-
-proctype dispatcher(byte me) {
-    byte k, g, p, q, ev, ov, first_g, first_p;
-    bool won;
-    byte prev_;
-    do
-    :: (me == 0 && k < K) || (me == 1 && k < K1) ->
-        k++;
-#ifdef SLEEP_MODE
-        if
-        :: me == 0 -> /* only the controlling thread calls sleep(0) */
-#ifndef MUTATE_SLEEP_RACE
-            change_mood_(SLEEP_K);
-            if /* and maybe nap() right after, while the workers may already block in the kernel */
-            :: change_mood_(NAP_K)
-            :: skip
-            fi
-#else
-            mood = SLEEP_K /* the old contract: nothing stops a racing dispatch from being in flight */
-#endif
-        :: true
-        fi;
-#endif
-        if
-        :: threads == 0 -> skip /* not_spawned */
-        :: else ->
+        :: atomic { (idle == PARK_A || idle == PARK_B) -> pol = idle }; /* park_ */
+            bumped = bumped & (ALLBITS - BIT(t)); /* ticket = wake (acquire) */
+            parked++;                             /* seq_cst */
             if
-            :: atomic { s == 0 -> s = T }; /* T1 won */
-                publish_(me, g, p, ev);
-#ifdef STALE_REJOIN
+#ifndef MUTATE_PARK_NO_RECHECK
+            :: e != last /* re-read e (seq_cst) */
+            :: else ->
+#else
+            :: true ->
+#endif
                 if
-                :: first_g == 0 -> first_g = g; first_p = p
+                :: idle != pol /* re-read the policy (seq_cst) */
+                :: else ->
+                    if
+                    :: STOPPED
+                    :: else ->
+                        atomic { /* FUTEX_WAIT: compare the ticket and enqueue, one step */
+                            if
+                            :: !(bumped & BIT(t)) -> asleep = asleep | BIT(t); slept[t] = pol;
+end_futex:                      !(asleep & BIT(t));
+                                REACH(1, e != last);  /* woken by a publication */
+                                REACH(2, idle != pol) /* woken by a policy change */
+                            :: else
+                            fi
+                        }
+                    fi
+                fi
+            fi;
+            atomic { parked--; slept[t] = 0; pol = 0 }
+        fi;
+        goto idle_
+    fi;
+    /* stop (stored before T4's epoch), then the trampoline and context of the fork state, which nobody may
+     * write before this worker retires (I2, I3) */
+    if
+    :: atomic { STOPPED -> REACH(7, failing); exited++; q = 0 }; goto exit_
+    :: atomic {
+           !STOPPED -> cur = fs;
+           assert((ranmask[cur] & BIT(t)) == 0); /* each slice once */
+           assert(!done[cur]);                   /* never on a dead fork */
+           assert(cur == q);                     /* the fork state its epoch announced */
+           ranmask[cur] = ranmask[cur] | BIT(t);
+           readers = readers | BIT(t);
+           q = 0
+       }
+    fi;
+#ifdef LIVENESS
+progress_slice: /* -DLIVENESS: a cycle that never passes here (a worker idling for ever while work waits) fails */
+    skip;
+#endif
+#if NEST > 0
+    /* T2n: thread 0 of an exclusive pool forks from inside its slice. */
+    if
+    :: t == 0 && xcl ->
+        do
+        :: nn < NEST && depth < DEPTH ->
+            /* T1 loses to the enclosing hold; the lost-claim path reads the configuration and e (stable) */
+            atomic { assert(STATE(claim) == HELD_K); nn++; ev = e };
+            wait_children_(0, ev, tn);
+            atomic {
+                assert(readers == 1); /* only thread 0 itself, inside its slice */
+                npub++;
+                assert(npub < MAXPUB);
+                np = npub;
+                fs = np;
+                owner[np] = 3;
+                cnt[np] = tn;
+                g = (ev + 2) % EMOD;
+#ifndef MUTATE_NESTED_ALIAS
+                if
+                :: g == outer -> g = (g + 2) % EMOD; REACH(6, true) /* skip the enclosing generation */
                 :: else
                 fi;
 #endif
-#ifdef EXCLUSIVE
-                join_until_complete_(g, p, ev, ov);
+                ev = 0
+            };
+            publish_epoch_(g, np); /* T2n */
+            atomic { /* slice 0 of the fork */
+                assert((ranmask[np] & 1) == 0);
+                ranmask[np] = ranmask[np] | 1;
+                depth++;
+                gstack[depth] = g;
+                pstack[depth] = np;
+                g = 0;
+                np = 0
+            }
+        :: depth > 0 -> /* the innermost fork's slice 0 ends: wait r_c = e (its own or a deeper fork's) */
+#ifndef MUTATE_T2N_OWN_GENERATION
+            atomic { finmask[pstack[depth]] = finmask[pstack[depth]] | 1; ev = e };
 #else
-                unsafe_join_(me, g, p, q, ev, ov);
+            atomic { finmask[pstack[depth]] = finmask[pstack[depth]] | 1; ev = gstack[depth] };
 #endif
-                atomic { g = 0; p = 0 }
-            :: else -> skip /* T1 lost: refused with `contended`, runs nothing, token 0 */
-            fi
+            wait_children_(0, ev, tn);
+            ev = 0;
+            atomic { assert(finmask[pstack[depth]] == ALL(tn)) }; /* T2n returns complete */
+            is_complete_poll_(gstack[depth]);
+            atomic { JOINED_(pstack[depth]); gstack[depth] = 0; pstack[depth] = 0; depth-- }
+        :: depth == 0 -> nn = 0; break
+        od
+    :: else
+    fi;
+#endif
+    atomic { finmask[cur] = finmask[cur] | BIT(t); readers = readers & (ALLBITS - BIT(t)); cur = 0; last = e };
+    retire_(t, last, tn);
+    goto idle_;
+exit_:
+    skip
+}
+
+#ifdef SPAWN_FAIL
+/* T0 failing: the first thread starts behind the gate, the second one is refused; stop, open the gate, join. */
+inline spawn_(tn, xl) {
+    atomic {
+        ev = e;
+        threads = tn;
+        excl = xl;
+        t_ = 1 - xl;
+        nworkers = 1;
+        failing = 1;
+        r[t_] = ev;
+        bumped = bumped & (ALLBITS - BIT(t_));
+        run worker(t_, tn, ev, xl);
+        t_ = 0;
+        ev = 0
+    };
+#ifndef MUTATE_FAILED_SPAWN_NO_EPOCH
+    /* End like T4, so a worker let through the gate early by a stale wake-up sees an epoch, then stop. */
+    atomic { stop = true; ev = (e + 2) % EMOD };
+    publish_epoch_(ev, 0);
+    ev = 0;
+#else
+    stop = true; /* the mutant (flat.hpp before the fix): stop, then open the gate, no epoch */
+#endif
+    wake_parked_();       /* open the gate */
+    (exited == nworkers); /* join the started thread */
+    atomic { exited = 0; nworkers = 0; threads = 0; excl = false; stop = false; failing = 0 }
+}
+#else
+/* T0 by the controlling thread: tn threads, exclusive if xl. */
+inline spawn_(tn, xl) {
+    atomic {
+        ev = e; /* the epoch every contributor starts from (I1) */
+        threads = tn;
+        excl = xl;
+        t_ = 1 - xl;
+        nworkers = tn - 1 + xl;
+        do
+        :: t_ < tn -> r[t_] = ev; bumped = bumped & (ALLBITS - BIT(t_)); run worker(t_, tn, ev, xl); t_++
+        :: else -> break
+        od;
+        t_ = 0;
+        ev = 0
+    };
+    atomic { claim = NEXT(claim) | FREE_K; spawns++ }; /* release */
+    wake_parked_()                                     /* open the gate */
+}
+#endif
+
+/* T4 by the controlling thread (me = 1). */
+inline terminate_() {
+    if /* an unjoined inclusive dispatch of its own: run its slice first (another thread's returns at once) */
+    :: atomic { !excl && pending != 0 -> pv = pending; tl = threads }; unsafe_join_(1, pv, tl); atomic { pv = 0; tl = 0; ev = 0 }
+    :: else
+    fi;
+    closing = true; /* T1 refuses from here on: no stream of claims starves this one */
+    do /* claim like T1, but wait */
+    :: atomic { STATE(claim) == FREE_K -> cv = claim };
+        if
+        :: atomic { claim == cv -> claim = NEXT(cv) | HELD_K; holders++; cv = 0 }; break
+        :: atomic { claim != cv -> cv = 0 }
         fi
+    :: atomic { STATE(claim) == HELD_K -> cv = claim }; atomic { claim != cv -> cv = 0 }
+    :: STATE(claim) == CLOSED_K -> assert(false) /* one controlling thread */
+    od;
+#ifdef MUTATE_LATE_EXCHANGE_DIE
+    atomic { saved_ = idle; idle = DIE_K; ev = (e + 2) % EMOD };
+#else
+    atomic { stop = true; ev = (e + 2) % EMOD };
+#endif
+    publish_epoch_(ev, 0);
+    ev = 0;
+    wake_parked_();       /* every worker, parked or not */
+    (exited == nworkers); /* join */
+    atomic {
+        exited = 0;
+        nworkers = 0;
+        threads = 0;
+        excl = false;
+        stop = false;
+#ifdef MUTATE_LATE_EXCHANGE_DIE
+        idle = saved_;
+        saved_ = 0;
+#endif
+        pending = 0;
+        closing = false;
+        claim = NEXT(claim) | CLOSED_K; /* release */
+        holders--
+    }
+}
+
+proctype user(byte me) {
+    byte k, cv, ov, p, g, tl, cur, ev, pv, t_, first_g, sg;
+    bit xl;
+#ifdef MUTATE_LATE_EXCHANGE_DIE
+    byte saved_;
+#endif
+    do
+    :: (me == 1 && k < K) || (me == 2 && k < K1) -> k++; dispatch_(me)
     :: else -> break
     od;
+    k = 0;
 #ifdef STALE_REJOIN
-    /* A second `unsafe_join` of this dispatcher's first token: documented as returning at once. */
+    /* A second join of its first token, documented as returning at once. */
     if
-    :: first_g != 0 -> unsafe_join_(me, first_g, 0, q, ev, ov)
+    :: first_g != 0 ->
+        atomic { xl = excl; tl = threads };
+        if
+        :: xl -> is_complete_poll_(first_g)
+        :: else -> unsafe_join_(me, first_g, tl)
+        fi;
+        atomic { xl = 0; tl = 0; ev = 0 }
     :: else
     fi;
 #endif
 #ifdef TERMINATE
     if
-    :: me == 0 -> /* T4 by the controlling thread */
-#ifndef TERMINATE_RACE
-        (done1);
+    :: me == 1 ->
+        terminate_();
+#ifdef RESPAWN
+        spawn_(T2, X2);
+        do
+        :: k < K2 -> k++; dispatch_(me)
+        :: else -> break
+        od
 #endif
-        atomic { s == 0 -> s = T };
-        atomic { (e % 2 == 0) -> ev = e };
-        mood = DIE_K;
-        atomic { e = (ev + 1) % EMOD; epoch_pub = 0 };
-        wake = (wake + 1) % TMOD;
-        asleep = 0;
-        (exited == T - 1 + WORKER0);
-        e = (ev + 2) % EMOD;
-        mood = SPIN_K;
-        threads = 0
-#ifdef MUTATE_TERMINATE_OPEN
-        ; s = 0 /* the old T4 reopened the claim of an unspawned pool */
+    :: else
+    fi
 #endif
-        /* I6: `s` stays claimed while the pool is unspawned, so a late claimer is refused */
-    :: else -> done1 = true
-    fi;
+}
+
+/* M: set_idle_policy from its own thread at any time: store the word (seq_cst), then the parked check. */
+proctype changer() {
+    do
+    :: nm < NM ->
+        if
+        :: atomic { idle = SPIN_K; policy_set = SPIN_K; nm++; REACH(9, STOPPED && !failing) }
+        :: atomic { idle = (idle == PARK_A -> PARK_B : PARK_A); policy_set = idle; nm++; REACH(9, STOPPED && !failing) }
+        fi;
+#ifndef MUTATE_POLICY_NO_WAKE
+        if
+        :: parked != 0 -> wake_parked_()
+        :: else
+        fi
+#else
+        skip
 #endif
-    skip
+    :: else -> break
+    od
 }
 
 init {
-    byte t;
+    byte t_;
     atomic {
-        if
-        :: e = 0
-        :: e = 2
-        :: e = EMOD - 2
-        fi;
-        t = 1 - WORKER0;
+        e = EMOD - 1; /* the first publication wraps */
+        idle = IDLE0;
+        policy_set = IDLE0;
+        threads = T;
+        excl = X1;
+        nworkers = T - 1 + X1;
+        t_ = 1 - X1;
         do
-        :: t < T -> run worker(t, e); t++
+        :: t_ < T -> r[t_] = e; run worker(t_, T, e, X1); t_++
         :: else -> break
         od;
-        run dispatcher(0);
-        run dispatcher(1)
+        claim = NEXT(claim) | FREE_K;
+        bumped = ALLBITS; /* the gate is open */
+        run user(1);
+        run user(2);
+        if
+        :: NM > 0 -> run changer()
+        :: else
+        fi
     }
 }

@@ -45,6 +45,7 @@ using colocated_configs = ::testing::Types<colocated_config<std::uint8_t>, coloc
 INSTANTIATE_TYPED_TEST_SUITE_P(colocated, pool_suite, colocated_configs);
 
 TEST(colocated, workers_are_named_in_proc) {
+    if (!forkunion::testing::thread_names_observable_k) GTEST_SKIP() << "thread names cannot be read back here";
     for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k}) {
         fu::colocated_pool_t pool;
         fu::thread_placement_t placement;
@@ -62,6 +63,7 @@ TEST(colocated, workers_are_named_in_proc) {
 }
 
 TEST(colocated, long_prefixes_keep_the_index_whole) {
+    if (!forkunion::testing::thread_names_observable_k) GTEST_SKIP() << "thread names cannot be read back here";
     fu::colocated_pool_t pool;
     fu::thread_placement_t placement;
     placement.name = "a-very-long-pool-name";
@@ -73,6 +75,7 @@ TEST(colocated, long_prefixes_keep_the_index_whole) {
 }
 
 TEST(colocated, pinned_workers_report_their_cores) {
+    if (!forkunion::testing::kernel_affinity_observable_k) GTEST_SKIP() << "no thread affinity exists here";
     fu::machine_topology_t const &topology = live_topology();
     std::set<std::size_t> const domain = set_of(topology.cores_in(0));
     ASSERT_FALSE(domain.empty());
@@ -138,8 +141,7 @@ TEST(colocated, the_callers_mask_is_restored_after_terminate) {
 }
 
 TEST(colocated, refused_pins_are_counted_and_the_pool_still_runs_everything) {
-    if (!fu::os_linux_k) GTEST_SKIP() << "recorded sysfs trees are read by the Linux back end only";
-    fu::machine_topology_t const &topology = recorded(two_sockets_k);
+    fu::machine_topology_t const &topology = recorded_two_domains();
     ASSERT_EQ(topology.compute_domains_count(), 2u);
     for (std::size_t domain = 0; domain != 2; ++domain)
         for (fu::pinning_t pinning : {fu::pinning_t::core_k, fu::pinning_t::domain_k})
@@ -176,8 +178,7 @@ TEST(colocated, refused_pins_are_counted_and_the_pool_still_runs_everything) {
 }
 
 TEST(colocated, prongs_carry_the_pools_domain) {
-    if (!fu::os_linux_k) GTEST_SKIP() << "recorded sysfs trees are read by the Linux back end only";
-    fu::machine_topology_t const &topology = recorded(two_sockets_k);
+    fu::machine_topology_t const &topology = recorded_two_domains();
     fu::colocated_pool_t pool;
     ASSERT_TRUE(pool.spawn_on(topology, 1, 3, fu::caller_exclusive_k));
     EXPECT_EQ(pool.compute_domain(), 1u);
@@ -248,8 +249,7 @@ TEST(colocated, the_thread_table_lives_on_the_domains_node) {
     EXPECT_FALSE(pool.memory_placed()) << "nothing is placed while unspawned";
 
     // Node 1 of the recorded two-socket machine: placed only if this machine has a node 1 that binds.
-    if (!fu::os_linux_k) GTEST_SKIP() << "recorded sysfs trees are read by the Linux back end only";
-    fu::machine_topology_t const &recorded_machine = recorded(two_sockets_k);
+    fu::machine_topology_t const &recorded_machine = recorded_two_domains();
     ASSERT_TRUE(pool.spawn_on(recorded_machine, 1, 2));
     EXPECT_EQ(pool.memory_node(), 1);
     EXPECT_EQ(pool.memory_placed(), binds(1));

@@ -405,8 +405,15 @@ TYPED_TEST_P(pool_suite, exclusive_thread_zero_forks_at_any_depth) {
                                 if (!outer_done[t].load(std::memory_order_acquire))
                                     early.fetch_add(1, std::memory_order_relaxed);
                         ledgers[std::size_t(level - 1)]->record(prong.task);
-                        if (prong.thread == 0 && level < depth && !forked[std::size_t(level)].exchange(true))
-                            self(self, level + 1);
+                        if (level == depth) return;
+                        if (prong.thread == 0) {
+                            if (!forked[std::size_t(level)].exchange(true)) self(self, level + 1);
+                        } else {
+                            // Hold this task until thread 0 forked: otherwise the other threads may take every task
+                            // of a dynamic level before thread 0 runs one, and the next level never starts. They
+                            // hold at most T - 1 tasks, so thread 0 still gets one of the 2T + 1.
+                            (void)eventually([&] { return forked[std::size_t(level)].load(); });
+                        }
                     };
                     auto check = [&](auto &guard) noexcept {
                         if (!guard) refused.fetch_add(1, std::memory_order_relaxed);

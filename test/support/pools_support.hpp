@@ -18,6 +18,7 @@
 #include <forkunion/topology.hpp>
 
 #include "topology_support.hpp"
+#include "windows_buffer.hpp"
 
 namespace forkunion::testing {
 
@@ -49,6 +50,22 @@ inline constexpr char const *two_sockets_k = "32intel64-2p8co2t+8ve";
 inline constexpr char const *eight_nodes_k = "64amd64-4p2n4ca2co";
 /**  16 NUMA nodes of 8 CPUs, plus node 16 with memory and no CPU: 16 compute, 17 memory domains. */
 inline constexpr char const *cpuless_node_k = "128ia64-17n4s2c";
+
+/**
+ *  A recorded machine of two compute domains for the pools that need two: on Linux the two-socket sysfs tree
+ *  (`two_sockets_k`), elsewhere the recorded two-group, two-node `GetLogicalProcessorInformationEx` buffer, whose
+ *  parser runs on every OS (the sysfs reader is Linux's alone). Harvested once.
+ */
+inline machine_topology_t const &recorded_two_domains() {
+    if (os_linux_k) return recorded(two_sockets_k);
+    static machine_topology_t const topology = [] {
+        machine_topology_t harvested;
+        std::vector<unsigned char> const buffer = two_groups_two_nodes_machine().write();
+        EXPECT_TRUE(harvested.try_harvest_from_processor_information(buffer.data(), buffer.size()));
+        return harvested;
+    }();
+    return topology;
+}
 
 /**  The ids of a topology's core list, as a set. */
 inline std::set<std::size_t> set_of(core_ids_t cores) {

@@ -93,6 +93,21 @@ std::vector<std::size_t> task_counts(std::size_t threads) {
                                std::numeric_limits<index_t>::max());
 }
 
+/**
+ *  Whether a real-thread `std::uint8_t` sweep runs a pool of `threads` threads. At `stride` 1 it runs all of 1..255.
+ *  A thinner sweep runs every `stride`-th count and still every count where a pool changes shape, so it proves the
+ *  same properties: 1..10 (one retirement level: the dispatcher plus up to 8 children, then the second level
+ *  starts at 10), 72..75 (the second level fills at 73 = 1 + 8 + 64, the third starts at 74), 127..129 (where
+ *  `t + 1` and `2t` leave a signed byte) and 254, 255 (the largest counts, 255 = the index type's maximum). The
+ *  task count of each pool stays exhaustive (0..255), and the split arithmetic is proven for every input by
+ *  `sweep.arithmetic`. Emulated builds (stride 64 and more) keep only 1..10 and 255 of those edges.
+ */
+inline bool sweep_runs_thread_count(unsigned threads, unsigned stride) noexcept {
+    if (stride <= 1 || (threads - 1) % stride == 0 || threads <= 10 || threads == 255) return true;
+    if (stride >= 64) return false;
+    return (threads >= 72 && threads <= 75) || (threads >= 127 && threads <= 129) || threads == 254;
+}
+
 /**  Generous deadline of every bounded wait: a failure, never a hang, even on a loaded 2-core VM. */
 inline constexpr std::chrono::seconds deadline_k{60};
 

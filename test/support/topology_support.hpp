@@ -66,6 +66,7 @@ inline std::set<std::size_t> ids_of(cpu_mask_t const &mask) {
 
 #if FORKUNION_OS_LINUX
 inline constexpr bool kernel_affinity_observable_k = true;
+inline constexpr bool thread_names_observable_k = true; ///< `comms_of_this_process` reads the OS's names
 /**  The calling thread's mask, straight from the kernel (not through the code under test); empty on failure. */
 inline std::set<std::size_t> kernel_affinity() {
     cpu_set_t set;
@@ -89,6 +90,7 @@ inline std::multiset<std::string> comms_of_this_process() {
 }
 #elif FORKUNION_OS_WINDOWS
 inline constexpr bool kernel_affinity_observable_k = true;
+inline constexpr bool thread_names_observable_k = true; ///< `comms_of_this_process` reads the OS's names
 /**  The calling thread's group affinity straight from Windows, as dense ids (the processor index: the maximum
  *   processor counts of the groups before, plus the bit); empty on failure. */
 inline std::set<std::size_t> kernel_affinity() {
@@ -133,7 +135,15 @@ inline std::multiset<std::string> comms_of_this_process() {
 inline constexpr bool kernel_affinity_observable_k = false;
 /**  No affinity exists here (WebAssembly): every thread may run anywhere, and no id can be observed. */
 inline std::set<std::size_t> kernel_affinity() { return {}; }
+/**  Nor can thread names be read back: none, and the tests that read them skip (`thread_names_observable_k`). */
+inline constexpr bool thread_names_observable_k = false;
+inline std::multiset<std::string> comms_of_this_process() { return {}; }
 #endif
+
+/**  Skips a test of recorded or synthetic sysfs trees where their reader, the Linux back end, is absent (GoogleTest
+ *   tests only). */
+#define FORKUNION_SKIP_WITHOUT_SYSFS()                                                                                 \
+    if (!::forkunion::os_linux_k) GTEST_SKIP() << "recorded sysfs trees are read by the Linux back end only"
 
 /**  A temporary folder standing for `/`, with files written under it. */
 class synthetic_tree_t {

@@ -5,8 +5,8 @@
  *          single-domain stand-in and the portable back end.
  *
  *  Expected facts never come from the library: the fixtures' `expected.json` files were written by a script that
- *  never saw it, lists are read with `cpus_of` (not `parse_cpulist`), and the domain rules of SPEC §5 (partition
- *  by node, 10% capacity classes, largest private cache) are re-derived here from those facts.
+ *  never saw it, lists are read with `cpus_of` (not `parse_cpulist`), and the domain rules of `topology_linux.hpp`
+ *  (partition by node, 10% capacity classes, largest private cache) are re-derived here from those facts.
  */
 #include <gtest/gtest.h>
 
@@ -36,10 +36,6 @@
 
 namespace fu = forkunion;
 namespace fut = forkunion::testing;
-
-/**  Skips a test of recorded or synthetic sysfs trees where no back end reads them, saying so. */
-#define FORKUNION_SKIP_WITHOUT_SYSFS()                                                                                \
-    if (!fu::os_linux_k) GTEST_SKIP() << "recorded sysfs trees are read by the Linux back end only"
 
 namespace {
 
@@ -103,7 +99,7 @@ void expect_invariants(fu::machine_topology_t const &topology) {
     EXPECT_EQ(topology.declared_distance(~std::size_t(0), ~std::size_t(0)), 0u);
 }
 
-/**  SPEC §5's capacity classes, re-derived: class index per distinct value, and each class's largest value. */
+/**  The 10% capacity classes, re-derived: class index per distinct value, and each class's largest value. */
 struct capacity_classes_t {
     std::map<std::size_t, std::size_t> class_of;
     std::vector<std::size_t> top;
@@ -617,9 +613,15 @@ std::vector<garbage_case_t> garbage_cases() {
 #if FORKUNION_OS_LINUX
 /**  Plants a FIFO or a symbolic link at `path` (POSIX only). */
 void plant_special(std::filesystem::path const &path, garbage_t kind) {
-    if (kind == garbage_t::fifo) ASSERT_EQ(::mkfifo(path.c_str(), 0644), 0);
-    if (kind == garbage_t::link_to_zero) ASSERT_EQ(::symlink("/dev/zero", path.c_str()), 0);
-    if (kind == garbage_t::link_loop) ASSERT_EQ(::symlink(path.filename().c_str(), path.c_str()), 0);
+    if (kind == garbage_t::fifo) {
+        ASSERT_EQ(::mkfifo(path.c_str(), 0644), 0);
+    }
+    if (kind == garbage_t::link_to_zero) {
+        ASSERT_EQ(::symlink("/dev/zero", path.c_str()), 0);
+    }
+    if (kind == garbage_t::link_loop) {
+        ASSERT_EQ(::symlink(path.filename().c_str(), path.c_str()), 0);
+    }
 }
 #else
 /**  Never reached: the garbage tests skip where no back end reads sysfs trees. */

@@ -23,7 +23,7 @@
 
 namespace forkunion::detail {
 
-/**  @brief  Thread placement and naming on Linux. A static-only interface type (STYLE #7). */
+/**  @brief  Thread placement and naming on Linux: static members only, the interface `affinity.hpp` documents. */
 struct linux_affinity_t {
     using thread_handle_t = pthread_t;
     static constexpr bool supported_k = true;

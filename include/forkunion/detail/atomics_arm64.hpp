@@ -15,8 +15,8 @@
  *  | `fetch_and`, `fetch_or`, `fetch_xor` | `LDCLR` (of the complement), `LDSET`, `LDEOR` |
  *  | `fetch_max`, `fetch_min` | `LDSMAX`/`LDUMAX`, `LDSMIN`/`LDUMIN` |
  *  | `add`, `sub`, `set_bits`, `clear_bits`, `flip_bits` | `STADD`, `STSET`, `STCLR`, `STEOR` for relaxed and release;
- * the `LD` form into a scratch register for stronger orders, since an `LD<op>A` into the zero register is not
- * guaranteed to acquire (Arm ARM, "LDADD") |
+ *  the `LD` form into a scratch register for stronger orders, since an `LD<op>A` into the zero register is not
+ *  guaranteed to acquire (Arm ARM, "LDADD") |
  *
  *  Orders map to the suffixes: relaxed none, consume/acquire `A`, release `L`, acq_rel/seq_cst `AL` (LSE
  *  instructions with both are sequentially consistent). `fetch_add_if_at_most` and `fetch_sub_if_at_least` have no
@@ -80,11 +80,13 @@ struct arm64_atomics_t {
     }
     template <typename value_t>
     static value_t fetch_max(value_t &object, value_t value, std::memory_order order) noexcept {
-        return rmw_ < value_t, std::is_signed_v<value_t> ? smax_k : umax_k > (object, value, order);
+        constexpr auto op_k = std::is_signed_v<value_t> ? smax_k : umax_k;
+        return rmw_<value_t, op_k>(object, value, order);
     }
     template <typename value_t>
     static value_t fetch_min(value_t &object, value_t value, std::memory_order order) noexcept {
-        return rmw_ < value_t, std::is_signed_v<value_t> ? smin_k : umin_k > (object, value, order);
+        constexpr auto op_k = std::is_signed_v<value_t> ? smin_k : umin_k;
+        return rmw_<value_t, op_k>(object, value, order);
     }
 
     template <typename value_t>

@@ -1,9 +1,10 @@
+// clang-format off
 /**
  *  @file   forkunion/detail/atomics_portable.hpp
  *  @brief  The atomic verbs, the backend interface every ISA backend implements, and `portable_atomics_t`, the
  *          backend that always exists: `std::atomic_ref` and compare-exchange loops.
  *
- *  @section interface Backend interface (STYLE #7)
+ *  @section interface Backend interface (every ISA backend has these members; `atomics.hpp` picks one)
  *  A backend is a struct of static members over an integral `value_t` of 1, 2, 4 or 8 bytes:
  *  - `implements<value_t>(verb)`: constexpr; whether the backend has an instruction for `verb` at this width,
  *    for some memory order. Only then are its verb functions instantiated.
@@ -15,18 +16,23 @@
  *    `set_bits`, `clear_bits`, `flip_bits`. An ISA backend defines only the verbs it implements.
  *
  *  @section fallbacks The portable fallback of each verb
- *  | verb | fallback |
- *  | --- | --- |
- *  | `exchange`, `compare_exchange`, `fetch_add`, `fetch_sub`, `fetch_and`, `fetch_or`, `fetch_xor` |
- * `std::atomic_ref`, whatever the compiler emits for the target | | `fetch_max`, `fetch_min` | compare-exchange loop;
- * stops without writing once the value already wins | | `fetch_add_if_at_most`, `fetch_sub_if_at_least` |
- * compare-exchange loop; stops without writing once the condition fails | | `add`, `sub`, `set_bits`, `clear_bits`,
- * `flip_bits` | the `fetch_*` verb with its result unused (`lock add`/`or`/`and`/`xor` on x86) |
+ *  | verb                                            | fallback                                                   |
+ *  | ----------------------------------------------- | ---------------------------------------------------------- |
+ *  | `exchange`, `compare_exchange`, `fetch_add`,    | `std::atomic_ref`, whatever the compiler emits for the     |
+ *  | `fetch_sub`, `fetch_and`, `fetch_or`,           | target                                                     |
+ *  | `fetch_xor`                                     |                                                            |
+ *  | `fetch_max`, `fetch_min`                        | compare-exchange loop; stops without writing once the      |
+ *  |                                                 | value already wins                                         |
+ *  | `fetch_add_if_at_most`, `fetch_sub_if_at_least` | compare-exchange loop; stops without writing once the      |
+ *  |                                                 | condition fails                                            |
+ *  | `add`, `sub`, `set_bits`, `clear_bits`,         | the `fetch_*` verb with its result unused (`lock add`/     |
+ *  | `flip_bits`                                     | `or`/`and`/`xor` on x86)                                   |
  *
  *  A loop that stops without writing has made only loads, with the load part of the order (like a failed
  *  `compare_exchange`: acquire for `acquire`/`acq_rel`, `seq_cst` for `seq_cst`, relaxed for `release`/`relaxed`).
  *  Arithmetic wraps modulo 2^bits for signed types too, as `std::atomic` does.
  */
+// clang-format on
 #pragma once
 #include <atomic>      // `std::atomic_ref`, `std::memory_order`
 #include <cstddef>     // `std::size_t`

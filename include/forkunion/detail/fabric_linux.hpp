@@ -2,7 +2,7 @@
  *  @file   forkunion/detail/fabric_linux.hpp
  *  @brief  `linux_fabric_platform_t`: what `forkunion/fabric.hpp` needs from Linux to measure the memory fabric.
  *
- *  One small interface (STYLE #7), which `portable_fabric_platform_t` (`fabric_portable.hpp`) also implements:
+ *  One small interface, which `portable_fabric_platform_t` (`fabric_portable.hpp`) also implements:
  *
  *      affinity_t                      the affinity back end that pins the measuring threads (`linux_affinity_t`)
  *      memory_t                        the memory back end that binds each buffer to its node
@@ -14,8 +14,8 @@
  *      thread_cpu_ns()                 the calling thread's CPU time: `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`, a
  *                                      system call of ~0.25 µs; times the pointer chase, so that time the thread
  *                                      spends descheduled is not taken for memory latency (a load stalled on
- *                                      memory is CPU time; on this shared 2-vCPU VM, wall-clock windows of the
- *                                      same walk read 45 or 410 ns depending on the neighbours)
+ *                                      memory is CPU time; on a shared 2-vCPU KVM guest, wall-clock windows of
+ *                                      the same walk read 45 or 410 ns depending on the neighbours)
  *      advise_huge_pages(p, bytes)     asks for transparent huge pages on a fresh range before its first touch:
  *                                      `madvise(MADV_HUGEPAGE)`, so that a random walk over a 1 GiB buffer
  *                                      measures the memory, not the page walks of 262,144 base pages. Advice

@@ -17,7 +17,8 @@
  *    CPU-less). Usable CPUs that no node lists form the last compute domains, with memory domain 0 as local.
  *  - Capacity classes: `cpuN/cpu_capacity` (1..1024) of every usable CPU, or of none: if one is missing or
  *    malformed, no capacity is trusted and each node is one class. Sorted distinct values start a new class
- *    where a value exceeds the class's smallest by more than 10% (SPEC §5); the same classes split every node.
+ *    where a value exceeds the class's smallest by more than 10% (cores of one microarchitecture differ by a few
+ *    percent, big and little ones by 2x or more); the same classes split every node.
  *    Compute domains are (node, class) pairs with cores, by node id then by class; levels are class ranks.
  *  - A domain's cache: the largest data or unified `cpuN/cache/indexK` (`size`, `type`, `shared_cpu_list` or
  *    `shared_cpu_map`) of its cores whose online sharers all lie inside the domain.
@@ -30,7 +31,8 @@
  *  A harvest allocates about 100 KiB of scratch (a 64 KiB file buffer, a node and a capacity per possible CPU)
  *  plus the results, and may throw `std::bad_alloc` (caught by `topology.hpp`). It opens about 6 files per CPU
  *  (its cache sizes, and the rest of a cache only when it could be the largest so far): ~1,600 opens for the
- *  recorded 256-CPU POWER7. Measured on the shared 2-core CI VM (mean of 20 harvests, load 40+): ~90 us live
+ *  recorded 256-CPU POWER7. Measured on a shared 2-vCPU KVM guest of a Xeon (mean of 20 harvests through
+ *  `forkunion_topology`, load 40+): ~90 us live
  *  (2 CPUs), 0.9 ms for the recorded 32-CPU Xeon, 4.4 ms for the 128-CPU Kunpeng, 7.7 ms for the 256-CPU POWER7
  *  (up to 4x more while other builds ran). A harvest is a start-up cost, never on a dispatch path.
  *  It is reentrant: concurrent harvests into different objects are safe.
@@ -38,7 +40,6 @@
 #pragma once
 #include <cstddef> // `std::size_t`
 #include <cstdint> // `std::uint64_t`
-#include <vector>  // `std::vector`
 
 #include <forkunion/detail/affinity_linux.hpp>
 #include <forkunion/cpu_mask.hpp>
@@ -231,11 +232,13 @@ constexpr bool parse_prefixed_id(char const *name, std::size_t length, char cons
 }
 
 /**
- *  @brief  The Linux topology back end: sysfs under a root. A static-only interface type (STYLE #7).
+ *  @brief  The Linux topology back end: sysfs under a root. Static members only: the interface that
+ *          `topology_facts.hpp` documents.
  *
  *  The harvest and its helpers are templates (over the facts and vector types they fill) only so that a
- *  translation unit that includes the umbrella but never harvests instantiates none of their vector code: that
- *  kept 0.1 s of g++ -O2 time out of every hello world (compile cost is a feature, SPEC §2).
+ *  translation unit that includes the umbrella but never harvests instantiates none of their array code: that
+ *  kept 0.1 s of g++ -O2 time out of every hello world (`.ci/compile_cost.sh` holds the umbrella to 1.25x a
+ *  `<thread>` hello world).
  */
 struct linux_topology_source_t {
     /**  Whether this back end harvests real structure (false for the portable one). */
@@ -293,7 +296,7 @@ struct linux_topology_source_t {
 
         harvest_t harvest;
         harvest.online_cores = online.count();
-        // Scratch vectors share the type of `cores` (`std::vector<std::uint32_t>`), which depends on `harvest_t`.
+        // Scratch arrays share the type of `cores` (`detail::array_t<std::uint32_t>`), which depends on `harvest_t`.
         using ids_t = decltype(harvest.cores);
         constexpr std::uint32_t unclaimed_k = ~std::uint32_t(0);
 
@@ -482,7 +485,7 @@ private:
             found[at] = pages;
             ++sizes;
         });
-        out.insert(out.end(), found, found + sizes);
+        for (std::size_t i = 0; i != sizes; ++i) out.push_back(found[i]);
     }
 };
 

@@ -16,7 +16,7 @@
 
 namespace forkunion::detail {
 
-/**  @brief  The topology back end of last resort. A static-only interface type (STYLE #7). */
+/**  @brief  The topology back end of last resort: static members only, the interface of `topology_facts.hpp`. */
 struct portable_topology_source_t {
     static constexpr bool harvests_structure_k = false;
     using facts_t = topology_facts_t;

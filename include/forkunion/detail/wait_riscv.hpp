@@ -1,3 +1,4 @@
+// clang-format off
 /**
  *  @file   forkunion/detail/wait_riscv.hpp
  *  @brief  RISC-V waits: `riscv_pause_t` (the Zihintpause hint), `riscv_wrs_t` (a light sleep on an address,
@@ -6,16 +7,19 @@
  *  Defined only when compiling for RISC-V; elsewhere this header declares nothing. `riscv_wrs_t` is left out of
  *  `FORKUNION_PORTABLE` builds.
  *
- *  | wrapper         | instructions         | needs        | privilege | bound | | --------------- |
- * -------------------- | ------------ | --------- | ---------------------------------------------- | | `riscv_pause_t`
- * | `PAUSE`              | nothing (a `FENCE` hint elsewhere) | U | a hint, returns at once          | | `riscv_wrs_t`
- * | `LR` + `WRS.STO`     | Zawrs        | U         | a store to the reservation set, an interrupt, or the
- * implementation's short timeout (`WRS.NTO`: no timeout) |
+ *  | wrapper         | instructions     | needs                              | privilege | bound                      |
+ *  | --------------- | ---------------- | ---------------------------------- | --------- | -------------------------- |
+ *  | `riscv_pause_t` | `PAUSE`          | nothing (a `FENCE` hint elsewhere) | U         | a hint, returns at once    |
+ *  | `riscv_wrs_t`   | `LR` + `WRS.STO` | Zawrs                              | U         | a store to the reservation |
+ *  |                 |                  |                                    |           | set, an interrupt, or the  |
+ *  |                 |                  |                                    |           | hart's short timeout       |
+ *  |                 |                  |                                    |           | (`WRS.NTO`: no timeout)    |
  *
  *  Encodings are emitted as words, which binutils 2.40 cannot spell: `PAUSE` = 0x0100000F (`FENCE W, 0`),
  *  `WRS.NTO` = 0x00D00073, `WRS.STO` = 0x01D00073 (SYSTEM opcode, funct12 0x00D / 0x01D). Source: The RISC-V
  *  Instruction Set Manual, Volume I, "Zihintpause" and "Zawrs".
  */
+// clang-format on
 #pragma once
 #include <atomic>      // `std::atomic`
 #include <cstdint>     // `std::uintptr_t`

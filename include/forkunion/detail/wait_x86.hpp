@@ -1,3 +1,4 @@
+// clang-format off
 /**
  *  @file   forkunion/detail/wait_x86.hpp
  *  @brief  x86 waits: `x86_pause_t` (the `PAUSE` hint), `x86_tpause_t` (a timed light sleep), `x86_umwait_t`
@@ -7,12 +8,14 @@
  *  its own on any target. The WAITPKG waits are left out of `FORKUNION_PORTABLE` builds and of compilers without
  *  GNU inline assembly; with MSVC `x86_pause_t` is the `_mm_pause` intrinsic.
  *
- *  | wrapper        | instruction             | needs (CPUID)          | privilege | bound                         |
- *  | -------------- | ----------------------- | ---------------------- | --------- | ----------------------------- |
- *  | `x86_pause_t`  | `PAUSE`                 | nothing (SSE2 / `REP NOP`) | ring 3 | ~17 ns here, ~140 cycles on
- * Skylake-class cores | | `x86_tpause_t` | `TPAUSE`                | WAITPKG, CPUID.(7,0):ECX[5] | ring 3 | a TSC
- * deadline, `cycles` ahead | | `x86_umwait_t` | `UMONITOR` + `UMWAIT`   | WAITPKG                | ring 3    | a TSC
- * deadline, or a write to the line |
+ *  | wrapper        | instruction           | needs (CPUID)               | ring | bound                           |
+ *  | -------------- | --------------------- | --------------------------- | ---- | ------------------------------- |
+ *  | `x86_pause_t`  | `PAUSE`               | nothing (SSE2 / `REP NOP`)  | 3    | a hint: ~17 ns on a Xeon KVM    |
+ *  |                |                       |                             |      | guest (`forkunion_bench_wake`), |
+ *  |                |                       |                             |      | ~140 cycles on Skylake cores    |
+ *  | `x86_tpause_t` | `TPAUSE`              | WAITPKG, CPUID.(7,0):ECX[5] | 3    | a TSC deadline, `cycles` ahead  |
+ *  | `x86_umwait_t` | `UMONITOR` + `UMWAIT` | WAITPKG                     | 3    | a TSC deadline, or a write      |
+ *  |                |                       |                             |      | to the monitored line           |
  *
  *  `TPAUSE` and `UMWAIT` also return when the OS limit in `IA32_UMWAIT_CONTROL` passes (Linux default: 100,000
  *  TSC cycles, `/sys/devices/system/cpu/umwait_control/max_time`) and on interrupts; callers re-check.
@@ -21,6 +24,7 @@
  *  `UMONITOR rax/eax` = F3 0F AE F0, `UMWAIT ecx` = F2 0F AE F1, `TPAUSE ecx` = 66 0F AE F1 (ECX bit 0 set: the
  *  lighter C0.1 state, faster to wake; clear: C0.2). `RDTSC` (0F 31) is baseline.
  */
+// clang-format on
 #pragma once
 #include <atomic>  // `std::atomic`
 #include <cstdint> // `std::uint32_t`

@@ -1,0 +1,664 @@
+/**
+ *  @file   c/gomp/api.cpp
+ *  @brief  The `omp_*` C API: queries and setters of the ICVs, locks, timers, places, affinity format, allocators.
+ *
+ *  Each setter changes what the OpenMP specification says it changes: the current task's data environment (the
+ *  team size, schedule, dynamic adjustment and default device of the regions it starts) or a process-wide value
+ *  (max-active-levels, nteams, the teams thread limit, the affinity format, the default allocator). Values the
+ *  specification leaves to the implementation follow libgomp's choices, so programs print the same: a team size
+ *  below 1 becomes 1, a chunk below 1 the schedule's default, an unknown schedule kind is ignored.
+ */
+#include "omp_api.hpp"
+#include "runtime.hpp"
+
+#include <cstdio>  // `std::snprintf`
+#include <cstdlib> // `std::aligned_alloc`
+#include <cstring> // `std::strlen`
+#include <ctime>   // `clock_gettime`
+#include <new>     // `std::nothrow`
+
+#include <pthread.h> // `pthread_self`
+#include <unistd.h>  // `gethostname`, `getpid`
+
+#include <forkunion/affinity.hpp>
+
+namespace forkunion::gomp {
+
+int current_place() noexcept;
+int pause_idle_roots() noexcept;
+
+namespace {
+
+task_t &task() noexcept {
+    return current_task();
+}
+
+/**  The lock types of GCC's `omp.h`: 4 bytes (a futex mutex in place) and 16 bytes (owner, depth, mutex). */
+struct omp_lock_layout_t {
+    std::atomic<std::uint32_t> word;
+};
+struct omp_nest_lock_layout_t {
+    std::atomic<std::uint32_t> word;
+    std::uint32_t depth;
+    task_t const *owner;
+};
+static_assert(sizeof(omp_lock_layout_t) == 4 && alignof(omp_lock_layout_t) <= 4);
+static_assert(sizeof(omp_nest_lock_layout_t) == 16 && alignof(omp_nest_lock_layout_t) <= 8);
+
+/**  Nest locks belong to tasks: the owner is the task that set it, so one thread's two tasks are two owners. */
+task_t const *lock_owner() noexcept {
+    return &task();
+}
+
+} // namespace
+
+// ---- Allocators ----
+
+namespace {
+
+/**  A memory allocator made by `omp_init_allocator`; the predefined ones are the handles 1 .. 8. */
+struct allocator_t {
+    std::size_t alignment = alignof(std::max_align_t);
+    std::uint64_t pool_size = 0; ///< 0 = unlimited.
+    std::atomic<std::uint64_t> used{0};
+    int fallback = 11; ///< `omp_atv_default_mem_fb`.
+    std::uintptr_t fallback_allocator = 1;
+};
+
+constexpr std::uintptr_t predefined_allocators_k = 8;
+
+/**  What precedes every block: how to free it and what it counts against. */
+struct alignas(alignof(std::max_align_t)) block_header_t {
+    void *base;
+    std::size_t size;
+    std::uintptr_t allocator;
+};
+
+std::uintptr_t resolve(std::uintptr_t allocator) noexcept {
+    if (allocator == 0) allocator = current_task().icv.default_allocator;
+    return allocator ? allocator : 1;
+}
+
+void *allocate(std::size_t alignment, std::size_t size, std::uintptr_t handle, bool zero) noexcept {
+    handle = resolve(handle);
+    for (int hops = 0; hops != 8; ++hops) {
+        allocator_t *custom = handle > predefined_allocators_k ? reinterpret_cast<allocator_t *>(handle) : nullptr;
+        std::size_t align = alignof(std::max_align_t);
+        if (custom && custom->alignment > align) align = custom->alignment;
+        if (alignment > align) align = alignment;
+        if (align & (align - 1)) return nullptr; // not a power of two: the specification makes this undefined
+        bool within_pool = true;
+        if (custom && custom->pool_size) {
+            std::uint64_t const before = custom->used.fetch_add(size, std::memory_order_relaxed);
+            within_pool = before + size <= custom->pool_size;
+            if (!within_pool) custom->used.fetch_sub(size, std::memory_order_relaxed);
+        }
+        if (within_pool) {
+            std::size_t const total = sizeof(block_header_t) + align + size;
+            void *base = zero ? std::calloc(1, total) : std::malloc(total);
+            if (base) {
+                auto const start = reinterpret_cast<std::uintptr_t>(base) + sizeof(block_header_t);
+                auto *user = reinterpret_cast<void *>((start + align - 1) / align * align);
+                auto *header = reinterpret_cast<block_header_t *>(user) - 1;
+                header->base = base, header->size = size, header->allocator = handle;
+                return user;
+            }
+            if (custom && custom->pool_size) custom->used.fetch_sub(size, std::memory_order_relaxed);
+        }
+        int const fallback = custom ? custom->fallback : 11;
+        if (fallback == 12) return nullptr; // null_fb
+        if (fallback == 13) refuse("an allocation", "the allocator's fallback is abort_fb and the memory ran out");
+        if (fallback == 14 && custom) { // allocator_fb
+            handle = resolve(custom->fallback_allocator);
+            continue;
+        }
+        if (!custom) return nullptr; // the predefined allocators are the system's memory already
+        handle = 1;                  // default_mem_fb
+    }
+    return nullptr;
+}
+
+void release(void *pointer) noexcept {
+    if (!pointer) return;
+    auto *header = static_cast<block_header_t *>(pointer) - 1;
+    if (header->allocator > predefined_allocators_k) {
+        auto *custom = reinterpret_cast<allocator_t *>(header->allocator);
+        if (custom->pool_size) custom->used.fetch_sub(header->size, std::memory_order_relaxed);
+    }
+    std::free(header->base);
+}
+
+} // namespace
+
+} // namespace forkunion::gomp
+
+using namespace forkunion::gomp;
+using forkunion::cpu_mask_t;
+using forkunion::max_cpus_k;
+using forkunion::try_read_current_affinity;
+
+// ---- Team and thread queries ----
+
+FORKUNION_GOMP_EXPORT void omp_set_num_threads(int count) {
+    task().icv.nthreads = count > 0 ? static_cast<unsigned>(count) : 1;
+}
+FORKUNION_GOMP_EXPORT int omp_get_num_threads(void) {
+    return static_cast<int>(task().team_size);
+}
+FORKUNION_GOMP_EXPORT int omp_get_max_threads(void) {
+    return static_cast<int>(task().icv.nthreads);
+}
+FORKUNION_GOMP_EXPORT int omp_get_thread_num(void) {
+    return static_cast<int>(task().thread_num);
+}
+FORKUNION_GOMP_EXPORT int omp_get_num_procs(void) {
+    return static_cast<int>(settings().allowed_cores);
+}
+FORKUNION_GOMP_EXPORT int omp_in_parallel(void) {
+    return task().active_level > 0;
+}
+FORKUNION_GOMP_EXPORT void omp_set_dynamic(int on) {
+    task().icv.dynamic = on != 0;
+}
+FORKUNION_GOMP_EXPORT int omp_get_dynamic(void) {
+    return task().icv.dynamic;
+}
+FORKUNION_GOMP_EXPORT int omp_get_thread_limit(void) {
+    return static_cast<int>(settings().thread_limit);
+}
+FORKUNION_GOMP_EXPORT int omp_get_level(void) {
+    return task().level;
+}
+FORKUNION_GOMP_EXPORT int omp_get_active_level(void) {
+    return task().active_level;
+}
+FORKUNION_GOMP_EXPORT int omp_in_final(void) {
+    return task().in_final;
+}
+FORKUNION_GOMP_EXPORT int omp_get_cancellation(void) {
+    return settings().cancellation;
+}
+FORKUNION_GOMP_EXPORT int omp_get_proc_bind(void) {
+    return task().icv.bind;
+}
+FORKUNION_GOMP_EXPORT int omp_get_max_task_priority(void) {
+    return settings().max_task_priority;
+}
+FORKUNION_GOMP_EXPORT int omp_get_supported_active_levels(void) {
+    return supported_active_levels_k;
+}
+
+FORKUNION_GOMP_EXPORT void omp_set_max_active_levels(int levels) {
+    // More levels than supported: max-active-levels becomes the supported number, as the specification says.
+    if (levels < 0) return;
+    settings().max_active_levels.store(levels < supported_active_levels_k ? levels : supported_active_levels_k,
+                                       std::memory_order_relaxed);
+}
+FORKUNION_GOMP_EXPORT int omp_get_max_active_levels(void) {
+    return settings().max_active_levels.load(std::memory_order_relaxed);
+}
+FORKUNION_GOMP_EXPORT void omp_set_nested(int on) {
+    omp_set_max_active_levels(on ? supported_active_levels_k : 1);
+}
+FORKUNION_GOMP_EXPORT int omp_get_nested(void) {
+    return omp_get_max_active_levels() > 1;
+}
+
+FORKUNION_GOMP_EXPORT void omp_set_schedule(int kind, int chunk) {
+    task_icv_t &icv = task().icv;
+    int const base = kind & ~static_cast<int>(sched_monotonic_k);
+    if (base < sched_static_k || base > sched_auto_k) return; // unknown kinds change nothing
+    icv.run_sched = kind;
+    if (base == sched_auto_k) return; // `auto` has no chunk
+    icv.run_chunk = chunk >= 1 ? chunk : (base == sched_static_k ? 0 : 1);
+}
+FORKUNION_GOMP_EXPORT void omp_get_schedule(int *kind, int *chunk) {
+    task_icv_t const &icv = task().icv;
+    *kind = icv.run_sched;
+    *chunk = icv.run_chunk;
+}
+
+namespace {
+/**  The task `levels_up` parallel levels above the calling one (0 = itself), or null. */
+task_t const *ancestor(int level) noexcept {
+    task_t const *here = task().implicit;
+    if (level < 0 || level > here->level) return nullptr;
+    while (here && here->level > level) here = here->parent ? here->parent->implicit : nullptr;
+    return here;
+}
+} // namespace
+
+FORKUNION_GOMP_EXPORT int omp_get_ancestor_thread_num(int level) {
+    task_t const *found = ancestor(level);
+    return found ? static_cast<int>(found->thread_num) : -1;
+}
+FORKUNION_GOMP_EXPORT int omp_get_team_size(int level) {
+    task_t const *found = ancestor(level);
+    return found ? static_cast<int>(found->team_size) : -1;
+}
+
+// ---- Devices and teams: the host is the only device ----
+
+FORKUNION_GOMP_EXPORT void omp_set_default_device(int device) {
+    task().icv.default_device = device;
+}
+FORKUNION_GOMP_EXPORT int omp_get_default_device(void) {
+    return task().icv.default_device;
+}
+FORKUNION_GOMP_EXPORT int omp_get_num_devices(void) {
+    return 0;
+}
+FORKUNION_GOMP_EXPORT int omp_get_device_num(void) {
+    return 0;
+}
+FORKUNION_GOMP_EXPORT int omp_get_initial_device(void) {
+    return 0;
+}
+FORKUNION_GOMP_EXPORT int omp_is_initial_device(void) {
+    return 1;
+}
+FORKUNION_GOMP_EXPORT int omp_get_num_teams(void) {
+    return teams_count();
+}
+FORKUNION_GOMP_EXPORT int omp_get_team_num(void) {
+    return teams_number();
+}
+FORKUNION_GOMP_EXPORT void omp_set_num_teams(int teams) {
+    if (teams > 0) settings().num_teams.store(teams, std::memory_order_relaxed);
+}
+FORKUNION_GOMP_EXPORT int omp_get_max_teams(void) {
+    return settings().num_teams.load(std::memory_order_relaxed);
+}
+FORKUNION_GOMP_EXPORT void omp_set_teams_thread_limit(int limit) {
+    if (limit > 0) settings().teams_thread_limit.store(limit, std::memory_order_relaxed);
+}
+FORKUNION_GOMP_EXPORT int omp_get_teams_thread_limit(void) {
+    return settings().teams_thread_limit.load(std::memory_order_relaxed);
+}
+
+// ---- Timers ----
+
+FORKUNION_GOMP_EXPORT double omp_get_wtime(void) {
+    timespec now{};
+    ::clock_gettime(CLOCK_MONOTONIC, &now);
+    return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+FORKUNION_GOMP_EXPORT double omp_get_wtick(void) {
+    timespec resolution{};
+    ::clock_getres(CLOCK_MONOTONIC, &resolution);
+    return static_cast<double>(resolution.tv_sec) + static_cast<double>(resolution.tv_nsec) * 1e-9;
+}
+
+// ---- Locks ----
+
+namespace {
+omp_lock_layout_t *simple(void *lock) noexcept {
+    return static_cast<omp_lock_layout_t *>(lock);
+}
+omp_nest_lock_layout_t *nest(void *lock) noexcept {
+    return static_cast<omp_nest_lock_layout_t *>(lock);
+}
+} // namespace
+
+FORKUNION_GOMP_EXPORT void omp_init_lock(void *lock) {
+    simple(lock)->word.store(0, std::memory_order_relaxed);
+}
+FORKUNION_GOMP_EXPORT void omp_destroy_lock(void *lock) {
+    (void)lock;
+}
+FORKUNION_GOMP_EXPORT void omp_set_lock(void *lock) {
+    mutex_lock(simple(lock)->word);
+}
+FORKUNION_GOMP_EXPORT void omp_unset_lock(void *lock) {
+    mutex_unlock(simple(lock)->word);
+}
+FORKUNION_GOMP_EXPORT int omp_test_lock(void *lock) {
+    return mutex_try_lock(simple(lock)->word);
+}
+
+FORKUNION_GOMP_EXPORT void omp_init_nest_lock(void *pointer) {
+    omp_nest_lock_layout_t *lock = nest(pointer);
+    lock->word.store(0, std::memory_order_relaxed);
+    lock->depth = 0;
+    lock->owner = nullptr;
+}
+FORKUNION_GOMP_EXPORT void omp_destroy_nest_lock(void *lock) {
+    (void)lock;
+}
+FORKUNION_GOMP_EXPORT void omp_set_nest_lock(void *pointer) {
+    omp_nest_lock_layout_t *lock = nest(pointer);
+    task_t const *self = lock_owner();
+    // `owner` is only written by the holder: a reader that is not the owner can never see its own address there.
+    if (__atomic_load_n(&lock->owner, __ATOMIC_RELAXED) != self) {
+        mutex_lock(lock->word);
+        __atomic_store_n(&lock->owner, self, __ATOMIC_RELAXED);
+    }
+    ++lock->depth;
+}
+FORKUNION_GOMP_EXPORT void omp_unset_nest_lock(void *pointer) {
+    omp_nest_lock_layout_t *lock = nest(pointer);
+    if (--lock->depth != 0) return;
+    __atomic_store_n(&lock->owner, static_cast<task_t const *>(nullptr), __ATOMIC_RELAXED);
+    mutex_unlock(lock->word);
+}
+FORKUNION_GOMP_EXPORT int omp_test_nest_lock(void *pointer) {
+    omp_nest_lock_layout_t *lock = nest(pointer);
+    task_t const *self = lock_owner();
+    if (__atomic_load_n(&lock->owner, __ATOMIC_RELAXED) != self) {
+        if (!mutex_try_lock(lock->word)) return 0;
+        __atomic_store_n(&lock->owner, self, __ATOMIC_RELAXED);
+    }
+    return static_cast<int>(++lock->depth);
+}
+
+// libgomp keeps these names under OMP_1.0 too (the old lock ABI, refused.cpp): these are the OMP_3.0 defaults.
+FORKUNION_GOMP_DEFAULT_VERSION(omp_init_lock, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_destroy_lock, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_set_lock, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_unset_lock, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_test_lock, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_init_nest_lock, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_destroy_nest_lock, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_set_nest_lock, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_unset_nest_lock, "OMP_3.0");
+FORKUNION_GOMP_DEFAULT_VERSION(omp_test_nest_lock, "OMP_3.0");
+
+// ---- Places ----
+
+FORKUNION_GOMP_EXPORT int omp_get_num_places(void) {
+    return static_cast<int>(places().places_count);
+}
+FORKUNION_GOMP_EXPORT int omp_get_place_num_procs(int place) {
+    places_t const &list = places();
+    if (place < 0 || static_cast<unsigned>(place) >= list.places_count) return 0;
+    return static_cast<int>(list.places[place].count);
+}
+FORKUNION_GOMP_EXPORT void omp_get_place_proc_ids(int place, int *ids) {
+    places_t const &list = places();
+    if (place < 0 || static_cast<unsigned>(place) >= list.places_count || !ids) return;
+    place_t const &chosen = list.places[place];
+    for (unsigned cpu = 0; cpu != chosen.count; ++cpu) ids[cpu] = static_cast<int>(list.cpus[chosen.first + cpu]);
+}
+FORKUNION_GOMP_EXPORT int omp_get_place_num(void) {
+    return current_place();
+}
+FORKUNION_GOMP_EXPORT int omp_get_partition_num_places(void) {
+    return static_cast<int>(places().places_count);
+}
+FORKUNION_GOMP_EXPORT void omp_get_partition_place_nums(int *numbers) {
+    if (!numbers) return;
+    for (unsigned place = 0; place != places().places_count; ++place) numbers[place] = static_cast<int>(place);
+}
+
+// ---- Affinity format ----
+
+namespace {
+
+/**  Appends `text` to `out` (of capacity `size`, always terminated when `size > 0`), counting every byte wanted. */
+struct writer_t {
+    char *out;
+    std::size_t size;
+    std::size_t length = 0;
+    void put(char c) noexcept {
+        if (length + 1 < size) out[length] = c;
+        ++length;
+        if (size) out[length < size ? length : size - 1] = '\0';
+    }
+    void put(char const *text) noexcept {
+        while (*text) put(*text++);
+    }
+};
+
+/**  The CPUs the calling thread may run on, as a list like `0-3,8`. */
+void put_affinity(writer_t &out) noexcept {
+    cpu_mask_t mask;
+    if (!try_read_current_affinity(mask)) {
+        out.put("-1");
+        return;
+    }
+    bool first = true;
+    for (std::size_t cpu = mask.first(); cpu != cpu_mask_t::npos_k;) {
+        std::size_t last = cpu;
+        while (last + 1 < max_cpus_k && mask.test(last + 1)) ++last;
+        char number[48];
+        if (last == cpu)
+            std::snprintf(number, sizeof(number), "%s%zu", first ? "" : ",", cpu);
+        else
+            std::snprintf(number, sizeof(number), "%s%zu-%zu", first ? "" : ",", cpu, last);
+        out.put(number);
+        first = false;
+        cpu = last + 1 < max_cpus_k ? mask.next_from(last + 1) : cpu_mask_t::npos_k;
+    }
+}
+
+/**  A copy of affinity-format-var, taken under its lock. */
+struct affinity_format_t {
+    char text[sizeof(settings_t::affinity_format)];
+    affinity_format_t() noexcept {
+        settings_t &s = settings();
+        mutex_lock(s.affinity_format_lock);
+        std::memcpy(text, s.affinity_format, sizeof(text));
+        mutex_unlock(s.affinity_format_lock);
+    }
+};
+
+std::size_t format_affinity(char *buffer, std::size_t size, char const *format) noexcept {
+    writer_t out{buffer, size};
+    if (size) buffer[0] = '\0';
+    affinity_format_t const current;
+    if (!format || !*format) format = current.text;
+    static constexpr struct {
+        char letter;
+        char const *name;
+    } fields[] = {{'t', "team_num"},         {'T', "num_teams"},      {'L', "nesting_level"}, {'n', "thread_num"},
+                  {'N', "num_threads"},      {'a', "ancestor_tnum"},  {'H', "host"},          {'P', "process_id"},
+                  {'i', "native_thread_id"}, {'A', "thread_affinity"}};
+    for (char const *at = format; *at; ++at) {
+        if (*at != '%') {
+            out.put(*at);
+            continue;
+        }
+        ++at;
+        if (*at == '%') {
+            out.put('%');
+            continue;
+        }
+        bool zero = false, right = false;
+        if (*at == '0') zero = true, right = true, ++at;
+        if (*at == '.') right = true, ++at;
+        int width = 0;
+        while (*at >= '0' && *at <= '9') width = width * 10 + (*at++ - '0');
+        char letter = *at;
+        if (*at == '{') {
+            char const *close = std::strchr(at, '}');
+            if (!close) break;
+            letter = 0;
+            for (auto const &field : fields)
+                if (std::strlen(field.name) == static_cast<std::size_t>(close - at - 1) &&
+                    std::strncmp(field.name, at + 1, static_cast<std::size_t>(close - at - 1)) == 0)
+                    letter = field.letter;
+            at = close;
+        }
+        if (!*at) break;
+        char value[512] = "";
+        writer_t field_out{value, sizeof(value)};
+        task_t const &here = task();
+        switch (letter) {
+        case 't':
+            std::snprintf(value, sizeof(value), "%d", teams_number());
+            break;
+        case 'T':
+            std::snprintf(value, sizeof(value), "%d", teams_count());
+            break;
+        case 'L':
+            std::snprintf(value, sizeof(value), "%d", here.level);
+            break;
+        case 'n':
+            std::snprintf(value, sizeof(value), "%u", here.thread_num);
+            break;
+        case 'N':
+            std::snprintf(value, sizeof(value), "%u", here.team_size);
+            break;
+        case 'a':
+            std::snprintf(value, sizeof(value), "%d", omp_get_ancestor_thread_num(here.level - 1));
+            break;
+        case 'H':
+            (void)::gethostname(value, sizeof(value) - 1);
+            break;
+        case 'P':
+            std::snprintf(value, sizeof(value), "%ld", static_cast<long>(::getpid()));
+            break;
+        case 'i': // the pthread handle, in hexadecimal, as libgomp prints it
+            std::snprintf(value, sizeof(value), "%#lx", static_cast<unsigned long>(::pthread_self()));
+            break;
+        case 'A':
+            put_affinity(field_out);
+            break;
+        default:
+            std::snprintf(value, sizeof(value), "%%%c", letter ? letter : '?');
+            break;
+        }
+        int const length = static_cast<int>(std::strlen(value));
+        if (right)
+            for (int pad = length; pad < width; ++pad) out.put(zero ? '0' : ' ');
+        out.put(value);
+        if (!right)
+            for (int pad = length; pad < width; ++pad) out.put(' ');
+    }
+    return out.length;
+}
+
+} // namespace
+
+FORKUNION_GOMP_EXPORT void omp_set_affinity_format(char const *format) {
+    if (!format) return;
+    settings_t &s = settings();
+    mutex_lock(s.affinity_format_lock);
+    std::snprintf(s.affinity_format, sizeof(s.affinity_format), "%s", format);
+    mutex_unlock(s.affinity_format_lock);
+}
+FORKUNION_GOMP_EXPORT std::size_t omp_get_affinity_format(char *buffer, std::size_t size) {
+    affinity_format_t const current;
+    char const *format = current.text;
+    std::size_t const length = std::strlen(format);
+    if (buffer && size) std::snprintf(buffer, size, "%s", format);
+    return length;
+}
+FORKUNION_GOMP_EXPORT std::size_t omp_capture_affinity(char *buffer, std::size_t size, char const *format) {
+    return format_affinity(buffer, buffer ? size : 0, format);
+}
+FORKUNION_GOMP_EXPORT void omp_display_affinity(char const *format) {
+    char line[1024];
+    format_affinity(line, sizeof(line), format);
+    std::fprintf(stderr, "%s\n", line);
+}
+FORKUNION_GOMP_EXPORT void omp_display_env(int verbose) {
+    display_environment(settings(), verbose != 0);
+}
+
+// ---- Resources ----
+
+FORKUNION_GOMP_EXPORT int omp_pause_resource(int kind, int device) {
+    if (device != 0 || (kind != 1 && kind != 2)) return -1;
+    return pause_idle_roots();
+}
+FORKUNION_GOMP_EXPORT int omp_pause_resource_all(int kind) {
+    if (kind != 1 && kind != 2) return -1;
+    return pause_idle_roots();
+}
+
+// ---- Memory allocators ----
+
+namespace {
+struct omp_alloctrait_layout_t {
+    int key;
+    std::uintptr_t value;
+};
+} // namespace
+
+FORKUNION_GOMP_EXPORT std::uintptr_t omp_init_allocator(std::uintptr_t memspace, int ntraits, void const *trait_array) {
+    auto const *traits = static_cast<omp_alloctrait_layout_t const *>(trait_array);
+    if (memspace > 4) return 0; // not one of the five memory spaces
+    auto *made = new (std::nothrow) allocator_t();
+    if (!made) return 0;
+    for (int trait = 0; trait < ntraits; ++trait) {
+        std::uintptr_t const value = traits[trait].value;
+        switch (traits[trait].key) {
+        case 1:
+            break; // sync_hint: every allocator here is thread-safe
+        case 2:    // alignment
+            if (value == 0 || (value & (value - 1))) return delete made, 0;
+            made->alignment = value;
+            break;
+        case 3:
+            break; // access: host memory is accessible to every thread
+        case 4:
+            made->pool_size = value;
+            break;
+        case 5: // fallback
+            if (value < 11 || value > 14) return delete made, 0;
+            made->fallback = static_cast<int>(value);
+            break;
+        case 6:
+            made->fallback_allocator = value;
+            break;
+        case 7: // pinned: no pinned memory here
+            if (value == 1) return delete made, 0;
+            break;
+        case 8:
+            break; // partition: one memory domain
+        default:
+            return delete made, 0;
+        }
+    }
+    return reinterpret_cast<std::uintptr_t>(made);
+}
+FORKUNION_GOMP_EXPORT void omp_destroy_allocator(std::uintptr_t allocator) {
+    if (allocator > predefined_allocators_k) delete reinterpret_cast<allocator_t *>(allocator);
+}
+FORKUNION_GOMP_EXPORT void omp_set_default_allocator(std::uintptr_t allocator) {
+    current_task().icv.default_allocator = allocator;
+}
+FORKUNION_GOMP_EXPORT std::uintptr_t omp_get_default_allocator(void) {
+    return current_task().icv.default_allocator;
+}
+
+FORKUNION_GOMP_EXPORT void *omp_alloc(std::size_t size, std::uintptr_t allocator) {
+    return allocate(0, size, allocator, false);
+}
+FORKUNION_GOMP_EXPORT void *omp_aligned_alloc(std::size_t alignment, std::size_t size, std::uintptr_t allocator) {
+    return allocate(alignment, size, allocator, false);
+}
+FORKUNION_GOMP_EXPORT void *omp_calloc(std::size_t count, std::size_t size, std::uintptr_t allocator) {
+    if (size && count > ~std::size_t(0) / size) return nullptr;
+    return allocate(0, count * size, allocator, true);
+}
+FORKUNION_GOMP_EXPORT void *omp_aligned_calloc(std::size_t alignment, std::size_t count, std::size_t size,
+                                               std::uintptr_t allocator) {
+    if (size && count > ~std::size_t(0) / size) return nullptr;
+    return allocate(alignment, count * size, allocator, true);
+}
+FORKUNION_GOMP_EXPORT void omp_free(void *pointer, std::uintptr_t allocator) {
+    (void)allocator; // the block knows its allocator
+    release(pointer);
+}
+FORKUNION_GOMP_EXPORT void *omp_realloc(void *pointer, std::size_t size, std::uintptr_t allocator,
+                                        std::uintptr_t free_allocator) {
+    (void)free_allocator;
+    if (!pointer) return allocate(0, size, allocator, false);
+    if (size == 0) return release(pointer), nullptr;
+    auto const *header = static_cast<block_header_t *>(pointer) - 1;
+    void *moved = allocate(0, size, allocator ? allocator : header->allocator, false);
+    if (!moved) return nullptr;
+    std::memcpy(moved, pointer, header->size < size ? header->size : size);
+    release(pointer);
+    return moved;
+}
+
+FORKUNION_GOMP_EXPORT void *GOMP_alloc(std::size_t alignment, std::size_t size, std::uintptr_t allocator) {
+    return allocate(alignment, size, allocator, false);
+}
+FORKUNION_GOMP_EXPORT void GOMP_free(void *pointer, std::uintptr_t allocator) {
+    (void)allocator;
+    release(pointer);
+}

@@ -1,0 +1,855 @@
+/**
+ *  @file   c/gomp/runtime.cpp
+ *  @brief  `libforkunion_gomp.so`: GCC's OpenMP ABI (GOMP) and the `omp_*` API on forkunion's pools. Regions,
+ *          teams, barriers, locks and the process-wide state live here.
+ *
+ *  @section design Design
+ *
+ *  Teams on pools. A region of k > 1 threads runs on a *root*: persistent caller-exclusive flat pools whose workers
+ *  are the team's threads 1 .. T-1, spawned on first use and sized by nthreads-var (`OMP_NUM_THREADS`, else the
+ *  allowed cores); the thread that starts the region is thread 0, the master, and runs its share itself between
+ *  the publication and the join. A region that asks for more threads than the root has grows it by one more pool
+ *  (a segment) holding the missing threads, numbered after the existing ones. No thread is ever replaced, so a
+ *  thread number keeps its OS thread, and with it its `threadprivate` values (GCC keeps them in TLS), however the
+ *  team grows or shrinks. A region of k < T threads is published to the segments it needs; their threads k .. T-1
+ *  return at once, and the team's barriers count k. A region therefore costs one dispatch per segment it uses (one,
+ *  unless the team ever grew), and its end is the pools' join. A team with more threads than cores ends at a gate
+ *  instead (the master waits spin-then-futex for the members' `fn` to return), so the join's spinning master
+ *  cannot keep a member that still has work off its core.
+ *
+ *  Concurrent regions. Each root has a busy flag. A region claims its thread's last root if free, else any free
+ *  one, else a new one (at most `max_roots_k`), and never waits for a busy root; with none left it runs as a team
+ *  of one. So regions that two user threads start at the same time each get a full team of the size they asked
+ *  for, on different threads, and nothing can deadlock. A pool is only ever dispatched by its root's holder, so a
+ *  dispatch is never refused `contended` (a refusal would be a broken invariant, and aborts loudly).
+ *
+ *  Nesting. A region inside an active region (more than one thread) runs with a team of one: max-active-levels is
+ *  1, the only level supported (`omp_get_supported_active_levels`), and requests for more are clamped to it, as the
+ *  specification prescribes. A region inside an inactive one (a team of one) may be active.
+ *
+ *  Worksharing. Every member counts the worksharing constructs it meets; construct `id` uses slot
+ *  `id % ws_slots_k` of the team (see `ws_slot_t` for its state machine), and the numbering continues across
+ *  regions, so slots need no reset. `schedule(static)` needs no shared state: each member computes its block (the
+ *  same split as GCC's inlined static schedule and as `static_slice`) or its round-robin chunks. Nonmonotonic
+ *  `dynamic` gives each member its static block of chunks behind a private, padded cursor, then steals from the
+ *  others' in a coprime order (the pool's `for_n_dynamic` scheme); a cursor word carries a tag of the construct
+ *  number, so a thief never takes from a block whose owner has not entered the construct yet. Monotonic `dynamic`,
+ *  `guided`, `sections` and every `ordered` loop take chunks from one shared cursor, in increasing order, so the
+ *  chunks tile the iterations in hand-out order and `ordered` becomes a turn: the chunk starting at the turn's
+ *  iteration may run its `ordered` regions, and hands the turn on (to its end) when its thread asks for the next.
+ *
+ *  Barriers. One arrival counter and one generation word, each on its own line. The last arrival resets the
+ *  counter and bumps the generation (release); the others spin on the generation with the pause hint for the
+ *  wait policy's spin count (`OMP_WAIT_POLICY`, `GOMP_SPINCOUNT`; 0 when passive and 30 billion when active, as
+ *  with libgomp, `default_spin_count_k` when unset, and libgomp's 100 or 1000 when there are more threads than
+ *  cores), then block on the generation's futex; they never yield. While waiting they run a shared `taskloop`'s
+ *  tasks. Every other wait of a team (a worksharing slot, the `ordered` turn, `copyprivate`, doacross) spins the
+ *  same way and then sleeps on the team's doorbell futex, which every change such a wait watches rings.
+ *
+ *  Tasks run undeferred, on the encountering thread, at the point of the construct: a conforming schedule (the
+ *  specification lets every task be undeferred), which satisfies every `depend` clause (siblings run in creation
+ *  order), makes `taskwait`, `taskgroup` and `taskyield` no-ops, and makes a `final` task's descendants included
+ *  tasks. The task's data block is copied first (or built by its copy function), as for a deferred task. A
+ *  `taskloop` is still shared: its encountering thread publishes it on the team, and members waiting in a barrier
+ *  (the implicit one of `single`, a worksharing construct's, an explicit one) or at the end of a region that has
+ *  seen a `taskloop` before take tasks from it; the encountering thread returns when every task is done.
+ *
+ *  Idle workers. Between regions a pool's workers wait by the pool's persistent idle policy (`idle_policy_for`):
+ *  spin when `OMP_WAIT_POLICY=active`, park at once when passive, and otherwise spin for the spin count's window
+ *  (`GOMP_SPINCOUNT` at `spins_per_us_k`) then park; once the process's teams outnumber its cores every pool gets
+ *  the oversubscribed window (libgomp's 100 or 1000 spins). `OMP_STACKSIZE` is the pools' stack size
+ *  (`spawn_pool`).
+ *
+ *  fork(). A child forked while pools exist gets a fresh runtime: an `atfork` child handler forgets every root (its
+ *  pools' threads do not exist in the child; their memory is abandoned, never touched) and bumps `forks_`, so the
+ *  child's next region spawns new pools. A region that the forking thread was running as master returns without
+ *  joining the threads that stayed in the parent (the master runs its share outside the pools, so nothing waits).
+ *
+ *  Refused, loudly, at the call with the construct's name (`refused.cpp`): target offload and device memory,
+ *  OpenACC, the offload plugin interface, task reductions (`reduction(task, ...)`, `in_reduction`,
+ *  `task_reduction`, `taskloop reduction`), `detach`, cancellation while `OMP_CANCELLATION=true` (with it false, the
+ *  default, `cancel` is the no-op the specification prescribes), and the lock entry points of the pre-GCC-4.4 ABI.
+ *
+ *  Threads: every entry point may be called from any thread, inside or outside a region, as OpenMP allows.
+ */
+#include "omp_api.hpp"
+#include "runtime.hpp"
+
+#include <cerrno>  // `errno`
+#include <cstdio>  // `std::fprintf`
+#include <cstdlib> // `std::abort`
+#include <cstring> // `std::memset`
+#include <mutex>   // `std::mutex`
+#include <new>     // `std::nothrow`
+#include <thread>  // `std::this_thread::yield`
+
+#include <linux/futex.h> // `FUTEX_WAKE_PRIVATE`
+#include <pthread.h>     // `pthread_atfork`, `pthread_setattr_default_np`
+#include <sys/syscall.h> // `SYS_futex`
+#include <unistd.h>      // `syscall`
+
+#include <forkunion/affinity.hpp>
+#include <forkunion/wait.hpp>
+#include <forkunion/wait_kernel.hpp>
+
+namespace forkunion::gomp {
+
+// ---- Process-wide state ----
+
+namespace {
+settings_t settings_instance_; // constant-initialized: no guard
+// 0 unread, 1 being read, 2 read: the environment is read once, at load or at the first call that needs it (an
+// OpenMP call from another library's constructor may come before this library's own).
+std::atomic<int> environment_state_{0};
+
+[[gnu::noinline]] void read_environment_once() noexcept {
+    int expected = 0;
+    if (environment_state_.compare_exchange_strong(expected, 1, std::memory_order_acquire)) {
+        read_environment(settings_instance_);
+        // Pairs with the acquire below: whoever sees 2 sees every setting.
+        environment_state_.store(2, std::memory_order_release);
+        return;
+    }
+    while (environment_state_.load(std::memory_order_acquire) != 2) pause_once();
+}
+} // namespace
+
+settings_t &settings() noexcept {
+    if (environment_state_.load(std::memory_order_acquire) != 2) read_environment_once();
+    return settings_instance_;
+}
+
+void refuse(char const *what, char const *why) noexcept {
+    std::fprintf(stderr, "forkunion gomp: %s is not supported (%s); aborting\n", what, why);
+    std::fflush(stderr);
+    std::abort();
+}
+
+// ---- Waiting ----
+
+wait_policy_t wait_policy(std::size_t threads) noexcept {
+    settings_t const &s = settings();
+    wait_policy_t policy;
+    policy.oversubscribed = threads > s.allowed_cores;
+    policy.spins = s.spin_infinite ? ~std::uint64_t(0) : s.spin_count;
+    // With more threads than cores, spinning steals the core from the thread being waited for: libgomp's caps.
+    if (policy.oversubscribed && s.wait_policy >= 0) {
+        std::uint64_t const cap = s.wait_policy > 0 ? 1000 : 100;
+        if (policy.spins > cap) policy.spins = cap;
+    }
+    return policy;
+}
+
+namespace {
+
+void futex_wake_one(std::atomic<std::uint32_t> &word) noexcept {
+    (void)::syscall(SYS_futex, reinterpret_cast<std::uint32_t *>(&word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+}
+
+} // namespace
+
+void mutex_lock(std::atomic<std::uint32_t> &word) noexcept {
+    std::uint32_t expected = 0;
+    // Acquire pairs with the release in `mutex_unlock`: the previous holder's writes are visible.
+    if (word.compare_exchange_strong(expected, 1, std::memory_order_acquire, std::memory_order_relaxed)) return;
+    wait_policy_t const policy = wait_policy(settings().allowed_cores); // locks do not know their team
+    for (std::uint64_t spin = 0; spin < policy.spins; ++spin) {
+        expected = 0;
+        if (word.load(std::memory_order_relaxed) == 0 &&
+            word.compare_exchange_weak(expected, 1, std::memory_order_acquire, std::memory_order_relaxed))
+            return;
+        pause_once();
+    }
+    // 2 = "locked, maybe sleepers": whoever unlocks a 2 wakes one sleeper.
+    while (word.exchange(2, std::memory_order_acquire) != 0) kernel_wait(word, 2, 0);
+}
+
+bool mutex_try_lock(std::atomic<std::uint32_t> &word) noexcept {
+    std::uint32_t expected = 0;
+    return word.compare_exchange_strong(expected, 1, std::memory_order_acquire, std::memory_order_relaxed);
+}
+
+void mutex_unlock(std::atomic<std::uint32_t> &word) noexcept {
+    // Release pairs with the acquire of the next `mutex_lock`.
+    if (word.exchange(0, std::memory_order_release) == 2) futex_wake_one(word);
+}
+
+// ---- Tasks and the calling thread ----
+
+namespace {
+
+/**  Per-thread state: the innermost task, the initial task, the root to try first, whether the thread is pinned. */
+struct thread_state_t {
+    task_t *current = nullptr;
+    task_t initial;
+    bool initialized = false;
+    bool pinned = false;
+    int place = -1;              ///< The place this thread is bound to, or -1.
+    bool affinity_shown = false; ///< `OMP_DISPLAY_AFFINITY`: this thread printed its line.
+    root_t *home = nullptr;
+    unsigned home_forks = 0;
+};
+
+// Initial-exec: one `%fs`-relative access instead of a `__tls_get_addr` call. It is ~200 bytes of static TLS, which
+// the loader reserves when the library is preloaded or linked, and takes from its surplus when it is `dlopen`ed.
+constinit thread_local thread_state_t thread_state __attribute__((tls_model("initial-exec")));
+
+[[gnu::noinline]] task_t &initial_task_slow() noexcept {
+    thread_state_t &state = thread_state;
+    if (!state.initialized) {
+        state.initial = task_t{};
+        state.initial.icv = settings().initial;
+        state.initial.implicit = &state.initial;
+        state.initialized = true;
+    }
+    state.current = &state.initial;
+    return state.initial;
+}
+
+} // namespace
+
+task_t &current_task() noexcept {
+    task_t *task = thread_state.current;
+    return task ? *task : initial_task_slow();
+}
+
+task_t *swap_current_task(task_t *task) noexcept {
+    task_t *const previous = &current_task();
+    thread_state.current = task;
+    return previous;
+}
+
+// ---- Barriers ----
+
+void team_barrier(team_t &team) noexcept {
+    unsigned const size = team.header.size;
+    // Read before arriving: this barrier's generation cannot move until this thread arrives.
+    std::uint32_t const generation = team.release.generation.load(std::memory_order_relaxed);
+    // Acq_rel: the last arrival carries every member's writes into its release of the generation.
+    if (team.arrive.arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == size) {
+        team.arrive.arrived.store(0, std::memory_order_relaxed); // nobody arrives again before the release below
+        // Seq_cst with the sleepers' seq_cst increment and re-check: one of the two sees the other.
+        team.release.generation.store(generation + 1, std::memory_order_seq_cst);
+        if (team.release.sleepers.load(std::memory_order_seq_cst)) kernel_wake_all(team.release.generation);
+        return;
+    }
+    wait_policy_t const policy = team.header.policy;
+    std::uint64_t spins = 0;
+    // Acquire pairs with the last arrival's release: every member's writes before the barrier are visible.
+    while (team.release.generation.load(std::memory_order_acquire) == generation) {
+        if (help_taskloop(team)) continue;
+        if (spins < policy.spins) {
+            ++spins;
+            pause_once();
+            continue;
+        }
+        team.release.sleepers.fetch_add(1, std::memory_order_seq_cst);
+        if (team.release.generation.load(std::memory_order_seq_cst) == generation)
+            kernel_wait(team.release.generation, generation, 0);
+        team.release.sleepers.fetch_sub(1, std::memory_order_relaxed);
+    }
+}
+
+// ---- Roots ----
+
+/**  At most this many roots (teams that can run at the same time): beyond, a region runs as a team of one. */
+inline constexpr unsigned max_roots_k = 64;
+
+/**  Pools per root: the first spawn and every later growth add one. */
+inline constexpr unsigned max_segments_k = 16;
+
+struct root_t {
+    struct alignas(line_k) busy_t {
+        std::atomic<bool> held{false};
+    } busy;
+    team_t team;
+
+    /**  A segment's callback: `unsafe_for_threads` needs it to outlive the call, so the root keeps them. */
+    struct member_fn_t {
+        root_t *root = nullptr;
+        unsigned first = 0;
+        void operator()(std::size_t worker) const noexcept { root->run_thread(first + 1 + worker); }
+    };
+
+    /**  What members read in every region; written only when the root grows (never during a region). */
+    struct alignas(line_k) shape_t {
+        /**  Caller-exclusive pools whose workers are team threads `first[s] + 1 ..`; the master is thread 0. */
+        pool_t *segments[max_segments_k] = {};
+        member_fn_t member_fns[max_segments_k];
+        unsigned first[max_segments_k] = {}; ///< Team thread of each segment's worker 0, minus one.
+        unsigned segments_count = 0;
+        unsigned threads = 0; ///< Team threads: every segment's workers plus the master.
+        cursor_line_t *cursors = nullptr;
+        unsigned capacity = 0; ///< Threads the cursor table has lines for.
+        unsigned forks = 0;    ///< `forks_` when the root was created.
+    } shape;
+
+    /**  What only the master touches, region after region: apart from the members' lines. */
+    struct alignas(line_k) master_t {
+        std::size_t generations[max_segments_k] = {}; ///< The current region's dispatch on each segment it uses.
+        unsigned published = 0;                       ///< Segments the current region was published to.
+        bool taskloop_seen = false;                   ///< Sticky: a `taskloop` was shared on this root.
+        std::uint64_t ws_next = 0;                    ///< Number of the next region's first worksharing construct.
+        task_t *legacy_saved = nullptr; ///< `GOMP_parallel_start`: the task the master's implicit task replaced.
+    } master;
+
+    bool try_claim() noexcept {
+        // A load first, so threads scanning a busy root share its line instead of writing it.
+        if (busy.held.load(std::memory_order_relaxed)) return false;
+        // Acquire pairs with the release in `release`: the previous holder's region is over.
+        return !busy.held.exchange(true, std::memory_order_acquire);
+    }
+    void release() noexcept { busy.held.store(false, std::memory_order_release); }
+
+    void run_thread(std::size_t thread) noexcept;
+};
+
+namespace {
+
+std::atomic<root_t *> roots_[max_roots_k];
+/**  Guards every root's list of pools (`shape.segments`, `segments_count`) against `refresh_idle_policies`, the one
+ *   reader that does not hold the root: taken by that function and where a list grows or is emptied, never on a
+ *   region's path (a region only reads its own root's list). */
+std::mutex shapes_mutex_;
+std::mutex roots_mutex_;         // serializes creating roots; never held on a region's path otherwise
+std::atomic<unsigned> forks_{0}; // bumped in a fork child
+// Threads of every live root (workers and one master each): more than the cores, and idle ones must not spin.
+std::atomic<unsigned> process_threads_{0};
+
+/**  Team threads in the process, every root's, compared with the cores: whether spinning would starve someone. */
+unsigned process_threads() noexcept {
+    return process_threads_.load(std::memory_order_relaxed);
+}
+
+/**
+ *  Pause-hint spins per microsecond: a pause costs ~41 ns on AMD Zen 5 (10^7 of them timed in a loop), so the
+ *  wait policy's spin count, `GOMP_SPINCOUNT`, becomes the pool's adaptive window at 24 spins per µs.
+ */
+inline constexpr std::uint64_t spins_per_us_k = 24;
+
+/**
+ *  The one place that says how a pool's workers idle between regions (see the file comment), as the pool's
+ *  persistent idle policy: `OMP_WAIT_POLICY=active` (or an infinite spin count) spins, unless the process's teams
+ *  outnumber its cores; a spin count of 0 (passive) parks at once; anything else spins for the spin count's
+ *  window (libgomp's 100 or 1000 spins when oversubscribed), then parks.
+ */
+idle_policy_t idle_policy_for(bool oversubscribed) noexcept {
+    settings_t const &s = settings();
+    if ((s.spin_infinite || s.wait_policy > 0) && !oversubscribed) return idle_policy_t::spin();
+    wait_policy_t const policy = wait_policy(oversubscribed ? s.allowed_cores + 1u : 1u);
+    if (policy.spins == 0) return idle_policy_t::sleep(0);
+    std::uint64_t const window = policy.spins / spins_per_us_k;
+    return idle_policy_t::adaptive(window ? window : 1);
+}
+
+/**  Spawns `pool` with `threads`, honouring `OMP_STACKSIZE` for the workers it starts; `oversubscribed`: the
+ *   process will have more team threads than cores. */
+status_t spawn_pool(pool_t &pool, unsigned threads, caller_exclusivity_t exclusivity, bool oversubscribed) noexcept {
+    settings_t const &s = settings();
+    if (s.stack_set) {
+        if (status_t const status = pool.set_stack_size(s.stack_bytes); !status)
+            std::fprintf(stderr,
+                         "forkunion gomp: OMP_STACKSIZE: a stack of %zu bytes is refused (%s); workers get the "
+                         "default\n",
+                         s.stack_bytes, status.name());
+    }
+    (void)pool.set_idle_policy(idle_policy_for(oversubscribed));
+    // An oversubscribed pool is told it has one core: while spinning, its workers and joining master yield after
+    // the pool's short spin instead of keeping a core that another team's thread needs.
+    std::size_t const cores = oversubscribed ? 1 : s.allowed_cores;
+    return pool.spawn(threads, exclusivity, cores);
+}
+
+/**  Grows the cursor table to `capacity` threads; the old table's contents do not matter between regions. */
+bool ensure_cursors(root_t &root, unsigned capacity) noexcept {
+    if (root.shape.capacity >= capacity) return true;
+    std::size_t const lines = static_cast<std::size_t>(capacity) * ws_slots_k;
+    auto *table = new (std::align_val_t(line_k), std::nothrow) cursor_line_t[lines];
+    if (!table) return false;
+    close_cursors(table, lines);
+    ::operator delete[](root.shape.cursors, std::align_val_t(line_k));
+    root.shape.cursors = table;
+    root.shape.capacity = capacity;
+    return true;
+}
+
+/**  Sets every live root's pools to the idle policy the process's size now calls for (any thread may). */
+[[gnu::noinline]] void refresh_idle_policies() noexcept {
+    bool const oversubscribed = process_threads() > settings().allowed_cores;
+    std::lock_guard<std::mutex> const lock(shapes_mutex_);
+    for (auto &slot : roots_)
+        if (root_t *root = slot.load(std::memory_order_acquire))
+            for (unsigned segment = 0; segment != root->shape.segments_count; ++segment)
+                (void)root->shape.segments[segment]->set_idle_policy(idle_policy_for(oversubscribed));
+}
+
+/**  Makes `root` have at least `wanted` team threads; returns how many it has (fewer when the OS refuses). */
+unsigned grow(root_t &root, unsigned wanted) noexcept {
+    if (root.shape.threads >= wanted) return root.shape.threads;
+    unsigned const have = root.shape.threads ? root.shape.threads : 1; // the master is always there
+    if (root.shape.segments_count == max_segments_k || !ensure_cursors(root, wanted)) return have;
+    auto *segment = new (std::nothrow) pool_t();
+    if (!segment) return have;
+    // Oversubscribed once this segment runs: the process's team threads (the master too, at the first spawn).
+    bool const oversubscribed = process_threads() + (wanted - root.shape.threads) > settings().allowed_cores;
+    if (!spawn_pool(*segment, wanted - have, caller_exclusive_k, oversubscribed)) {
+        delete segment;
+        return have;
+    }
+    {
+        std::lock_guard<std::mutex> const lock(shapes_mutex_);
+        root.shape.first[root.shape.segments_count] = have - 1;
+        root.shape.member_fns[root.shape.segments_count] = {&root, have - 1};
+        root.shape.segments[root.shape.segments_count++] = segment;
+    }
+    // The master too, the first time.
+    unsigned const before = process_threads_.fetch_add(wanted - root.shape.threads, std::memory_order_relaxed);
+    root.shape.threads = wanted;
+    // The process just outnumbered its cores: every pool's idle workers now park after the short window.
+    if (before <= settings().allowed_cores && oversubscribed) refresh_idle_policies();
+    return wanted;
+}
+
+[[gnu::noinline]] root_t *create_root() noexcept {
+    std::lock_guard<std::mutex> lock(roots_mutex_);
+    for (unsigned index = 0; index != max_roots_k; ++index) {
+        if (roots_[index].load(std::memory_order_relaxed)) continue;
+        auto *root = new (std::nothrow) root_t();
+        if (!root) return nullptr;
+        root->shape.forks = forks_.load(std::memory_order_relaxed);
+        (void)root->try_claim();
+        // Release pairs with the acquire loads in `claim_root`: a scanner sees a constructed root.
+        roots_[index].store(root, std::memory_order_release);
+        return root;
+    }
+    return nullptr;
+}
+
+/**  A free root for the calling thread: its last one, any free one, or a new one; null when none is left. */
+root_t *claim_root() noexcept {
+    thread_state_t &state = thread_state;
+    unsigned const forks = forks_.load(std::memory_order_relaxed);
+    if (state.home && state.home_forks == forks && state.home->try_claim()) return state.home;
+    root_t *found = nullptr;
+    for (unsigned index = 0; index != max_roots_k && !found; ++index) {
+        root_t *root = roots_[index].load(std::memory_order_acquire);
+        if (!root) {
+            found = create_root();
+            break;
+        }
+        if (root->try_claim()) found = root;
+    }
+    if (found) state.home = found, state.home_forks = forks;
+    return found;
+}
+
+/**
+ *  The place of team thread `thread` of `team_threads` under `bind`: `close` (and `true`) deals places out in turn,
+ *  `spread` spaces the threads evenly over the places, `primary` keeps every thread on the master's place (0).
+ *  -1 when nothing is to be pinned.
+ */
+int place_of(unsigned thread, unsigned team_threads, int bind) noexcept {
+    places_t const &list = places();
+    if (bind == bind_false_k || list.places_count == 0) return -1;
+    if (bind == bind_primary_k) return 0;
+    if (bind == bind_spread_k)
+        return static_cast<int>((static_cast<std::uint64_t>(thread) * list.places_count) / team_threads);
+    return static_cast<int>(thread % list.places_count);
+}
+
+/**  Pins the calling team thread to its place, the first time it runs a region (its OS thread keeps the pin). */
+void pin_once(unsigned thread, unsigned team_threads, int bind) noexcept {
+    thread_state_t &state = thread_state;
+    if (state.pinned) return;
+    state.pinned = true;
+    int const place = place_of(thread, team_threads, bind);
+    if (place >= 0) {
+        places_t const &list = places();
+        place_t const &chosen = list.places[place];
+        cpu_mask_t mask;
+        for (unsigned cpu = 0; cpu != chosen.count; ++cpu) (void)mask.set(list.cpus[chosen.first + cpu]);
+        if (try_pin_current_thread(mask)) state.place = place;
+    }
+}
+
+/**  `OMP_DISPLAY_AFFINITY=true`: a team thread prints its affinity line the first time it runs a region. */
+void display_affinity_once() noexcept {
+    if (!settings().display_affinity || thread_state.affinity_shown) return;
+    thread_state.affinity_shown = true;
+    omp_display_affinity(nullptr);
+}
+
+/**  Stores `value` into a header field only if it differs: an unchanged line stays shared in the members' caches. */
+template <typename value_type_>
+void update(value_type_ &field, value_type_ const &value) noexcept {
+    if (!(field == value)) field = value;
+}
+
+/**  Fills the implicit task of team member `thread` from the team header. */
+void init_implicit(task_t &task, team_t &team, unsigned thread) noexcept {
+    team_t::header_t const &header = team.header;
+    task.icv = header.icv;
+    task.team = &team;
+    task.implicit = &task;
+    task.parent = header.parent;
+    task.thread_num = thread;
+    task.team_size = header.size;
+    task.level = header.level;
+    task.active_level = header.active_level;
+    task.in_final = false;
+    task.ws_next = header.ws_base;
+    // `ws` is set up by the first worksharing construct; only what `loop_leave` and the queries read is reset.
+    task.ws.slot = nullptr;
+    task.ws.holds_chunk = false;
+    task.ws.pending = false;
+    task.ws.doacross_progress = nullptr;
+}
+
+/**  The ICVs the implicit tasks of a region inherit from `parent`: the next entries of the per-level lists. */
+task_icv_t child_icv(task_t const &parent) noexcept {
+    settings_t const &s = settings();
+    task_icv_t icv = parent.icv;
+    if (icv.nthreads_pos + 1 < s.nthreads_list_size) icv.nthreads = s.nthreads_list[++icv.nthreads_pos];
+    if (icv.bind_pos + 1 < s.bind_list_size) icv.bind = s.bind_list[++icv.bind_pos];
+    return icv;
+}
+
+/**  How many threads a region asked for with `nthreads` (0 = nthreads-var) gets, per the specification's rules. */
+unsigned team_size_for(task_t const &parent, unsigned nthreads) noexcept {
+    settings_t const &s = settings();
+    if (parent.active_level >= s.max_active_levels.load(std::memory_order_relaxed)) return 1;
+    unsigned size = nthreads ? nthreads : parent.icv.nthreads;
+    if (size > s.thread_limit) size = s.thread_limit;
+    if (int const limit = teams_thread_limit(); limit > 0 && size > static_cast<unsigned>(limit))
+        size = static_cast<unsigned>(limit);
+    if (parent.icv.dynamic && size > s.allowed_cores) size = s.allowed_cores;
+    return size ? size : 1;
+}
+
+/**  Runs a region with a team of one: no root, no barrier, every worksharing construct on this thread alone. */
+void run_serial(task_t &parent, void (*fn)(void *), void *data, loop_shape_t const *loop,
+                std::uint64_t const *sections) noexcept {
+    task_t task;
+    task.icv = child_icv(parent);
+    task.implicit = &task;
+    task.parent = &parent;
+    task.level = parent.level + 1;
+    task.active_level = parent.active_level;
+    if (loop) loop_enter(task, *loop, nullptr, 0);
+    if (sections) sections_enter(task, *sections, nullptr, 0);
+    task_t *const saved = swap_current_task(&task);
+    fn(data);
+    swap_current_task(saved);
+}
+
+/**  Claims a root of at least `size` threads and writes the team header; null when the region must run alone. */
+root_t *prepare_team(task_t &parent, unsigned &size, void (*fn)(void *), void *data) noexcept {
+    root_t *root = claim_root();
+    if (!root) return nullptr;
+    settings_t const &s = settings();
+    unsigned const initial = s.initial.nthreads > size ? s.initial.nthreads : size;
+    unsigned const have = grow(*root, root->shape.threads ? size : (initial > s.thread_limit ? size : initial));
+    if (have < 2) {
+        root->release();
+        return nullptr;
+    }
+    if (size > have) size = have;
+    team_t::header_t &header = root->team.header;
+    update(header.fn, fn);
+    update(header.data, data);
+    update(header.size, size);
+    update(header.level, parent.level + 1);
+    update(header.active_level, parent.active_level + 1);
+    update(header.parent, &parent);
+    update(header.root, root);
+    update(header.icv, child_icv(parent));
+    update(header.ws_base, root->master.ws_next);
+    update(header.cursors, root->shape.cursors);
+    update(header.capacity, root->shape.capacity);
+    wait_policy_t const policy = wait_policy(process_threads());
+    update(header.policy, policy);
+    update(header.oversubscribed, policy.oversubscribed);
+    // A root that shared a `taskloop` ends its regions in a barrier, so members that finished early help with
+    // later ones. An oversubscribed team's master waits for the members at a gate of its own (spin, then futex)
+    // before the pools' join, whose waits spin: spinning there would keep a member that must still run off a core.
+    update(header.end_barrier, root->master.taskloop_seen);
+    update(header.end_gate, policy.oversubscribed && !root->master.taskloop_seen);
+    if (root->team.taskloop.seen.load(std::memory_order_relaxed))
+        root->team.taskloop.seen.store(false, std::memory_order_relaxed);
+    // Published to the members by the dispatch; only a gated region counts at the gate.
+    if (header.end_gate) root->team.gate.done.store(0, std::memory_order_relaxed);
+    return root;
+}
+
+/**  A combined construct: the master enters the first worksharing construct now; the others in `run_thread`. */
+void prepare_first_construct(team_t &team, task_t &master, loop_shape_t const *loop,
+                             std::uint64_t const *sections) noexcept {
+    update(team.header.prepared, loop || sections);
+    if (!loop && !sections) return;
+    team.prepared.is_sections = sections != nullptr;
+    if (loop) team.prepared.loop = *loop, loop_enter(master, *loop, nullptr, 0);
+    if (sections) team.prepared.sections = *sections, sections_enter(master, *sections, nullptr, 0);
+}
+
+/**  Ends the region on `root`: remembers where the worksharing numbering stands and frees the root. */
+void finish_team(root_t &root, task_t const &master) noexcept {
+    root.master.ws_next = master.ws_next;
+    if (root.team.taskloop.seen.load(std::memory_order_relaxed)) root.master.taskloop_seen = true;
+    root.release();
+}
+
+} // namespace
+
+int current_place() noexcept {
+    return thread_state.place;
+}
+
+int pause_idle_roots() noexcept {
+    if (current_task().active_level > 0) return -1; // the threads of a running region cannot be released
+    unsigned const forks = forks_.load(std::memory_order_relaxed);
+    for (auto &slot : roots_) {
+        root_t *root = slot.load(std::memory_order_acquire);
+        if (!root || root->shape.forks != forks || !root->try_claim()) continue;
+        // The next region spawns the threads afresh; construct numbers and cursors carry on.
+        std::lock_guard<std::mutex> const lock(shapes_mutex_);
+        for (unsigned segment = 0; segment != root->shape.segments_count; ++segment) {
+            root->shape.segments[segment]->terminate();
+            delete root->shape.segments[segment];
+            root->shape.segments[segment] = nullptr;
+        }
+        root->shape.segments_count = 0;
+        process_threads_.fetch_sub(root->shape.threads, std::memory_order_relaxed);
+        root->shape.threads = 0;
+        root->release();
+    }
+    return 0;
+}
+
+void root_t::run_thread(std::size_t thread_index) noexcept {
+    team_t::header_t const &header = team.header;
+    unsigned const thread = static_cast<unsigned>(thread_index);
+    if (thread >= header.size) return; // a thread of a larger team this region does not use
+    pin_once(thread, shape.threads, header.icv.bind);
+    task_t task;
+    init_implicit(task, team, thread);
+    if (header.prepared && team.prepared.is_sections)
+        sections_enter(task, team.prepared.sections, nullptr, 0);
+    else if (header.prepared)
+        loop_enter(task, team.prepared.loop, nullptr, 0);
+    thread_state.current = &task;
+    display_affinity_once();
+    header.fn(header.data);
+    thread_state.current = nullptr;
+    if (header.end_barrier) return team_barrier(team);
+    if (!header.end_gate) return;
+    // Release pairs with the master's acquire: this member's writes are visible once the gate opens.
+    team.gate.done.fetch_add(1, std::memory_order_release);
+    team_notify(team);
+}
+
+namespace {
+
+/**  The master's side of `end_gate`: every other member's `fn` has returned. */
+void wait_at_gate(team_t &team) noexcept {
+    std::uint32_t const others = team.header.size - 1;
+    team_wait(team, [&]() noexcept { return team.gate.done.load(std::memory_order_acquire) == others; });
+}
+
+/**  Publishes the region to the segments it needs; exclusive pools start their workers at once. */
+void publish_team(root_t &root) noexcept {
+    unsigned const size = root.team.header.size;
+    root.master.published = 0;
+    for (unsigned segment = 0; segment != root.shape.segments_count && root.shape.first[segment] + 1 < size;
+         ++segment) {
+        root.master.generations[segment] =
+            root.shape.segments[segment]->unsafe_for_threads(root.shape.member_fns[segment]);
+        // Only the root's holder dispatches on its pools: a refusal would break the pool's own contract.
+        if (!root.master.generations[segment]) refuse("a parallel region", "a team's pool refused its dispatch");
+        root.master.published = segment + 1;
+    }
+}
+
+/**  The master's end of a region: the end barrier or gate, then the pools' joins. */
+void join_team(root_t &root) noexcept {
+    team_t &team = root.team;
+    if (team.header.end_barrier) team_barrier(team);
+    if (team.header.end_gate) wait_at_gate(team);
+    for (unsigned segment = 0; segment != root.master.published; ++segment)
+        root.shape.segments[segment]->unsafe_join(root.master.generations[segment]);
+    root.master.published = 0;
+}
+
+} // namespace
+
+void run_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags, loop_shape_t const *loop,
+                  std::uint64_t const *sections) noexcept {
+    (void)flags; // the `proc_bind` clause: threads are pinned once, by the binding of the region they first run
+    task_t &parent = current_task();
+    unsigned size = team_size_for(parent, nthreads);
+    root_t *root = size > 1 ? prepare_team(parent, size, fn, data) : nullptr;
+    if (!root) return run_serial(parent, fn, data, loop, sections);
+
+    unsigned const forks = forks_.load(std::memory_order_relaxed);
+    team_t &team = root->team;
+    task_t master;
+    init_implicit(master, team, 0);
+    pin_once(0, root->shape.threads, team.header.icv.bind);
+    prepare_first_construct(team, master, loop, sections);
+    publish_team(*root);
+    task_t *const saved = swap_current_task(&master);
+    display_affinity_once();
+    fn(data);
+    swap_current_task(saved);
+    // In a child forked during the region, the team's other threads stayed in the parent: do not wait for them.
+    if (forks_.load(std::memory_order_relaxed) != forks) return;
+    join_team(*root);
+    finish_team(*root, master);
+}
+
+void start_parallel(void (*fn)(void *), void *data, unsigned nthreads, loop_shape_t const *loop,
+                    std::uint64_t const *sections) noexcept {
+    task_t &parent = current_task();
+    unsigned size = team_size_for(parent, nthreads);
+    root_t *root = size > 1 ? prepare_team(parent, size, fn, data) : nullptr;
+    auto *master = new (std::nothrow) task_t();
+    if (!master) refuse("GOMP_parallel_start", "out of memory for the master's task");
+    if (!root) {
+        // A team of one: the task alone remembers the region; `end_parallel` finds no team in it.
+        master->icv = child_icv(parent);
+        master->implicit = master;
+        master->parent = &parent;
+        master->level = parent.level + 1;
+        master->active_level = parent.active_level;
+        if (loop) loop_enter(*master, *loop, nullptr, 0);
+        if (sections) sections_enter(*master, *sections, nullptr, 0);
+        swap_current_task(master);
+        return;
+    }
+    team_t &team = root->team;
+    init_implicit(*master, team, 0);
+    pin_once(0, root->shape.threads, team.header.icv.bind);
+    prepare_first_construct(team, *master, loop, sections);
+    root->master.legacy_saved = &parent;
+    publish_team(*root);
+    swap_current_task(master);
+}
+
+void end_parallel() noexcept {
+    task_t &master = current_task();
+    team_t *team = master.team;
+    if (!team) {
+        swap_current_task(master.parent);
+        delete &master;
+        return;
+    }
+    root_t *root = team->header.root;
+    swap_current_task(root->master.legacy_saved);
+    join_team(*root);
+    finish_team(*root, master);
+    delete &master;
+}
+
+// ---- Load, exit and fork ----
+
+namespace {
+
+void forget_roots_in_child() noexcept {
+    // The only thread of the child. The roots' pools have no threads here: abandon them (never destroy: that would
+    // join threads that do not exist) and start afresh.
+    for (auto &slot : roots_) slot.store(nullptr, std::memory_order_relaxed);
+    forks_.fetch_add(1, std::memory_order_relaxed);
+    process_threads_.store(0, std::memory_order_relaxed);
+    new (&roots_mutex_) std::mutex();
+    thread_state.home = nullptr;
+}
+
+__attribute__((constructor)) void load() noexcept {
+    (void)settings(); // reads the environment, unless an earlier OpenMP call did
+    ::pthread_atfork(nullptr, nullptr, forget_roots_in_child);
+}
+
+__attribute__((destructor)) void unload() noexcept {
+    // Stop the workers of every root that is idle, so they do not spin through the process's exit; a root still
+    // in a region (a detached thread's) is left running.
+    for (auto &slot : roots_) {
+        root_t *root = slot.load(std::memory_order_acquire);
+        if (!root || root->shape.forks != forks_.load(std::memory_order_relaxed) || !root->try_claim()) continue;
+        for (unsigned segment = 0; segment != root->shape.segments_count; ++segment)
+            root->shape.segments[segment]->terminate();
+    }
+}
+
+} // namespace
+
+} // namespace forkunion::gomp
+
+// ---- Entry points: regions, barriers, critical sections ----
+
+using namespace forkunion::gomp;
+
+FORKUNION_GOMP_EXPORT void GOMP_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags) {
+    run_parallel(fn, data, nthreads, flags, nullptr, nullptr);
+}
+
+FORKUNION_GOMP_EXPORT void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned nthreads) {
+    start_parallel(fn, data, nthreads, nullptr, nullptr);
+}
+
+FORKUNION_GOMP_EXPORT void GOMP_parallel_end(void) {
+    end_parallel();
+}
+
+FORKUNION_GOMP_EXPORT void GOMP_barrier(void) {
+    task_t &task = current_task();
+    if (task.implicit->team) team_barrier(*task.implicit->team);
+}
+
+FORKUNION_GOMP_EXPORT bool GOMP_barrier_cancel(void) {
+    GOMP_barrier();
+    return false; // cancellation is never active: `GOMP_cancel` refuses it when cancel-var is true
+}
+
+namespace {
+
+struct alignas(forkunion::gomp::line_k) global_lock_t {
+    std::atomic<std::uint32_t> word{0};
+};
+global_lock_t critical_lock_; // the unnamed `critical`
+global_lock_t atomic_lock_;   // `atomic` updates that have no lock-free instruction
+
+} // namespace
+
+FORKUNION_GOMP_EXPORT void GOMP_critical_start(void) {
+    mutex_lock(critical_lock_.word);
+}
+FORKUNION_GOMP_EXPORT void GOMP_critical_end(void) {
+    mutex_unlock(critical_lock_.word);
+}
+FORKUNION_GOMP_EXPORT void GOMP_atomic_start(void) {
+    mutex_lock(atomic_lock_.word);
+}
+FORKUNION_GOMP_EXPORT void GOMP_atomic_end(void) {
+    mutex_unlock(atomic_lock_.word);
+}
+
+// A named `critical` hands us the address of a zero-initialized, pointer-sized common symbol per name: its first
+// four bytes are the name's mutex, in place.
+static_assert(sizeof(void *) >= sizeof(std::atomic<std::uint32_t>));
+FORKUNION_GOMP_EXPORT void GOMP_critical_name_start(void **pointer) {
+    mutex_lock(*reinterpret_cast<std::atomic<std::uint32_t> *>(pointer));
+}
+FORKUNION_GOMP_EXPORT void GOMP_critical_name_end(void **pointer) {
+    mutex_unlock(*reinterpret_cast<std::atomic<std::uint32_t> *>(pointer));
+}
+
+// Cancellation: with cancel-var false (the default) a `cancel` construct does nothing and cancellation points
+// never trigger, exactly as the specification prescribes. With `OMP_CANCELLATION=true`, refused at the construct.
+FORKUNION_GOMP_EXPORT bool GOMP_cancel(int which, bool do_cancel) {
+    (void)which;
+    if (!do_cancel || !settings().cancellation) return false;
+    refuse("GOMP_cancel (the cancel construct)", "cancellation with OMP_CANCELLATION=true");
+}
+FORKUNION_GOMP_EXPORT bool GOMP_cancellation_point(int which) {
+    (void)which;
+    return false;
+}

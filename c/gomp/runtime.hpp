@@ -1,0 +1,415 @@
+/**
+ *  @file   c/gomp/runtime.hpp
+ *  @brief  Internal types of `libforkunion_gomp.so`: settings (ICVs), tasks, teams, roots, worksharing slots.
+ *
+ *  Nothing here is public: every name has hidden visibility, and only the GOMP and `omp_*` entry points leave the
+ *  library (see `libgomp.map`). The design, its invariants and what is refused are written down once, at the top
+ *  of `runtime.cpp`; the comments here say what each field is for and who writes it.
+ */
+#pragma once
+#include <atomic>  // `std::atomic`
+#include <cstddef> // `std::size_t`
+#include <cstdint> // `std::uint64_t`
+
+#include <forkunion/flat.hpp>
+#include <forkunion/types.hpp>
+#include <forkunion/wait.hpp>
+#include <forkunion/wait_kernel.hpp>
+
+#define FORKUNION_GOMP_EXPORT extern "C" __attribute__((visibility("default")))
+/**  Binds `name` to the default version `version` (`name@@version`): for names libgomp also exports in an older
+ *   version, whose definition elsewhere is bound with `.symver` too (the version script lists both). */
+#define FORKUNION_GOMP_DEFAULT_VERSION(name, version) __asm__(".symver " #name ", " #name "@@" version ", remove")
+
+namespace forkunion::gomp {
+
+using pool_t = flat_pool_t;
+inline constexpr std::size_t line_k = default_alignment_k;
+
+/**
+ *  Worksharing slots per team: a team member may run up to `ws_slots_k - 1` `nowait` constructs ahead of the
+ *  slowest member before it waits for a slot to free. Each slot costs three lines per root, plus one cursor line
+ *  per team thread for the stealing schedule.
+ */
+inline constexpr std::uint64_t ws_slots_k = 8;
+
+/**  Iterations (and chunk counts) at or above this take the exact, compare-and-swap schedules: every cursor then
+ *   stays far from wrapping, however many threads overshoot it by a chunk each. */
+inline constexpr std::uint64_t huge_space_k = std::uint64_t(1) << 56;
+
+// ---- Settings: the internal control variables (ICVs) ----
+
+/**  `omp_sched_t` values, as GCC's `omp.h` spells them, and the `monotonic` modifier bit. */
+enum sched_kind_t : int {
+    sched_static_k = 1,
+    sched_dynamic_k = 2,
+    sched_guided_k = 3,
+    sched_auto_k = 4,
+};
+inline constexpr unsigned sched_monotonic_k = 0x80000000u;
+
+/**  `omp_proc_bind_t` values. */
+enum bind_kind_t : int {
+    bind_false_k = 0,
+    bind_true_k = 1,
+    bind_primary_k = 2,
+    bind_close_k = 3,
+    bind_spread_k = 4,
+};
+
+/**  The ICVs of one task's data environment: each task owns a copy, implicit tasks inherit their parent's. */
+struct task_icv_t {
+    constexpr bool operator==(task_icv_t const &) const noexcept = default;
+    unsigned nthreads = 1;     ///< nthreads-var: the team size the next `parallel` asks for.
+    unsigned nthreads_pos = 0; ///< Position of `nthreads` in the `OMP_NUM_THREADS` list.
+    unsigned bind_pos = 0;     ///< Position of bind-var in the `OMP_PROC_BIND` list.
+    int bind = bind_false_k;   ///< bind-var of the next `parallel`.
+    int run_sched = sched_dynamic_k | static_cast<int>(0); ///< run-sched-var kind, with the monotonic bit.
+    int run_chunk = 1;                                     ///< run-sched-var chunk (0 = the schedule's default).
+    int default_device = 0;                                ///< default-device-var.
+    bool dynamic = false;                                  ///< dyn-var.
+    std::uintptr_t default_allocator = 1;                  ///< def-allocator-var (`omp_default_mem_alloc`).
+};
+
+/**
+ *  Spins (pause-hint iterations) a wait makes before it sleeps, when neither `OMP_WAIT_POLICY` nor
+ *  `GOMP_SPINCOUNT` says otherwise. A pause costs ~41 ns on AMD Zen 5 (measured: 10^7 of them in a loop) and ~40 ns
+ *  on Intel cores since Skylake, so 2000 spins wait ~80 µs: more than a futex round trip on a 2-vCPU guest (tens of
+ *  µs), so back-to-back constructs never sleep, yet a waiter gives its core back within a tenth of a millisecond.
+ *  libgomp documents 300000 spins (12 ms at that pause cost); in practice it sleeps within ~20 µs here.
+ */
+inline constexpr std::uint64_t default_spin_count_k = 2000;
+
+/**  Process-wide settings, read from the environment once (`read_environment`) and changed by the setters. */
+struct settings_t {
+    task_icv_t initial;              ///< What every initial task starts with.
+    unsigned nthreads_list[8] = {0}; ///< `OMP_NUM_THREADS` list; entry 0 is `initial.nthreads`.
+    unsigned nthreads_list_size = 0;
+    int bind_list[8] = {0}; ///< `OMP_PROC_BIND` list.
+    unsigned bind_list_size = 0;
+    unsigned thread_limit = 0x7fffffffu;   ///< thread-limit-var.
+    std::atomic<int> max_active_levels{1}; ///< max-active-levels-var, clamped to `supported_active_levels_k`.
+    bool cancellation = false;             ///< cancel-var.
+    int max_task_priority = 0;
+    std::size_t stack_bytes = 0; ///< `OMP_STACKSIZE`, 0 = the platform's default.
+    bool stack_set = false;
+    int wait_policy = 0;                             ///< -1 passive, 0 unset, 1 active.
+    std::uint64_t spin_count = default_spin_count_k; ///< `GOMP_SPINCOUNT` or its default for the wait policy.
+    bool spin_infinite = false;
+    unsigned allowed_cores = 1; ///< Cores this process may run on, at load.
+    // The device-wide ICVs the API may set from any thread, hence atomic (relaxed: each is one value).
+    std::atomic<int> num_teams{0};          ///< nteams-var (`OMP_NUM_TEAMS`), 0 = unset.
+    std::atomic<int> teams_thread_limit{0}; ///< teams-thread-limit-var, 0 = unset.
+    bool display_affinity = false;
+    /**  affinity-format-var; `affinity_format_lock` guards it against `omp_set_affinity_format` elsewhere. */
+    char affinity_format[256] = "level %L thread %i affinity %A";
+    std::atomic<std::uint32_t> affinity_format_lock{0};
+};
+
+/**  Deepest nesting with more than one thread per team: nested regions always run with a team of one. */
+inline constexpr int supported_active_levels_k = 1;
+
+settings_t &settings() noexcept;
+
+/**  One place of `OMP_PLACES`: a run of CPU ids in `places_t::cpus`. */
+struct place_t {
+    unsigned first = 0;
+    unsigned count = 0;
+};
+
+/**  The place list: parsed once at load; immutable afterwards, so any thread reads it without locks. */
+struct places_t {
+    unsigned *cpus = nullptr;
+    place_t *places = nullptr;
+    unsigned places_count = 0;
+    unsigned cpus_count = 0;
+    char description[256] = ""; ///< How `OMP_PLACES` was given, for `OMP_DISPLAY_ENV`.
+};
+places_t const &places() noexcept;
+
+/**  Reads every supported `OMP_*` and `GOMP_*` variable into `s` and `places()`; `settings()` calls it once. */
+void read_environment(settings_t &s) noexcept;
+/**  Prints `s` in the `OMP_DISPLAY_ENV` format to `stderr`. */
+void display_environment(settings_t const &s, bool verbose) noexcept;
+
+// ---- Synchronization helpers ----
+
+/**
+ *  How waiting threads behave, derived from `OMP_WAIT_POLICY` and `GOMP_SPINCOUNT`: spin with the pause hint for
+ *  `spins` iterations, then block in the kernel (a futex) until woken. Waits never `sched_yield`: on a loaded
+ *  machine a yield hands the core to another process for a whole time slice (milliseconds, measured with strace
+ *  on a 2-vCPU Zen 5 guest), while a futex wake-up preempts in favour of the woken thread.
+ */
+struct wait_policy_t {
+    std::uint64_t spins = default_spin_count_k;
+    bool oversubscribed = false;
+    constexpr bool operator==(wait_policy_t const &) const noexcept = default;
+};
+wait_policy_t wait_policy(std::size_t threads) noexcept;
+
+/**  One step of a spinning wait: the pause hint. */
+inline void pause_once() noexcept {
+    default_micro_yield_t pause;
+    micro_yield_with(pause, 0u);
+}
+
+/**
+ *  A 4-byte futex mutex: 0 free, 1 locked, 2 locked with sleepers. Fits `omp_lock_t`, the word a named `critical`
+ *  gives us, and Fortran's 4-byte `omp_lock_kind`, in place.
+ */
+void mutex_lock(std::atomic<std::uint32_t> &word) noexcept;
+bool mutex_try_lock(std::atomic<std::uint32_t> &word) noexcept;
+void mutex_unlock(std::atomic<std::uint32_t> &word) noexcept;
+
+/**  Prints `forkunion gomp: <what> is not supported (<why>)` and aborts. Never returns. */
+[[noreturn]] void refuse(char const *what, char const *why) noexcept;
+
+// ---- Tasks, teams and roots ----
+
+struct team_t;
+struct root_t;
+struct ws_slot_t;
+
+/**  Schedules of a worksharing loop, as each thread runs them. */
+enum class loop_kind_t : std::uint8_t {
+    static_k,   ///< Chunks fixed by the thread number; no shared state (but `ordered`'s turn).
+    stealing_k, ///< Nonmonotonic dynamic: each thread drains its own block of chunks, then steals.
+    shared_k,   ///< Monotonic dynamic (and `ordered`, sections): one shared chunk cursor.
+    guided_k,   ///< Guided: one shared cursor, chunks shrinking with the iterations left.
+};
+
+/**  Ordered dimensions of a doacross loop (`ordered(n)`) we track; deeper nests are refused at the loop. */
+inline constexpr unsigned max_doacross_dims_k = 8;
+
+/**  A loop's shape in logical iterations `[0, n)`, and how to map them back to the user's iteration variable. */
+struct loop_shape_t {
+    std::uint64_t n = 0;              ///< Iterations.
+    std::uint64_t chunk = 0;          ///< Chunk size, >= 1; 0 = one block per thread (`schedule(static)`).
+    std::uint64_t start = 0;          ///< The variable's first value, as a bit pattern (signed or unsigned).
+    std::uint64_t incr = 0;           ///< Its step, as a bit pattern (two's complement for down-counting loops).
+    std::uint64_t end = 0;            ///< The loop's bound, returned as the end of the last chunk.
+    std::uint64_t progress_words = 0; ///< Doacross loops: progress words the slot's first member allocates.
+    loop_kind_t kind = loop_kind_t::static_k;
+    bool ordered = false;
+};
+
+/**  What a thread remembers of the worksharing construct it is in. */
+struct ws_state_t {
+    ws_slot_t *slot = nullptr; ///< The team slot, or null (static loops, a team of one).
+    std::uint64_t id = 0;      ///< Worksharing construct number in this team.
+    loop_shape_t loop;
+    std::uint64_t next = 0;  ///< Static: next chunk index; sections on a team of one: next section.
+    std::uint64_t count = 0; ///< Sections: how many.
+    std::uint64_t first = 0; ///< The chunk handed out last: `[first, last)` logical iterations.
+    std::uint64_t last = 0;
+    unsigned victim = 0; ///< Stealing: the cursor being drained, and how many are left to visit.
+    unsigned victims_left = 0;
+    unsigned stride = 1;
+    bool holds_chunk = false;    ///< `[first, last)` is this thread's and not yet handed on (`ordered`).
+    bool pending = false;        ///< Team of one: the whole loop is still to be handed out.
+    void *solo_memory = nullptr; ///< Team of one: the scratch memory `GOMP_loop_start` asked for.
+    unsigned doacross_dims = 0;
+    std::uint64_t doacross_counts[max_doacross_dims_k] = {};
+    std::atomic<std::uint64_t> *doacross_progress = nullptr; ///< The slot's progress words, one per chunk.
+};
+
+/**
+ *  One task region on one thread: implicit (one per team thread, on that thread's stack) or explicit (`task`,
+ *  run undeferred on the encountering thread's stack). `current_task()` is the innermost one.
+ */
+struct task_t {
+    task_icv_t icv;
+    team_t *team = nullptr;     ///< Null for a team of one (serialized or nested region, initial task).
+    task_t *implicit = nullptr; ///< This thread's implicit task at this level (itself, for implicit tasks).
+    task_t *parent = nullptr;   ///< The task that encountered the region (ancestor queries).
+    unsigned thread_num = 0;
+    unsigned team_size = 1;
+    int level = 0;        ///< Nesting of parallel regions, active or not.
+    int active_level = 0; ///< Nesting of parallel regions with more than one thread.
+    bool in_final = false;
+    std::uint64_t ws_next = 0; ///< Implicit tasks: number of the next worksharing construct.
+    ws_state_t ws;             ///< Implicit tasks: the construct in progress.
+};
+
+/**  The calling thread's innermost task; never null (the thread's initial task outside any region). */
+task_t &current_task() noexcept;
+/**  Makes `task` the calling thread's innermost task and returns the one it replaces. */
+task_t *swap_current_task(task_t *task) noexcept;
+
+/**  A 128-byte line holding one atomic word: a cursor nobody else writes next to. */
+struct alignas(line_k) cursor_line_t {
+    std::atomic<std::uint64_t> value{0};
+};
+static_assert(sizeof(cursor_line_t) == line_k);
+
+/**
+ *  One worksharing slot. `state` encodes `4 * id + {0 free, 1 initializing, 2 ready}`: a slot free for `id` may be
+ *  claimed by the first member that reaches any construct `id' >= id` with `id' = id (mod ws_slots_k)`, which
+ *  initializes the shared fields and publishes `ready` with a release; the `team_size`-th member to leave frees it
+ *  for `id' + ws_slots_k`. So a slot is never reused while any member is still inside the construct that holds it.
+ */
+struct ws_slot_t {
+    struct alignas(line_k) control_t {
+        std::atomic<std::uint64_t> state{0};
+        std::atomic<std::uint32_t> left{0}; ///< Members that left the construct; reset by the last one.
+    } control;
+    cursor_line_t cursor; ///< Shared chunk cursor (`shared_k`, `guided_k`, sections).
+    struct alignas(line_k) shared_t {
+        std::atomic<std::uint64_t> ordered_turn{0}; ///< First logical iteration whose chunk may run `ordered`.
+        std::atomic<void *> copy{nullptr};          ///< `single copyprivate`: the winner's data.
+        void *memory = nullptr;                     ///< Team-shared scratch of `GOMP_loop_start`'s `mem`.
+        bool memory_owned = false;
+        alignas(16) unsigned char inline_memory[64];
+    } shared;
+};
+static_assert(sizeof(ws_slot_t) == 3 * line_k, "a slot is three padded lines");
+
+/**  A `taskloop` whose tasks the encountering thread shares with team members waiting in a barrier. */
+struct shared_taskloop_t {
+    void (*fn)(void *) = nullptr;
+    void *data = nullptr;
+    void (*cpyfn)(void *, void *) = nullptr;
+    long arg_size = 0;
+    long arg_align = 1;
+    std::uint64_t start = 0, step = 0, end = 0, n = 0;
+    std::uint64_t tasks = 0; ///< How many tasks the iterations are split into.
+    std::uint64_t grain = 0; ///< Strict grain size, or 0: near-equal tasks.
+    task_t const *encountering = nullptr;
+    alignas(line_k) std::atomic<std::uint64_t> next_task{0};
+    alignas(line_k) std::atomic<std::uint64_t> done_tasks{0};
+};
+
+/**
+ *  The team of a region with more than one thread. Lives in its root, so it persists across regions: worksharing
+ *  construct numbers continue from region to region (`ws_base`), and the slots need no reset between regions.
+ */
+struct team_t {
+    /**
+     *  Written by the master before the region is published, read-only while it runs: one line that every member
+     *  reads first. The master writes a field only when its value changes (`update`), so back-to-back regions of
+     *  one shape leave the line shared in every member's cache instead of moving it once per region.
+     */
+    struct alignas(line_k) header_t {
+        void (*fn)(void *) = nullptr;
+        void *data = nullptr;
+        task_t *parent = nullptr;
+        root_t *root = nullptr;           ///< The root this team belongs to.
+        cursor_line_t *cursors = nullptr; ///< `ws_slots_k` x capacity stealing cursors, slot-major.
+        std::uint64_t ws_base = 0;        ///< Number of the region's first worksharing construct.
+        wait_policy_t policy;
+        task_icv_t icv; ///< What the implicit tasks inherit.
+        unsigned size = 0;
+        unsigned capacity = 0; ///< Threads the cursor table has lines for.
+        int level = 0;
+        int active_level = 0;
+        bool prepared = false;    ///< A combined construct: the first worksharing construct is set up.
+        bool end_barrier = false; ///< Members meet in a barrier (helping `taskloop`s) before the join.
+        bool end_gate = false;    ///< The master waits for the members' `fn` to return, spin then futex.
+        bool oversubscribed = false;
+    } header;
+    static_assert(sizeof(header_t) == line_k, "the header is one line");
+
+    /**  A combined construct's first worksharing construct: read only when `header.prepared`. */
+    struct alignas(line_k) prepared_t {
+        loop_shape_t loop;
+        std::uint64_t sections = 0;
+        bool is_sections = false;
+    } prepared;
+
+    struct alignas(line_k) arrive_t {
+        std::atomic<std::uint32_t> arrived{0};
+    } arrive;
+    struct alignas(line_k) release_t {
+        std::atomic<std::uint32_t> generation{0};
+        std::atomic<std::uint32_t> sleepers{0};
+    } release;
+    /**  Where members sleep when a wait outlasts the spin count: every state change such a wait watches rings it. */
+    struct alignas(line_k) doorbell_t {
+        std::atomic<std::uint32_t> rings{0};
+        std::atomic<std::uint32_t> sleepers{0};
+    } doorbell;
+    struct alignas(line_k) gate_t {
+        std::atomic<std::uint32_t> done{0}; ///< Members other than the master whose `fn` returned (`end_gate`).
+    } gate;
+    struct alignas(line_k) taskloop_line_t {
+        std::atomic<shared_taskloop_t *> current{nullptr};
+        std::atomic<std::uint32_t> helpers{0};
+        std::atomic<bool> seen{false}; ///< A `taskloop` was shared in this region: later regions end in a barrier.
+    } taskloop;
+    ws_slot_t slots[ws_slots_k];
+
+    team_t() noexcept {
+        for (std::uint64_t slot = 0; slot != ws_slots_k; ++slot)
+            slots[slot].control.state.store(slot * 4, std::memory_order_relaxed); // free for construct `slot`
+    }
+};
+
+/**  The host `teams` region the calling thread runs: its number, the number of teams, their thread limit (0 none). */
+int teams_number() noexcept;
+int teams_count() noexcept;
+int teams_thread_limit() noexcept;
+
+/**  Wakes the members sleeping on the team's doorbell, if any: call after every change a `team_wait` may watch. */
+inline void team_notify(team_t &team) noexcept {
+    // Seq_cst with the sleeper's seq_cst increment and re-check: either it sees the change, or we see it.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (team.doorbell.sleepers.load(std::memory_order_seq_cst) == 0) return;
+    team.doorbell.rings.fetch_add(1, std::memory_order_seq_cst);
+    kernel_wake_all(team.doorbell.rings);
+}
+
+/**
+ *  Waits until `ready()`: spins with the pause hint for the team's spin count, then sleeps on the doorbell,
+ *  re-checking after every ring. `ready` must read with acquire what the notifier published with release.
+ */
+template <typename ready_fn_type_>
+void team_wait(team_t &team, ready_fn_type_ &&ready) noexcept {
+    std::uint64_t const spins = team.header.policy.spins;
+    for (std::uint64_t spin = 0; spin < spins; ++spin) {
+        if (ready()) return;
+        pause_once();
+    }
+    while (!ready()) {
+        team.doorbell.sleepers.fetch_add(1, std::memory_order_seq_cst);
+        std::uint32_t const rings = team.doorbell.rings.load(std::memory_order_seq_cst);
+        if (!ready()) kernel_wait(team.doorbell.rings, rings, 0);
+        team.doorbell.sleepers.fetch_sub(1, std::memory_order_relaxed);
+    }
+}
+
+/**  Blocks until every member of `team` arrived; waiting members help with a shared `taskloop`. */
+void team_barrier(team_t &team) noexcept;
+/**  Runs tasks of the `taskloop` published on `team`, if any; true if it ran one. */
+bool help_taskloop(team_t &team) noexcept;
+
+// ---- Worksharing (worksharing.cpp) ----
+
+/**  Sets up `task`'s state for construct `task.ws_next` as a loop of `shape` (entering the slot if it needs one). */
+void loop_enter(task_t &task, loop_shape_t const &shape, void **memory, std::uint64_t memory_bytes) noexcept;
+/**  Hands out the next chunk as logical iterations; false when the loop has none left for this thread. */
+bool loop_next_logical(task_t &task, std::uint64_t &first, std::uint64_t &last) noexcept;
+/**  Leaves the loop (handing on the ordered turn) and, with `barrier`, waits for the team. */
+void loop_leave(task_t &task, bool barrier) noexcept;
+void sections_enter(task_t &task, std::uint64_t count, void **memory, std::uint64_t memory_bytes) noexcept;
+/**  Marks every stealing cursor of a fresh table closed (no construct's tag). */
+void close_cursors(cursor_line_t *cursors, std::size_t lines) noexcept;
+
+/**  Builds the shape of a loop over `long` or `unsigned long long` iterations, for schedule `kind`. */
+loop_shape_t signed_shape(long start, long end, long incr, long chunk, loop_kind_t kind, bool ordered) noexcept;
+loop_shape_t unsigned_shape(bool up, unsigned long long start, unsigned long long end, unsigned long long incr,
+                            unsigned long long chunk, loop_kind_t kind, bool ordered) noexcept;
+/**  The kind and chunk that a `schedule(runtime)` loop takes from the task's run-sched-var. */
+loop_kind_t runtime_kind(task_t const &task, bool monotonic, bool ordered, long &chunk) noexcept;
+
+// ---- Regions (runtime.cpp) ----
+
+/**  A `parallel` region: resolves the team size and runs `fn(data)` on every member. `loop` or `sections`, when not
+ *   null, is a combined construct's first worksharing construct, entered by every member before `fn` runs. */
+void run_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags, loop_shape_t const *loop,
+                  std::uint64_t const *sections) noexcept;
+/**  `GOMP_parallel_start`: starts the team; the caller then runs `fn(data)` itself and calls `end_parallel`. */
+void start_parallel(void (*fn)(void *), void *data, unsigned nthreads, loop_shape_t const *loop,
+                    std::uint64_t const *sections) noexcept;
+void end_parallel() noexcept;
+
+} // namespace forkunion::gomp

@@ -1,0 +1,302 @@
+/**
+ *  @file   c/gomp/tasks.cpp
+ *  @brief  Explicit tasks (run undeferred), `taskloop` (shared with the team), `taskgroup`, host `teams`.
+ *
+ *  Every task runs at its construct, on the encountering thread: the specification allows any task to be
+ *  undeferred, and this schedule satisfies every `depend` clause (sibling tasks run in the order they are created),
+ *  so `taskwait`, `taskwait depend`, `taskgroup` and `taskyield` have nothing left to wait for. A task still gets its
+ *  own data environment (ICVs, `omp_in_final`), and its data block is copied (or built by GCC's copy function)
+ *  before it runs, as a deferred task's would be.
+ *
+ *  A `taskloop` splits its iterations into tasks as its clauses say and shares them with the team: the encountering
+ *  thread publishes it on the team (`team_t::taskloop`) and takes tasks from an atomic counter; members waiting in a
+ *  barrier (regions on a root that has shared a `taskloop` before end in one) take tasks from the same counter
+ *  (`help_taskloop`). The encountering thread returns once every task has finished and every helper has let go.
+ *  One `taskloop` is shared per team at a time; another one started meanwhile runs on its encountering thread alone.
+ */
+#include "runtime.hpp"
+
+#include <cstdio>  // `std::fprintf`
+#include <cstdlib> // `std::aligned_alloc`
+#include <cstring> // `std::memcpy`
+
+namespace forkunion::gomp {
+namespace {
+
+// `GOMP_task` and `GOMP_taskloop` flag bits, as GCC 12 emits them.
+constexpr unsigned task_final_k = 2;
+constexpr unsigned task_up_k = 256;
+constexpr unsigned task_grainsize_k = 512;
+constexpr unsigned task_if_k = 1024;
+constexpr unsigned task_reduction_k = 4096;
+constexpr unsigned task_detach_k = 8192;
+constexpr unsigned task_strict_k = 16384;
+
+/**  Data blocks up to this size live on the stack of the thread that runs the task; larger ones on the heap. */
+constexpr long stack_block_k = 16 * 1024;
+
+/**  Runs `fn` on a private copy of `data` (built by `cpyfn` when given), as a child task of `parent`. */
+template <typename prepare_type_>
+void run_task(task_t &parent, bool final, void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
+              long arg_align, prepare_type_ &&prepare) noexcept {
+    task_t task;
+    task.icv = parent.icv;
+    task.team = parent.team;
+    task.implicit = parent.implicit;
+    task.parent = parent.parent;
+    task.thread_num = parent.thread_num;
+    task.team_size = parent.team_size;
+    task.level = parent.level;
+    task.active_level = parent.active_level;
+    task.in_final = parent.in_final || final;
+
+    std::size_t const align = arg_align > 0 ? static_cast<std::size_t>(arg_align) : 1;
+    std::size_t const size = arg_size > 0 ? static_cast<std::size_t>(arg_size) : 0;
+    void *heap = nullptr;
+    void *block = nullptr;
+    if (size > static_cast<std::size_t>(stack_block_k)) {
+        // `aligned_alloc` wants a size that is a multiple of the alignment.
+        std::size_t const heap_align = align < alignof(std::max_align_t) ? alignof(std::max_align_t) : align;
+        heap = std::aligned_alloc(heap_align, (size + heap_align - 1) / heap_align * heap_align);
+        if (!heap) refuse("a task's data block", "out of memory");
+        block = heap;
+    } else if (size) {
+        auto const raw = reinterpret_cast<std::uintptr_t>(__builtin_alloca(size + align - 1));
+        block = reinterpret_cast<void *>((raw + align - 1) / align * align);
+    }
+    if (block) {
+        if (cpyfn)
+            cpyfn(block, data);
+        else
+            std::memcpy(block, data, size);
+    }
+    prepare(block);
+    task_t *const saved = swap_current_task(&task);
+    fn(block);
+    swap_current_task(saved);
+    std::free(heap);
+}
+
+// ---- taskloop ----
+
+/**  The logical iterations `[first, last)` of task `index` of `loop`. */
+void task_range(shared_taskloop_t const &loop, std::uint64_t index, std::uint64_t &first,
+                std::uint64_t &last) noexcept {
+    if (loop.grain) {
+        first = index * loop.grain;
+        last = loop.n - first < loop.grain ? loop.n : first + loop.grain;
+        return;
+    }
+    slice_t<std::uint64_t> const part = static_slice<std::uint64_t>(loop.n, loop.tasks, index);
+    first = part.first, last = part.first + part.count;
+}
+
+/**  Runs task `index` of `loop` on the calling thread: its block starts with its own first and end values. */
+void run_taskloop_task(shared_taskloop_t const &loop, std::uint64_t index) noexcept {
+    std::uint64_t first = 0, last = 0;
+    task_range(loop, index, first, last);
+    std::uint64_t const start = loop.start + first * loop.step;
+    std::uint64_t const end = last == loop.n ? loop.end : loop.start + last * loop.step;
+    task_t &here = current_task();
+    run_task(here, false, loop.fn, loop.data, loop.cpyfn, loop.arg_size, loop.arg_align, [&](void *block) noexcept {
+        // GCC's task function reads its iterations from the first two words of its block.
+        std::memcpy(block, &start, sizeof(start));
+        std::memcpy(static_cast<char *>(block) + sizeof(start), &end, sizeof(end));
+    });
+}
+
+/**  Takes and runs tasks of `loop` until none is left; returns how many this thread ran. */
+std::uint64_t drain_taskloop(shared_taskloop_t &loop) noexcept {
+    std::uint64_t ran = 0;
+    for (std::uint64_t index; (index = loop.next_task.fetch_add(1, std::memory_order_relaxed)) < loop.tasks; ++ran) {
+        run_taskloop_task(loop, index);
+        // Release pairs with the encountering thread's acquire: the task's writes are visible when it returns.
+        loop.done_tasks.fetch_add(1, std::memory_order_release);
+    }
+    return ran;
+}
+
+void run_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align,
+                  unsigned flags, unsigned long num_tasks, std::uint64_t start, std::uint64_t end, std::uint64_t step,
+                  std::uint64_t n) noexcept {
+    if (flags & task_reduction_k) refuse("GOMP_taskloop (taskloop with a reduction clause)", "task reductions");
+    if (n == 0) return;
+    task_t &encountering = current_task();
+    shared_taskloop_t loop;
+    loop.fn = fn, loop.data = data, loop.cpyfn = cpyfn, loop.arg_size = arg_size, loop.arg_align = arg_align;
+    loop.start = start, loop.step = step, loop.end = end, loop.n = n;
+    loop.encountering = &encountering;
+    if (flags & task_grainsize_k) {
+        std::uint64_t const grain = num_tasks ? num_tasks : 1;
+        // Strict: every task but the last has exactly `grain` iterations. Otherwise near-equal tasks of at least
+        // `grain` and fewer than `2 * grain` iterations each.
+        if (flags & task_strict_k)
+            loop.grain = grain, loop.tasks = n / grain + (n % grain != 0);
+        else
+            loop.tasks = n / grain ? n / grain : 1;
+    } else {
+        std::uint64_t const wanted = num_tasks ? num_tasks : encountering.team_size;
+        loop.tasks = wanted < n ? wanted : n;
+    }
+    team_t *team = encountering.implicit->team;
+    bool shared = false;
+    if (team && (flags & task_if_k)) {
+        shared_taskloop_t *expected = nullptr;
+        // Release pairs with the helpers' acquire in `help_taskloop`: they see the whole description.
+        shared = team->taskloop.current.compare_exchange_strong(expected, &loop, std::memory_order_release,
+                                                                std::memory_order_relaxed);
+        if (shared) {
+            team->taskloop.seen.store(true, std::memory_order_relaxed);
+            // Members parked in a barrier's futex come back to help (they re-check and see the `taskloop`).
+            if (team->release.sleepers.load(std::memory_order_seq_cst)) kernel_wake_all(team->release.generation);
+        }
+    }
+    drain_taskloop(loop);
+    if (!shared) return;
+    team->taskloop.current.store(nullptr, std::memory_order_relaxed);
+    // Acquire pairs with the helpers' releases: every task's writes, and their last touch of `loop`, happened.
+    team_wait(*team, [&]() noexcept {
+        return loop.done_tasks.load(std::memory_order_acquire) == loop.tasks &&
+               team->taskloop.helpers.load(std::memory_order_acquire) == 0;
+    });
+}
+
+} // namespace
+
+bool help_taskloop(team_t &team) noexcept {
+    // Relaxed first: the common case is "nothing published", one shared line read per spin.
+    if (!team.taskloop.current.load(std::memory_order_relaxed)) return false;
+    team.taskloop.helpers.fetch_add(1, std::memory_order_acq_rel);
+    // Re-check after announcing ourselves: the encountering thread clears `current` before it waits for helpers.
+    shared_taskloop_t *loop = team.taskloop.current.load(std::memory_order_acquire);
+    bool const ran = loop && drain_taskloop(*loop) != 0;
+    // Release pairs with the encountering thread's acquire: it may free `loop` once we are gone.
+    team.taskloop.helpers.fetch_sub(1, std::memory_order_release);
+    team_notify(team);
+    return ran;
+}
+
+} // namespace forkunion::gomp
+
+using namespace forkunion::gomp;
+
+FORKUNION_GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
+                                     long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
+                                     void *detach) {
+    (void)if_clause, (void)depend, (void)priority; // undeferred either way; dependences hold in creation order
+    if ((flags & task_detach_k) || detach) refuse("GOMP_task (a task with a detach clause)", "detachable tasks");
+    task_t &parent = current_task();
+    run_task(parent, (flags & task_final_k) != 0, fn, data, cpyfn, arg_size, arg_align, [](void *) noexcept {});
+}
+
+FORKUNION_GOMP_EXPORT void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
+                                         long arg_align, unsigned flags, unsigned long num_tasks, int priority,
+                                         long start, long end, long step) {
+    (void)priority;
+    auto const s = static_cast<std::uint64_t>(start), e = static_cast<std::uint64_t>(end);
+    auto const i = static_cast<std::uint64_t>(step);
+    std::uint64_t n = 0;
+    if (step > 0 && start < end) n = (e - s - 1) / i + 1;
+    if (step < 0 && start > end) n = (s - e - 1) / (0 - i) + 1;
+    run_taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, s, e, i, n);
+}
+
+FORKUNION_GOMP_EXPORT void GOMP_taskloop_ull(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
+                                             long arg_size, long arg_align, unsigned flags, unsigned long num_tasks,
+                                             int priority, unsigned long long start, unsigned long long end,
+                                             unsigned long long step) {
+    (void)priority;
+    std::uint64_t n = 0;
+    bool const up = (flags & task_up_k) != 0;
+    if (up && start < end) n = (end - start - 1) / step + 1;
+    if (!up && start > end) n = (start - end - 1) / (0 - step) + 1;
+    run_taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, start, end, step, n);
+}
+
+FORKUNION_GOMP_EXPORT void GOMP_taskwait(void) {}
+FORKUNION_GOMP_EXPORT void GOMP_taskwait_depend(void **depend) {
+    (void)depend;
+}
+FORKUNION_GOMP_EXPORT void GOMP_taskyield(void) {}
+FORKUNION_GOMP_EXPORT void GOMP_taskgroup_start(void) {}
+FORKUNION_GOMP_EXPORT void GOMP_taskgroup_end(void) {}
+
+// ---- Host `teams`: the teams run one after another on the encountering thread ----
+
+namespace {
+
+/**  The `teams` region the calling thread runs: its team number and how many teams there are. */
+struct teams_state_t {
+    int number = 0;
+    int count = 1;
+    int thread_limit = 0;
+};
+thread_local teams_state_t teams_state __attribute__((tls_model("initial-exec")));
+
+} // namespace
+
+namespace forkunion::gomp {
+int teams_number() noexcept {
+    return teams_state.number;
+}
+int teams_count() noexcept {
+    return teams_state.count;
+}
+int teams_thread_limit() noexcept {
+    return teams_state.thread_limit;
+}
+} // namespace forkunion::gomp
+
+FORKUNION_GOMP_EXPORT void GOMP_teams_reg(void (*fn)(void *), void *data, unsigned num_teams, unsigned thread_limit,
+                                          unsigned flags) {
+    (void)flags;
+    settings_t const &s = settings();
+    int const nteams = s.num_teams.load(std::memory_order_relaxed);
+    if (num_teams == 0) num_teams = nteams > 0 ? static_cast<unsigned>(nteams) : 1;
+    teams_state_t const saved = teams_state;
+    task_t &parent = current_task();
+    task_icv_t const icv = parent.icv;
+    // Each team's initial thread is this thread: running the teams in turn is a conforming schedule, since
+    // teams cannot synchronize with each other.
+    for (unsigned team = 0; team != num_teams; ++team) {
+        teams_state = {static_cast<int>(team), static_cast<int>(num_teams), static_cast<int>(thread_limit)};
+        fn(data);
+        parent.icv = icv;
+    }
+    teams_state = saved;
+}
+
+FORKUNION_GOMP_EXPORT bool GOMP_teams4(unsigned num_teams_low, unsigned num_teams_high, unsigned thread_limit,
+                                       bool first) {
+    // The loop GCC wraps around a `teams` body: true while there is a team left to run on this thread.
+    if (first) {
+        unsigned count = num_teams_high ? num_teams_high : num_teams_low;
+        int const nteams = settings().num_teams.load(std::memory_order_relaxed);
+        if (count == 0) count = nteams > 0 ? static_cast<unsigned>(nteams) : 1;
+        teams_state = {0, static_cast<int>(count), static_cast<int>(thread_limit)};
+        return true;
+    }
+    if (teams_state.number + 1 >= teams_state.count) {
+        teams_state = teams_state_t{};
+        return false;
+    }
+    ++teams_state.number;
+    return true;
+}
+
+// ---- `error` directive and the `allocate` clause ----
+
+FORKUNION_GOMP_EXPORT void GOMP_warning(char const *message, std::size_t length) {
+    if (message)
+        std::fprintf(stderr, "forkunion gomp: warning: %.*s\n", static_cast<int>(length), message);
+    else
+        std::fprintf(stderr, "forkunion gomp: warning: error directive encountered\n");
+}
+
+FORKUNION_GOMP_EXPORT void GOMP_error(char const *message, std::size_t length) {
+    if (message)
+        std::fprintf(stderr, "forkunion gomp: fatal error: %.*s\n", static_cast<int>(length), message);
+    else
+        std::fprintf(stderr, "forkunion gomp: fatal error: error directive encountered\n");
+    std::exit(EXIT_FAILURE);
+}

@@ -1,0 +1,864 @@
+/**
+ *  @file   c/gomp/worksharing.cpp
+ *  @brief  Worksharing constructs: loops (every schedule, `ordered`, doacross), `sections`, `single`.
+ *
+ *  The schedules and the slot protocol are described in `runtime.cpp` (design) and `runtime.hpp` (`ws_slot_t`).
+ *  Each thread computes a loop's shape from the arguments GCC passes it (every member gets the same ones), so the
+ *  slot holds only what members share: the chunk cursor, the `ordered` turn, `copyprivate`'s pointer and scratch
+ *  memory. A loop is handed out in *logical* iterations `[0, n)`; `to_user` maps a chunk back to the iteration
+ *  variable, and the last chunk ends at the loop's own bound, so no end value can overflow its type.
+ */
+#include "runtime.hpp"
+
+#include <cstdarg> // `va_list`
+#include <cstdlib> // `std::calloc`
+#include <cstring> // `std::memset`
+
+namespace forkunion::gomp {
+namespace {
+
+// ---- Slots ----
+
+constexpr std::uint64_t free_k = 0, initializing_k = 1, ready_k = 2;
+
+ws_slot_t &slot_of(team_t &team, std::uint64_t id) noexcept {
+    return team.slots[id % ws_slots_k];
+}
+
+/**
+ *  Enters construct `id`: the first member to arrive claims the slot, runs `init` on it and publishes it; the
+ *  others wait for that publication. Returns whether this member was the first.
+ */
+template <typename init_fn_type_>
+bool slot_enter(team_t &team, std::uint64_t id, init_fn_type_ &&init) noexcept {
+    ws_slot_t &slot = slot_of(team, id);
+    std::uint64_t const ready = id * 4 + ready_k;
+    for (;;) {
+        // Acquire pairs with the release of `ready` (the shared fields are set) or of `free` (everyone left).
+        std::uint64_t state = slot.control.state.load(std::memory_order_acquire);
+        if (state == ready) return false;
+        if ((state & 3) == free_k && (state >> 2) <= id) {
+            if (slot.control.state.compare_exchange_strong(state, id * 4 + initializing_k, std::memory_order_acq_rel,
+                                                           std::memory_order_acquire)) {
+                init(slot);
+                // Pairs with the acquire loads above: the other members see the initialized fields.
+                slot.control.state.store(ready, std::memory_order_release);
+                team_notify(team);
+                return true;
+            }
+            continue;
+        }
+        // Initializing, or still held by construct `id - ws_slots_k`: wait for it to change.
+        team_wait(team, [&]() noexcept { return slot.control.state.load(std::memory_order_acquire) != state; });
+    }
+}
+
+/**  Leaves construct `id`; the last member frees the slot for construct `id + ws_slots_k`. */
+void slot_leave(team_t &team, std::uint64_t id) noexcept {
+    ws_slot_t &slot = slot_of(team, id);
+    // Acq_rel: the last leaver sees every member's use of the slot before it frees it.
+    if (slot.control.left.fetch_add(1, std::memory_order_acq_rel) + 1 != team.header.size) return;
+    if (slot.shared.memory_owned) std::free(slot.shared.memory);
+    slot.shared.memory = nullptr;
+    slot.shared.memory_owned = false;
+    slot.control.left.store(0, std::memory_order_relaxed); // ordered before the next user by the release below
+    slot.control.state.store((id + ws_slots_k) * 4 + free_k, std::memory_order_release);
+    team_notify(team);
+}
+
+/**  Gives the slot `bytes` of zeroed team-shared memory, as `GOMP_loop_start`'s `mem` asks. */
+void slot_memory(ws_slot_t &slot, std::uint64_t bytes) noexcept {
+    if (bytes <= sizeof(slot.shared.inline_memory)) {
+        std::memset(slot.shared.inline_memory, 0, sizeof(slot.shared.inline_memory));
+        slot.shared.memory = slot.shared.inline_memory;
+        return;
+    }
+    slot.shared.memory = std::calloc(1, static_cast<std::size_t>(bytes));
+    if (!slot.shared.memory) refuse("a worksharing construct's shared memory", "out of memory");
+    slot.shared.memory_owned = true;
+}
+
+// ---- Stealing cursors: `tag << 40 | offset`, the tag naming the construct; `closed_tag_k` outside one ----
+
+constexpr unsigned offset_bits_k = 40;
+constexpr std::uint64_t offset_mask_k = (std::uint64_t(1) << offset_bits_k) - 1;
+constexpr std::uint64_t closed_tag_k = (std::uint64_t(1) << (64 - offset_bits_k)) - 1;
+/**  Chunk counts (plus one overshoot per thread) must stay below the offset field. */
+constexpr std::uint64_t max_stealing_chunks_k = std::uint64_t(1) << (offset_bits_k - 1);
+
+constexpr std::uint64_t tag_of(std::uint64_t id) noexcept {
+    return id % closed_tag_k;
+}
+
+std::atomic<std::uint64_t> &cursor_of(team_t &team, std::uint64_t id, unsigned thread) noexcept {
+    return team.header.cursors[(id % ws_slots_k) * team.header.capacity + thread].value;
+}
+
+std::uint64_t chunks_of(loop_shape_t const &shape) noexcept {
+    return shape.n / shape.chunk + (shape.n % shape.chunk != 0);
+}
+
+// ---- Claiming chunks ----
+
+/**  The exact guided or dynamic claim, one compare-and-swap per attempt: for spaces near 2^64. */
+[[gnu::noinline]] bool claim_exact_slow(std::atomic<std::uint64_t> &cursor, loop_shape_t const &shape, unsigned size,
+                                        bool guided, std::uint64_t &first, std::uint64_t &last) noexcept {
+    std::uint64_t begin = cursor.load(std::memory_order_relaxed);
+    for (;;) {
+        if (begin >= shape.n) return false;
+        std::uint64_t const left = shape.n - begin;
+        std::uint64_t take = guided ? left / size + (left % size != 0) : shape.chunk;
+        if (take < shape.chunk) take = shape.chunk;
+        if (take > left) take = left;
+        // Relaxed: the claim only needs atomicity; results are published by the construct's barrier.
+        if (cursor.compare_exchange_weak(begin, begin + take, std::memory_order_relaxed, std::memory_order_relaxed)) {
+            first = begin, last = begin + take;
+            return true;
+        }
+    }
+}
+
+bool claim_shared(task_t &task, std::uint64_t &first, std::uint64_t &last) noexcept {
+    team_t &team = *task.team;
+    loop_shape_t const &shape = task.ws.loop;
+    std::atomic<std::uint64_t> &cursor = task.ws.slot->cursor.value;
+    bool const guided = shape.kind == loop_kind_t::guided_k;
+    if (shape.n >= huge_space_k || shape.chunk >= huge_space_k)
+        return claim_exact_slow(cursor, shape, team.header.size, guided, first, last);
+    std::uint64_t take = shape.chunk;
+    if (guided) {
+        // The iterations left, read a moment ago: a racing claim can only make this chunk a little too large.
+        std::uint64_t const seen = cursor.load(std::memory_order_relaxed);
+        if (seen >= shape.n) return false;
+        std::uint64_t const left = shape.n - seen, size = team.header.size;
+        std::uint64_t const share = left / size + (left % size != 0);
+        if (share > take) take = share;
+    }
+    // Each member overshoots at most once by at most n/size + chunk: far below 2^64 for spaces under 2^56.
+    std::uint64_t const begin = cursor.fetch_add(take, std::memory_order_relaxed);
+    if (begin >= shape.n) return false;
+    first = begin;
+    last = shape.n - begin < take ? shape.n : begin + take;
+    return true;
+}
+
+bool claim_static(task_t &task, std::uint64_t &first, std::uint64_t &last) noexcept {
+    ws_state_t &ws = task.ws;
+    loop_shape_t const &shape = ws.loop;
+    std::uint64_t const size = task.team_size, thread = task.thread_num;
+    if (shape.chunk == 0) {
+        if (ws.next != thread) return false; // the one block was handed out
+        ws.next = ~std::uint64_t(0);
+        slice_t<std::uint64_t> const block = static_slice<std::uint64_t>(shape.n, size, thread);
+        if (block.count == 0) return false;
+        first = block.first, last = block.first + block.count;
+        return true;
+    }
+    std::uint64_t const chunk = ws.next;
+    if (chunk >= chunks_of(shape)) return false;
+    ws.next = chunk + size < chunk ? ~std::uint64_t(0) : chunk + size;
+    first = chunk * shape.chunk;
+    last = shape.n - first < shape.chunk ? shape.n : first + shape.chunk;
+    return true;
+}
+
+bool claim_stealing(task_t &task, std::uint64_t &first, std::uint64_t &last) noexcept {
+    team_t &team = *task.team;
+    ws_state_t &ws = task.ws;
+    loop_shape_t const &shape = ws.loop;
+    std::uint64_t const chunks = chunks_of(shape), tag = tag_of(ws.id);
+    unsigned const size = team.header.size;
+    for (;;) {
+        slice_t<std::uint64_t> const block = static_slice<std::uint64_t>(chunks, size, ws.victim);
+        std::atomic<std::uint64_t> &cursor = cursor_of(team, ws.id, ws.victim);
+        // A load first: thieves sweeping dry cursors share the lines instead of writing them.
+        std::uint64_t seen = cursor.load(std::memory_order_relaxed);
+        if ((seen >> offset_bits_k) == tag && (seen & offset_mask_k) < block.count) {
+            // Relaxed: atomicity alone makes every chunk unique; the construct's barrier publishes the results.
+            seen = cursor.fetch_add(1, std::memory_order_relaxed);
+            if ((seen >> offset_bits_k) == tag && (seen & offset_mask_k) < block.count) {
+                std::uint64_t const chunk = block.first + (seen & offset_mask_k);
+                first = chunk * shape.chunk;
+                last = shape.n - first < shape.chunk ? shape.n : first + shape.chunk;
+                // GCC's `lastprivate` code copies out on the thread whose last chunk ends the loop: the thread
+                // that takes the final chunk takes no other after it (its own block is dry; the rest is drained
+                // by their owners, who always finish their own blocks).
+                if (last == shape.n) ws.victims_left = 0;
+                return true;
+            }
+        }
+        // Dry, closed, or its owner has not entered this construct yet (then it drains the block itself).
+        if (ws.victims_left == 0) return false;
+        --ws.victims_left;
+        ws.victim = next_in_coprime_order<unsigned>(ws.victim, ws.stride, size);
+    }
+}
+
+/**  Waits for the `ordered` turn of the chunk this thread holds. */
+void wait_for_turn(task_t &task) noexcept {
+    ws_state_t &ws = task.ws;
+    std::atomic<std::uint64_t> &turn = ws.slot->shared.ordered_turn;
+    std::uint64_t const first = ws.first;
+    // Acquire pairs with the release in `hand_on_turn`: the previous chunk's ordered regions happened before.
+    team_wait(*task.team, [&]() noexcept { return turn.load(std::memory_order_acquire) == first; });
+}
+
+/**  Once every earlier chunk has handed the turn on, hands it on past this thread's chunk. */
+void hand_on_turn(task_t &task) noexcept {
+    wait_for_turn(task);
+    task.ws.slot->shared.ordered_turn.store(task.ws.last, std::memory_order_release);
+    task.ws.holds_chunk = false;
+    team_notify(*task.team);
+}
+
+// ---- Doacross: one progress word per chunk, the flattened index of the last posted iteration, plus one ----
+
+std::uint64_t flatten(ws_state_t const &ws, std::uint64_t const *vector) noexcept {
+    std::uint64_t flat = 0;
+    for (unsigned dim = 0; dim != ws.doacross_dims; ++dim) flat = flat * ws.doacross_counts[dim] + vector[dim];
+    return flat;
+}
+
+std::uint64_t progress_index(task_t const &task, std::uint64_t outer) noexcept {
+    loop_shape_t const &shape = task.ws.loop;
+    if (shape.kind != loop_kind_t::static_k || shape.chunk != 0) return outer / shape.chunk;
+    // `schedule(static)`: one block per thread, so the index is the block's owner.
+    std::uint64_t const size = task.team_size, quotient = shape.n / size, remainder = shape.n % size;
+    std::uint64_t const long_blocks = remainder * (quotient + 1);
+    return outer < long_blocks ? outer / (quotient + 1) : remainder + (outer - long_blocks) / quotient;
+}
+
+} // namespace
+
+// ---- Loops ----
+
+loop_shape_t signed_shape(long start, long end, long incr, long chunk, loop_kind_t kind, bool ordered) noexcept {
+    loop_shape_t shape;
+    auto const s = static_cast<std::uint64_t>(start), e = static_cast<std::uint64_t>(end);
+    auto const i = static_cast<std::uint64_t>(incr);
+    if (incr > 0 && start < end) shape.n = (e - s - 1) / i + 1;
+    if (incr < 0 && start > end) shape.n = (s - e - 1) / (0 - i) + 1;
+    shape.start = s, shape.incr = i, shape.end = e;
+    shape.kind = kind;
+    shape.ordered = ordered;
+    shape.chunk = chunk > 0 ? static_cast<std::uint64_t>(chunk) : (kind == loop_kind_t::static_k ? 0 : 1);
+    return shape;
+}
+
+loop_shape_t unsigned_shape(bool up, unsigned long long start, unsigned long long end, unsigned long long incr,
+                            unsigned long long chunk, loop_kind_t kind, bool ordered) noexcept {
+    loop_shape_t shape;
+    if (up && start < end) shape.n = (end - start - 1) / incr + 1;
+    if (!up && start > end) shape.n = (start - end - 1) / (0 - incr) + 1;
+    shape.start = start, shape.incr = incr, shape.end = end;
+    shape.kind = kind;
+    shape.ordered = ordered;
+    shape.chunk = chunk > 0 ? chunk : (kind == loop_kind_t::static_k ? 0 : 1);
+    return shape;
+}
+
+loop_kind_t runtime_kind(task_t const &task, bool monotonic, bool ordered, long &chunk) noexcept {
+    int const sched = task.icv.run_sched;
+    bool const icv_monotonic = (static_cast<unsigned>(sched) & sched_monotonic_k) != 0;
+    chunk = task.icv.run_chunk;
+    switch (sched & ~static_cast<int>(sched_monotonic_k)) {
+    case sched_dynamic_k:
+        return monotonic || icv_monotonic || ordered ? loop_kind_t::shared_k : loop_kind_t::stealing_k;
+    case sched_guided_k:
+        return loop_kind_t::guided_k;
+    case sched_auto_k:
+        chunk = 0;
+        return loop_kind_t::static_k; // `auto`: the implementation's choice is static
+    default:
+        return loop_kind_t::static_k;
+    }
+}
+
+void loop_enter(task_t &task, loop_shape_t const &requested, void **memory, std::uint64_t memory_bytes) noexcept {
+    ws_state_t &ws = task.ws;
+    ws = ws_state_t{};
+    ws.loop = requested;
+    ws.id = task.ws_next++;
+    team_t *team = task.team;
+    if (!team) {
+        // A team of one runs the whole loop as one chunk; its scratch memory is its own.
+        ws.pending = ws.loop.n != 0;
+        if (memory) {
+            ws.solo_memory = std::calloc(1, memory_bytes ? static_cast<std::size_t>(memory_bytes) : 1);
+            if (!ws.solo_memory) refuse("a worksharing construct's shared memory", "out of memory");
+            *memory = ws.solo_memory;
+        }
+        return;
+    }
+    loop_shape_t &shape = ws.loop;
+    unsigned const size = team->header.size;
+    // `ordered` needs the chunks in hand-out order; stealing cursors need chunk counts that fit their offsets.
+    if (shape.kind == loop_kind_t::stealing_k &&
+        (shape.ordered || chunks_of(shape) >= max_stealing_chunks_k - size || shape.n >= huge_space_k))
+        shape.kind = loop_kind_t::shared_k;
+    if (shape.kind == loop_kind_t::static_k) ws.next = task.thread_num;
+    if (shape.kind != loop_kind_t::static_k || shape.ordered || memory || shape.progress_words) {
+        slot_enter(*team, ws.id, [&](ws_slot_t &slot) noexcept {
+            slot.cursor.value.store(0, std::memory_order_relaxed);
+            slot.shared.ordered_turn.store(0, std::memory_order_relaxed);
+            if (memory) slot_memory(slot, memory_bytes);
+            if (shape.progress_words) slot_memory(slot, shape.progress_words * sizeof(std::uint64_t));
+        });
+        ws.slot = &slot_of(*team, ws.id);
+        if (memory) *memory = ws.slot->shared.memory;
+        if (shape.progress_words)
+            ws.doacross_progress = static_cast<std::atomic<std::uint64_t> *>(ws.slot->shared.memory);
+    }
+    if (shape.kind == loop_kind_t::stealing_k) {
+        // The owner's own cursor: tagged with this construct, so thieves may now take from its block.
+        cursor_of(*team, ws.id, task.thread_num).store(tag_of(ws.id) << offset_bits_k, std::memory_order_relaxed);
+        ws.victim = task.thread_num;
+        ws.victims_left = size - 1;
+        ws.stride = coprime_stride<unsigned>(size, task.thread_num);
+    }
+}
+
+bool loop_next_logical(task_t &task, std::uint64_t &first, std::uint64_t &last) noexcept {
+    ws_state_t &ws = task.ws;
+    if (!task.team) {
+        if (!ws.pending) return false;
+        ws.pending = false;
+        first = 0, last = ws.loop.n;
+        return true;
+    }
+    if (ws.holds_chunk) hand_on_turn(task);
+    bool claimed = false;
+    switch (ws.loop.kind) {
+    case loop_kind_t::static_k:
+        claimed = claim_static(task, first, last);
+        break;
+    case loop_kind_t::stealing_k:
+        claimed = claim_stealing(task, first, last);
+        break;
+    default:
+        claimed = claim_shared(task, first, last);
+        break;
+    }
+    if (claimed && ws.loop.ordered) ws.first = first, ws.last = last, ws.holds_chunk = true;
+    return claimed;
+}
+
+void loop_leave(task_t &task, bool barrier) noexcept {
+    ws_state_t &ws = task.ws;
+    team_t *team = task.team;
+    if (!team) {
+        std::free(ws.solo_memory);
+        ws.solo_memory = nullptr;
+        return;
+    }
+    if (ws.holds_chunk) hand_on_turn(task);
+    if (ws.loop.kind == loop_kind_t::stealing_k)
+        // Closed: this thread's block is dry, and a late thief must not mistake it for a later construct's.
+        cursor_of(*team, ws.id, task.thread_num).store(closed_tag_k << offset_bits_k, std::memory_order_relaxed);
+    if (ws.slot) slot_leave(*team, ws.id);
+    ws.slot = nullptr;
+    ws.loop.kind = loop_kind_t::static_k;
+    if (barrier) team_barrier(*team);
+}
+
+void sections_enter(task_t &task, std::uint64_t count, void **memory, std::uint64_t memory_bytes) noexcept {
+    loop_shape_t shape;
+    shape.n = count, shape.chunk = 1, shape.incr = 1, shape.end = count;
+    shape.kind = loop_kind_t::shared_k;
+    loop_enter(task, shape, memory, memory_bytes);
+}
+
+/**  The stealing cursors start closed, so no construct number can mistake a fresh table for its own. */
+void close_cursors(cursor_line_t *cursors, std::size_t lines) noexcept {
+    for (std::size_t line = 0; line != lines; ++line)
+        cursors[line].value.store(closed_tag_k << offset_bits_k, std::memory_order_relaxed);
+}
+
+} // namespace forkunion::gomp
+
+// ---- Entry points ----
+
+using namespace forkunion::gomp;
+
+namespace {
+
+task_t &implicit_task() noexcept {
+    return *current_task().implicit;
+}
+
+bool signed_next(task_t &task, long *istart, long *iend) noexcept {
+    std::uint64_t first = 0, last = 0;
+    if (!loop_next_logical(task, first, last)) return false;
+    loop_shape_t const &shape = task.ws.loop;
+    *istart = static_cast<long>(shape.start + first * shape.incr);
+    *iend = static_cast<long>(last == shape.n ? shape.end : shape.start + last * shape.incr);
+    return true;
+}
+
+bool unsigned_next(task_t &task, unsigned long long *istart, unsigned long long *iend) noexcept {
+    std::uint64_t first = 0, last = 0;
+    if (!loop_next_logical(task, first, last)) return false;
+    loop_shape_t const &shape = task.ws.loop;
+    *istart = shape.start + first * shape.incr;
+    *iend = last == shape.n ? shape.end : shape.start + last * shape.incr;
+    return true;
+}
+
+bool signed_start(loop_kind_t kind, bool ordered, long start, long end, long incr, long chunk, long *istart,
+                  long *iend) noexcept {
+    task_t &task = implicit_task();
+    loop_enter(task, signed_shape(start, end, incr, chunk, kind, ordered), nullptr, 0);
+    return signed_next(task, istart, iend);
+}
+
+bool unsigned_start(loop_kind_t kind, bool ordered, bool up, unsigned long long start, unsigned long long end,
+                    unsigned long long incr, unsigned long long chunk, unsigned long long *istart,
+                    unsigned long long *iend) noexcept {
+    task_t &task = implicit_task();
+    loop_enter(task, unsigned_shape(up, start, end, incr, chunk, kind, ordered), nullptr, 0);
+    return unsigned_next(task, istart, iend);
+}
+
+/**  `schedule(runtime)`: the kind and chunk come from the thread's run-sched-var. */
+bool signed_runtime(bool monotonic, bool ordered, long start, long end, long incr, long *istart, long *iend) noexcept {
+    long chunk = 0;
+    loop_kind_t const kind = runtime_kind(implicit_task(), monotonic, ordered, chunk);
+    return signed_start(kind, ordered, start, end, incr, chunk, istart, iend);
+}
+
+bool unsigned_runtime(bool monotonic, bool ordered, bool up, unsigned long long start, unsigned long long end,
+                      unsigned long long incr, unsigned long long *istart, unsigned long long *iend) noexcept {
+    long chunk = 0;
+    loop_kind_t const kind = runtime_kind(implicit_task(), monotonic, ordered, chunk);
+    return unsigned_start(kind, ordered, up, start, end, incr, static_cast<unsigned long long>(chunk > 0 ? chunk : 0),
+                          istart, iend);
+}
+
+/**  The `sched` argument of the OpenMP 5.0 entry points: 0 runtime, 1 static, 2 dynamic, 3 guided, 4 nonmonotonic
+ *   runtime; the top bit asks for a monotonic schedule. */
+loop_kind_t decode_sched(long sched, long &chunk, bool ordered) noexcept {
+    bool const monotonic = (static_cast<unsigned long>(sched) & sched_monotonic_k) != 0;
+    switch (sched & 0x7fffffffL) {
+    case 1:
+        return loop_kind_t::static_k;
+    case 2:
+        return monotonic || ordered ? loop_kind_t::shared_k : loop_kind_t::stealing_k;
+    case 3:
+        return loop_kind_t::guided_k;
+    default:
+        return runtime_kind(implicit_task(), monotonic, ordered, chunk);
+    }
+}
+
+void refuse_reductions(char const *entry) noexcept {
+    refuse(entry, "task reductions: the reduction(task, ...) modifier and task_reduction");
+}
+
+} // namespace
+
+#define FORKUNION_GOMP_SIGNED_LOOP(name, kind, ordered)                                                                \
+    FORKUNION_GOMP_EXPORT bool GOMP_loop_##name##_start(long start, long end, long incr, long chunk, long *istart,     \
+                                                        long *iend) {                                                  \
+        return signed_start(kind, ordered, start, end, incr, chunk, istart, iend);                                     \
+    }                                                                                                                  \
+    FORKUNION_GOMP_EXPORT bool GOMP_loop_##name##_next(long *istart, long *iend) {                                     \
+        return signed_next(implicit_task(), istart, iend);                                                             \
+    }
+#define FORKUNION_GOMP_UNSIGNED_LOOP(name, kind, ordered)                                                              \
+    FORKUNION_GOMP_EXPORT bool GOMP_loop_ull_##name##_start(bool up, unsigned long long start, unsigned long long end, \
+                                                            unsigned long long incr, unsigned long long chunk,         \
+                                                            unsigned long long *istart, unsigned long long *iend) {    \
+        return unsigned_start(kind, ordered, up, start, end, incr, chunk, istart, iend);                               \
+    }                                                                                                                  \
+    FORKUNION_GOMP_EXPORT bool GOMP_loop_ull_##name##_next(unsigned long long *istart, unsigned long long *iend) {     \
+        return unsigned_next(implicit_task(), istart, iend);                                                           \
+    }
+#define FORKUNION_GOMP_RUNTIME_LOOP(name, monotonic, ordered)                                                          \
+    FORKUNION_GOMP_EXPORT bool GOMP_loop_##name##_start(long start, long end, long incr, long *istart, long *iend) {   \
+        return signed_runtime(monotonic, ordered, start, end, incr, istart, iend);                                     \
+    }                                                                                                                  \
+    FORKUNION_GOMP_EXPORT bool GOMP_loop_##name##_next(long *istart, long *iend) {                                     \
+        return signed_next(implicit_task(), istart, iend);                                                             \
+    }                                                                                                                  \
+    FORKUNION_GOMP_EXPORT bool GOMP_loop_ull_##name##_start(bool up, unsigned long long start, unsigned long long end, \
+                                                            unsigned long long incr, unsigned long long *istart,       \
+                                                            unsigned long long *iend) {                                \
+        return unsigned_runtime(monotonic, ordered, up, start, end, incr, istart, iend);                               \
+    }                                                                                                                  \
+    FORKUNION_GOMP_EXPORT bool GOMP_loop_ull_##name##_next(unsigned long long *istart, unsigned long long *iend) {     \
+        return unsigned_next(implicit_task(), istart, iend);                                                           \
+    }
+
+FORKUNION_GOMP_SIGNED_LOOP(static, loop_kind_t::static_k, false)
+FORKUNION_GOMP_SIGNED_LOOP(dynamic, loop_kind_t::shared_k, false)
+FORKUNION_GOMP_SIGNED_LOOP(guided, loop_kind_t::guided_k, false)
+FORKUNION_GOMP_SIGNED_LOOP(nonmonotonic_dynamic, loop_kind_t::stealing_k, false)
+FORKUNION_GOMP_SIGNED_LOOP(nonmonotonic_guided, loop_kind_t::guided_k, false)
+FORKUNION_GOMP_SIGNED_LOOP(ordered_static, loop_kind_t::static_k, true)
+FORKUNION_GOMP_SIGNED_LOOP(ordered_dynamic, loop_kind_t::shared_k, true)
+FORKUNION_GOMP_SIGNED_LOOP(ordered_guided, loop_kind_t::guided_k, true)
+FORKUNION_GOMP_UNSIGNED_LOOP(static, loop_kind_t::static_k, false)
+FORKUNION_GOMP_UNSIGNED_LOOP(dynamic, loop_kind_t::shared_k, false)
+FORKUNION_GOMP_UNSIGNED_LOOP(guided, loop_kind_t::guided_k, false)
+FORKUNION_GOMP_UNSIGNED_LOOP(nonmonotonic_dynamic, loop_kind_t::stealing_k, false)
+FORKUNION_GOMP_UNSIGNED_LOOP(nonmonotonic_guided, loop_kind_t::guided_k, false)
+FORKUNION_GOMP_UNSIGNED_LOOP(ordered_static, loop_kind_t::static_k, true)
+FORKUNION_GOMP_UNSIGNED_LOOP(ordered_dynamic, loop_kind_t::shared_k, true)
+FORKUNION_GOMP_UNSIGNED_LOOP(ordered_guided, loop_kind_t::guided_k, true)
+FORKUNION_GOMP_RUNTIME_LOOP(runtime, true, false)
+FORKUNION_GOMP_RUNTIME_LOOP(nonmonotonic_runtime, false, false)
+FORKUNION_GOMP_RUNTIME_LOOP(maybe_nonmonotonic_runtime, false, false)
+FORKUNION_GOMP_RUNTIME_LOOP(ordered_runtime, true, true)
+
+namespace {
+
+/**  The OpenMP 5.0 loop entry points: `sched` encoded as in `decode_sched`, and `mem` for team-shared scratch. */
+bool signed_start_50(char const *entry, bool ordered, long start, long end, long incr, long sched, long chunk,
+                     long *istart, long *iend, std::uintptr_t *reductions, void **mem) noexcept {
+    if (reductions) refuse_reductions(entry);
+    loop_kind_t const kind = decode_sched(sched, chunk, ordered);
+    task_t &task = implicit_task();
+    loop_enter(task, signed_shape(start, end, incr, chunk, kind, ordered), mem,
+               mem ? *reinterpret_cast<std::uintptr_t *>(mem) : 0);
+    // Without `istart` GCC schedules the loop itself and only wants the construct (and its memory) set up.
+    return istart ? signed_next(task, istart, iend) : true;
+}
+
+bool unsigned_start_50(char const *entry, bool ordered, bool up, unsigned long long start, unsigned long long end,
+                       unsigned long long incr, long sched, unsigned long long chunk, unsigned long long *istart,
+                       unsigned long long *iend, std::uintptr_t *reductions, void **mem) noexcept {
+    if (reductions) refuse_reductions(entry);
+    long signed_chunk = static_cast<long>(chunk);
+    loop_kind_t const kind = decode_sched(sched, signed_chunk, ordered);
+    task_t &task = implicit_task();
+    loop_enter(task, unsigned_shape(up, start, end, incr, static_cast<unsigned long long>(signed_chunk), kind, ordered),
+               mem, mem ? *reinterpret_cast<std::uintptr_t *>(mem) : 0);
+    return istart ? unsigned_next(task, istart, iend) : true;
+}
+
+} // namespace
+
+FORKUNION_GOMP_EXPORT bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk, long *istart,
+                                           long *iend, std::uintptr_t *reductions, void **mem) {
+    return signed_start_50("GOMP_loop_start (a worksharing loop with a task reduction)", false, start, end, incr, sched,
+                           chunk, istart, iend, reductions, mem);
+}
+
+FORKUNION_GOMP_EXPORT bool GOMP_loop_ull_start(bool up, unsigned long long start, unsigned long long end,
+                                               unsigned long long incr, long sched, unsigned long long chunk,
+                                               unsigned long long *istart, unsigned long long *iend,
+                                               std::uintptr_t *reductions, void **mem) {
+    return unsigned_start_50("GOMP_loop_ull_start (a worksharing loop with a task reduction)", false, up, start, end,
+                             incr, sched, chunk, istart, iend, reductions, mem);
+}
+
+FORKUNION_GOMP_EXPORT bool GOMP_loop_ordered_start(long start, long end, long incr, long sched, long chunk,
+                                                   long *istart, long *iend, std::uintptr_t *reductions, void **mem) {
+    return signed_start_50("GOMP_loop_ordered_start (an ordered loop with a task reduction)", true, start, end, incr,
+                           sched, chunk, istart, iend, reductions, mem);
+}
+
+FORKUNION_GOMP_EXPORT bool GOMP_loop_ull_ordered_start(bool up, unsigned long long start, unsigned long long end,
+                                                       unsigned long long incr, long sched, unsigned long long chunk,
+                                                       unsigned long long *istart, unsigned long long *iend,
+                                                       std::uintptr_t *reductions, void **mem) {
+    return unsigned_start_50("GOMP_loop_ull_ordered_start (an ordered loop with a task reduction)", true, up, start,
+                             end, incr, sched, chunk, istart, iend, reductions, mem);
+}
+
+FORKUNION_GOMP_EXPORT void GOMP_loop_end(void) {
+    loop_leave(implicit_task(), true);
+}
+FORKUNION_GOMP_EXPORT void GOMP_loop_end_nowait(void) {
+    loop_leave(implicit_task(), false);
+}
+FORKUNION_GOMP_EXPORT bool GOMP_loop_end_cancel(void) {
+    loop_leave(implicit_task(), true);
+    return false;
+}
+
+FORKUNION_GOMP_EXPORT void GOMP_ordered_start(void) {
+    task_t &task = implicit_task();
+    if (task.team && task.ws.holds_chunk) wait_for_turn(task);
+}
+FORKUNION_GOMP_EXPORT void GOMP_ordered_end(void) {} // the turn passes when the chunk ends, not at each ordered region
+
+// ---- Doacross loops: `ordered(n)` with `depend(sink: ...)` and `depend(source)` ----
+
+namespace {
+
+template <typename count_type_>
+bool doacross_start(unsigned dims, count_type_ const *counts, loop_kind_t kind, long chunk, std::uintptr_t *reductions,
+                    count_type_ *istart, count_type_ *iend) noexcept {
+    if (reductions) refuse_reductions("a doacross loop with a task reduction");
+    if (dims == 0 || dims > max_doacross_dims_k) refuse("a doacross loop", "no or more than 8 ordered dimensions");
+    task_t &task = implicit_task();
+    // The outer dimension is scheduled, in logical iterations; the others run whole inside each outer iteration.
+    // A guided chunk could not be found from an iteration: doacross guided and stealing loops take fixed chunks.
+    if (kind == loop_kind_t::guided_k || kind == loop_kind_t::stealing_k) kind = loop_kind_t::shared_k;
+    loop_shape_t shape = signed_shape(0, 0, 1, chunk, kind, false);
+    shape.n = static_cast<std::uint64_t>(counts[0]);
+    shape.end = shape.n;
+    std::uint64_t total = 1;
+    for (unsigned dim = 0; dim != dims; ++dim) {
+        std::uint64_t const count = static_cast<std::uint64_t>(counts[dim]);
+        if (count && total > ~std::uint64_t(0) / count)
+            refuse("a doacross loop", "more than 2^64 iterations in its ordered dimensions");
+        total *= count;
+    }
+    // One progress word per chunk (per thread under `schedule(static)`), allocated by the first member to arrive.
+    if (task.team && shape.n)
+        shape.progress_words = shape.kind == loop_kind_t::static_k && shape.chunk == 0
+                                   ? task.team_size
+                                   : shape.n / shape.chunk + (shape.n % shape.chunk != 0);
+    loop_enter(task, shape, nullptr, 0);
+    ws_state_t &ws = task.ws;
+    ws.doacross_dims = dims;
+    for (unsigned dim = 0; dim != dims; ++dim) ws.doacross_counts[dim] = static_cast<std::uint64_t>(counts[dim]);
+    std::uint64_t first = 0, last = 0;
+    if (!loop_next_logical(task, first, last)) return false;
+    *istart = static_cast<count_type_>(first), *iend = static_cast<count_type_>(last);
+    return true;
+}
+
+void doacross_post(std::uint64_t const *vector) noexcept {
+    task_t &task = implicit_task();
+    ws_state_t &ws = task.ws;
+    if (!ws.doacross_progress) return; // a team of one runs its iterations in order
+    // Release pairs with the acquire in `doacross_wait`: the iteration's writes precede its posting.
+    ws.doacross_progress[progress_index(task, vector[0])].store(flatten(ws, vector) + 1, std::memory_order_release);
+    team_notify(*task.team);
+}
+
+void doacross_wait(std::uint64_t const *vector) noexcept {
+    task_t &task = implicit_task();
+    ws_state_t &ws = task.ws;
+    if (!ws.doacross_progress) return;
+    for (unsigned dim = 0; dim != ws.doacross_dims; ++dim)
+        if (vector[dim] >= ws.doacross_counts[dim]) return; // outside the iteration space: no dependence
+    std::uint64_t const flat = flatten(ws, vector);
+    std::atomic<std::uint64_t> &progress = ws.doacross_progress[progress_index(task, vector[0])];
+    team_wait(*task.team, [&]() noexcept { return progress.load(std::memory_order_acquire) > flat; });
+}
+
+} // namespace
+
+#define FORKUNION_GOMP_DOACROSS(name, kind)                                                                            \
+    FORKUNION_GOMP_EXPORT bool GOMP_loop_doacross_##name##_start(unsigned ncounts, long *counts, long chunk,           \
+                                                                 long *istart, long *iend) {                           \
+        return doacross_start<long>(ncounts, counts, kind, chunk, nullptr, istart, iend);                              \
+    }                                                                                                                  \
+    FORKUNION_GOMP_EXPORT bool GOMP_loop_ull_doacross_##name##_start(                                                  \
+        unsigned ncounts, unsigned long long *counts, unsigned long long chunk, unsigned long long *istart,            \
+        unsigned long long *iend) {                                                                                    \
+        return doacross_start<unsigned long long>(ncounts, counts, kind, static_cast<long>(chunk), nullptr, istart,    \
+                                                  iend);                                                               \
+    }
+FORKUNION_GOMP_DOACROSS(static, loop_kind_t::static_k)
+FORKUNION_GOMP_DOACROSS(dynamic, loop_kind_t::shared_k)
+FORKUNION_GOMP_DOACROSS(guided, loop_kind_t::guided_k)
+
+FORKUNION_GOMP_EXPORT bool GOMP_loop_doacross_runtime_start(unsigned ncounts, long *counts, long *istart, long *iend) {
+    long chunk = 0;
+    loop_kind_t const kind = runtime_kind(implicit_task(), true, true, chunk);
+    return doacross_start<long>(ncounts, counts, kind, chunk, nullptr, istart, iend);
+}
+FORKUNION_GOMP_EXPORT bool GOMP_loop_ull_doacross_runtime_start(unsigned ncounts, unsigned long long *counts,
+                                                                unsigned long long *istart, unsigned long long *iend) {
+    long chunk = 0;
+    loop_kind_t const kind = runtime_kind(implicit_task(), true, true, chunk);
+    return doacross_start<unsigned long long>(ncounts, counts, kind, chunk, nullptr, istart, iend);
+}
+FORKUNION_GOMP_EXPORT bool GOMP_loop_doacross_start(unsigned ncounts, long *counts, long sched, long chunk,
+                                                    long *istart, long *iend, std::uintptr_t *reductions, void **mem) {
+    if (mem) refuse("GOMP_loop_doacross_start", "shared memory for a doacross loop's lastprivate(conditional:)");
+    loop_kind_t const kind = decode_sched(sched, chunk, true);
+    return doacross_start<long>(ncounts, counts, kind, chunk, reductions, istart, iend);
+}
+FORKUNION_GOMP_EXPORT bool GOMP_loop_ull_doacross_start(unsigned ncounts, unsigned long long *counts, long sched,
+                                                        unsigned long long chunk, unsigned long long *istart,
+                                                        unsigned long long *iend, std::uintptr_t *reductions,
+                                                        void **mem) {
+    if (mem) refuse("GOMP_loop_ull_doacross_start", "shared memory for a doacross loop's lastprivate(conditional:)");
+    long signed_chunk = static_cast<long>(chunk);
+    loop_kind_t const kind = decode_sched(sched, signed_chunk, true);
+    return doacross_start<unsigned long long>(ncounts, counts, kind, signed_chunk, reductions, istart, iend);
+}
+
+FORKUNION_GOMP_EXPORT void GOMP_doacross_post(long *counts) {
+    ws_state_t const &ws = implicit_task().ws;
+    std::uint64_t vector[max_doacross_dims_k];
+    for (unsigned dim = 0; dim != ws.doacross_dims; ++dim) vector[dim] = static_cast<std::uint64_t>(counts[dim]);
+    doacross_post(vector);
+}
+FORKUNION_GOMP_EXPORT void GOMP_doacross_ull_post(unsigned long long *counts) {
+    ws_state_t const &ws = implicit_task().ws;
+    std::uint64_t vector[max_doacross_dims_k];
+    for (unsigned dim = 0; dim != ws.doacross_dims; ++dim) vector[dim] = counts[dim];
+    doacross_post(vector);
+}
+FORKUNION_GOMP_EXPORT void GOMP_doacross_wait(long first, ...) {
+    ws_state_t const &ws = implicit_task().ws;
+    std::uint64_t vector[max_doacross_dims_k] = {static_cast<std::uint64_t>(first)};
+    va_list rest;
+    va_start(rest, first);
+    for (unsigned dim = 1; dim < ws.doacross_dims; ++dim) vector[dim] = static_cast<std::uint64_t>(va_arg(rest, long));
+    va_end(rest);
+    doacross_wait(vector);
+}
+FORKUNION_GOMP_EXPORT void GOMP_doacross_ull_wait(unsigned long long first, ...) {
+    ws_state_t const &ws = implicit_task().ws;
+    std::uint64_t vector[max_doacross_dims_k] = {first};
+    va_list rest;
+    va_start(rest, first);
+    for (unsigned dim = 1; dim < ws.doacross_dims; ++dim) vector[dim] = va_arg(rest, unsigned long long);
+    va_end(rest);
+    doacross_wait(vector);
+}
+
+// ---- Combined constructs: the region and its first worksharing construct ----
+
+#define FORKUNION_GOMP_PARALLEL_LOOP(name, kind)                                                                       \
+    FORKUNION_GOMP_EXPORT void GOMP_parallel_loop_##name(void (*fn)(void *), void *data, unsigned nthreads,            \
+                                                         long start, long end, long incr, long chunk,                  \
+                                                         unsigned flags) {                                             \
+        loop_shape_t const shape = signed_shape(start, end, incr, chunk, kind, false);                                 \
+        run_parallel(fn, data, nthreads, flags, &shape, nullptr);                                                      \
+    }
+FORKUNION_GOMP_PARALLEL_LOOP(static, loop_kind_t::static_k)
+FORKUNION_GOMP_PARALLEL_LOOP(dynamic, loop_kind_t::shared_k)
+FORKUNION_GOMP_PARALLEL_LOOP(guided, loop_kind_t::guided_k)
+FORKUNION_GOMP_PARALLEL_LOOP(nonmonotonic_dynamic, loop_kind_t::stealing_k)
+FORKUNION_GOMP_PARALLEL_LOOP(nonmonotonic_guided, loop_kind_t::guided_k)
+
+namespace {
+loop_shape_t runtime_shape(bool monotonic, long start, long end, long incr) noexcept {
+    long chunk = 0;
+    loop_kind_t const kind = runtime_kind(current_task(), monotonic, false, chunk);
+    return signed_shape(start, end, incr, chunk, kind, false);
+}
+} // namespace
+
+FORKUNION_GOMP_EXPORT void GOMP_parallel_loop_runtime(void (*fn)(void *), void *data, unsigned nthreads, long start,
+                                                      long end, long incr, unsigned flags) {
+    loop_shape_t const shape = runtime_shape(true, start, end, incr);
+    run_parallel(fn, data, nthreads, flags, &shape, nullptr);
+}
+FORKUNION_GOMP_EXPORT void GOMP_parallel_loop_nonmonotonic_runtime(void (*fn)(void *), void *data, unsigned nthreads,
+                                                                   long start, long end, long incr, unsigned flags) {
+    loop_shape_t const shape = runtime_shape(false, start, end, incr);
+    run_parallel(fn, data, nthreads, flags, &shape, nullptr);
+}
+FORKUNION_GOMP_EXPORT void GOMP_parallel_loop_maybe_nonmonotonic_runtime(void (*fn)(void *), void *data,
+                                                                         unsigned nthreads, long start, long end,
+                                                                         long incr, unsigned flags) {
+    loop_shape_t const shape = runtime_shape(false, start, end, incr);
+    run_parallel(fn, data, nthreads, flags, &shape, nullptr);
+}
+
+#define FORKUNION_GOMP_LEGACY_PARALLEL_LOOP(name, kind)                                                                \
+    FORKUNION_GOMP_EXPORT void GOMP_parallel_loop_##name##_start(void (*fn)(void *), void *data, unsigned nthreads,    \
+                                                                 long start, long end, long incr, long chunk) {        \
+        loop_shape_t const shape = signed_shape(start, end, incr, chunk, kind, false);                                 \
+        start_parallel(fn, data, nthreads, &shape, nullptr);                                                           \
+    }
+FORKUNION_GOMP_LEGACY_PARALLEL_LOOP(static, loop_kind_t::static_k)
+FORKUNION_GOMP_LEGACY_PARALLEL_LOOP(dynamic, loop_kind_t::shared_k)
+FORKUNION_GOMP_LEGACY_PARALLEL_LOOP(guided, loop_kind_t::guided_k)
+
+FORKUNION_GOMP_EXPORT void GOMP_parallel_loop_runtime_start(void (*fn)(void *), void *data, unsigned nthreads,
+                                                            long start, long end, long incr) {
+    loop_shape_t const shape = runtime_shape(true, start, end, incr);
+    start_parallel(fn, data, nthreads, &shape, nullptr);
+}
+
+// ---- Sections ----
+
+namespace {
+unsigned sections_next(task_t &task) noexcept {
+    std::uint64_t first = 0, last = 0;
+    ws_state_t &ws = task.ws;
+    if (!task.team) {
+        // A team of one hands its sections out one by one, like a team would.
+        if (ws.next >= ws.loop.n) return 0;
+        return static_cast<unsigned>(++ws.next);
+    }
+    return loop_next_logical(task, first, last) ? static_cast<unsigned>(first + 1) : 0;
+}
+} // namespace
+
+FORKUNION_GOMP_EXPORT unsigned GOMP_sections_start(unsigned count) {
+    task_t &task = implicit_task();
+    sections_enter(task, count, nullptr, 0);
+    return sections_next(task);
+}
+FORKUNION_GOMP_EXPORT unsigned GOMP_sections2_start(unsigned count, std::uintptr_t *reductions, void **mem) {
+    if (reductions) refuse_reductions("GOMP_sections2_start (sections with a task reduction)");
+    task_t &task = implicit_task();
+    sections_enter(task, count, mem, mem ? *reinterpret_cast<std::uintptr_t *>(mem) : 0);
+    return sections_next(task);
+}
+FORKUNION_GOMP_EXPORT unsigned GOMP_sections_next(void) {
+    return sections_next(implicit_task());
+}
+FORKUNION_GOMP_EXPORT void GOMP_sections_end(void) {
+    loop_leave(implicit_task(), true);
+}
+FORKUNION_GOMP_EXPORT void GOMP_sections_end_nowait(void) {
+    loop_leave(implicit_task(), false);
+}
+FORKUNION_GOMP_EXPORT bool GOMP_sections_end_cancel(void) {
+    loop_leave(implicit_task(), true);
+    return false;
+}
+FORKUNION_GOMP_EXPORT void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned nthreads, unsigned count,
+                                                  unsigned flags) {
+    std::uint64_t const sections = count;
+    run_parallel(fn, data, nthreads, flags, nullptr, &sections);
+}
+FORKUNION_GOMP_EXPORT void GOMP_parallel_sections_start(void (*fn)(void *), void *data, unsigned nthreads,
+                                                        unsigned count) {
+    std::uint64_t const sections = count;
+    start_parallel(fn, data, nthreads, nullptr, &sections);
+}
+
+// ---- Single ----
+
+FORKUNION_GOMP_EXPORT bool GOMP_single_start(void) {
+    task_t &task = implicit_task();
+    if (!task.team) return true;
+    std::uint64_t const id = task.ws_next++;
+    bool const won = slot_enter(*task.team, id, [](ws_slot_t &) noexcept {});
+    slot_leave(*task.team, id);
+    return won;
+}
+
+FORKUNION_GOMP_EXPORT void *GOMP_single_copy_start(void) {
+    task_t &task = implicit_task();
+    if (!task.team) return nullptr;
+    team_t &team = *task.team;
+    std::uint64_t const id = task.ws_next++;
+    task.ws.id = id;
+    bool const won = slot_enter(
+        team, id, [](ws_slot_t &slot) noexcept { slot.shared.copy.store(nullptr, std::memory_order_relaxed); });
+    if (won) return nullptr; // the winner runs the body, then `GOMP_single_copy_end` publishes its data and leaves
+    std::atomic<void *> &copy = slot_of(team, id).shared.copy;
+    void *data = nullptr;
+    // Acquire pairs with the release in `GOMP_single_copy_end`: the winner's values are visible.
+    team_wait(team, [&]() noexcept { return (data = copy.load(std::memory_order_acquire)) != nullptr; });
+    slot_leave(team, id);
+    return data;
+}
+
+FORKUNION_GOMP_EXPORT void GOMP_single_copy_end(void *data) {
+    task_t &task = implicit_task();
+    if (!task.team) return;
+    slot_of(*task.team, task.ws.id).shared.copy.store(data, std::memory_order_release);
+    team_notify(*task.team);
+    slot_leave(*task.team, task.ws.id);
+}
+
+FORKUNION_GOMP_EXPORT void GOMP_scope_start(std::uintptr_t *reductions) {
+    // A `scope` region only calls the runtime for task reductions; without them there is nothing to set up.
+    if (reductions) refuse_reductions("GOMP_scope_start (scope with a task reduction)");
+}

@@ -1,0 +1,13 @@
+#include <vector>
+
+#include <forkunion.hpp>
+namespace fu = forkunion;
+
+int main() {
+    fu::flat_pool_t pool;
+    if (!pool.spawn(fu::allowed_cores_count())) return 1;
+    std::vector<double> squares(1000);
+    pool.for_n(squares.size(), [&](std::size_t i) noexcept { squares[i] = double(i) * double(i); })
+        .join_or_run_on_caller();
+    return squares[999] == 999.0 * 999.0 ? 0 : 1;
+}

@@ -1,0 +1,21 @@
+# A README section whose text is also compiled elsewhere (the Rust crate's doc tests include
+# docs/readme-sections/rust.md) must be that file, verbatim, between the README's markers.
+#   cmake -D README=README.md -D NAME=rust -D FILE=docs/readme-sections/rust.md -P section_copy.cmake
+file(READ "${README}" _text)
+set(_open "<!-- section:${NAME} reserved ")
+string(FIND "${_text}" "${_open}" _begin)
+string(FIND "${_text}" "<!-- end section:${NAME} -->" _end)
+if(_begin EQUAL -1 OR _end LESS _begin)
+    message(FATAL_ERROR "${README} has no section ${NAME}")
+endif()
+string(SUBSTRING "${_text}" ${_begin} -1 _text)
+string(FIND "${_text}" "\n" _line_end)
+math(EXPR _line_end "${_line_end} + 1")
+string(SUBSTRING "${_text}" ${_line_end} -1 _text)
+string(FIND "${_text}" "<!-- end section:${NAME} -->" _end)
+string(SUBSTRING "${_text}" 0 ${_end} _section)
+file(READ "${FILE}" _file)
+if(NOT _section STREQUAL _file)
+    message(FATAL_ERROR "the README's ${NAME} section differs from ${FILE}: copy the file between the markers")
+endif()
+message(STATUS "the README's ${NAME} section is ${FILE}")

@@ -1,0 +1,228 @@
+/*  The `omp_*` API: setters and queries of the ICVs (with the values libgomp picks where the specification leaves
+ *  them open), devices and host `teams`, places, the affinity format, memory allocators, `omp_pause_resource`,
+ *  and the Fortran spellings (`omp_*_`, `omp_*_8_`) called the way gfortran calls them. Nesting is where the
+ *  runtimes differ by design (the drop-in supports one active level), so those values are checked, not printed. */
+#include "gomp_test.h"
+
+#include <stdint.h>
+
+// The Fortran entry points, as gfortran's `omp_lib` calls them: every argument by reference.
+int omp_get_thread_num_(void);
+int omp_get_num_threads_(void);
+int omp_get_max_threads_(void);
+void omp_set_num_threads_(int const *);
+void omp_set_num_threads_8_(int64_t const *);
+int omp_in_parallel_(void);
+void omp_set_schedule_(int const *, int const *);
+void omp_get_schedule_8_(int *, int64_t *);
+int omp_get_team_size_8_(int64_t const *);
+int omp_get_ancestor_thread_num_(int const *);
+void omp_init_lock_(int32_t *);
+void omp_set_lock_(int32_t *);
+void omp_unset_lock_(int32_t *);
+int omp_test_lock_(int32_t *);
+void omp_destroy_lock_(int32_t *);
+void omp_init_nest_lock_(int64_t *);
+void omp_set_nest_lock_(int64_t *);
+int omp_test_nest_lock_(int64_t *);
+void omp_unset_nest_lock_(int64_t *);
+void omp_destroy_nest_lock_(int64_t *);
+int omp_get_affinity_format_(char *, size_t);
+void omp_set_affinity_format_(char const *, size_t);
+int omp_capture_affinity_(char *, char const *, size_t, size_t);
+double omp_get_wtime_(void);
+int omp_get_dynamic_(void);
+void omp_set_dynamic_(int const *);
+
+static void print_schedule(char const *label) {
+    omp_sched_t kind;
+    int chunk;
+    omp_get_schedule(&kind, &chunk);
+    printf("%s: kind %#x chunk %d\n", label, (unsigned)kind, chunk);
+}
+
+int main(void) {
+    report_server();
+    int const forkunion = served_by_forkunion();
+
+    // Values the specification leaves to the implementation: what libgomp does, the drop-in does.
+    omp_set_schedule(omp_sched_static, 0), print_schedule("static,0");
+    omp_set_schedule(omp_sched_static, 5), print_schedule("static,5");
+    omp_set_schedule(omp_sched_dynamic, 0), print_schedule("dynamic,0");
+    omp_set_schedule(omp_sched_dynamic, -3), print_schedule("dynamic,-3");
+    omp_set_schedule((omp_sched_t)(omp_sched_guided | omp_sched_monotonic), 4), print_schedule("monotonic guided,4");
+    omp_set_schedule(omp_sched_auto, 7), print_schedule("auto,7 (chunk kept)");
+    omp_set_schedule((omp_sched_t)9, 7), print_schedule("unknown kind (ignored)");
+    int const max = omp_get_max_threads();
+    omp_set_num_threads(0), printf("omp_set_num_threads(0): %d\n", omp_get_max_threads());
+    omp_set_num_threads(-1), printf("omp_set_num_threads(-1): %d\n", omp_get_max_threads());
+    omp_set_num_threads(max);
+    omp_set_dynamic(1), printf("dynamic on: %d\n", omp_get_dynamic());
+    omp_set_dynamic(0), printf("dynamic off: %d\n", omp_get_dynamic());
+    printf("thread limit %d, cancellation %d, proc_bind %d, max task priority %d\n", omp_get_thread_limit(),
+           omp_get_cancellation(), (int)omp_get_proc_bind(), omp_get_max_task_priority());
+    printf("devices %d, initial %d, device num %d, is initial %d, default %d\n", omp_get_num_devices(),
+           omp_get_initial_device(), omp_get_device_num(), omp_is_initial_device(), omp_get_default_device());
+    omp_set_default_device(3), printf("default device set to %d\n", omp_get_default_device());
+    omp_set_default_device(0);
+    printf("outside regions: level %d, active %d, ancestor(0) %d, ancestor(1) %d, team size(0) %d, size(1) %d\n",
+           omp_get_level(), omp_get_active_level(), omp_get_ancestor_thread_num(0), omp_get_ancestor_thread_num(1),
+           omp_get_team_size(0), omp_get_team_size(1));
+    printf("teams outside: %d of %d, max teams %d, teams thread limit %d\n", omp_get_team_num(), omp_get_num_teams(),
+           omp_get_max_teams(), omp_get_teams_thread_limit());
+    printf("places %d, place %d, partition %d\n", omp_get_num_places(), omp_get_place_num(),
+           omp_get_partition_num_places());
+
+    // Nesting: one active level here by design; libgomp supports 255.
+    omp_set_max_active_levels(5);
+    int const levels = omp_get_max_active_levels();
+    CHECK(forkunion ? levels == 1 && omp_get_supported_active_levels() == 1 : levels == 5);
+    omp_set_max_active_levels(1);
+
+    // ICVs are per task: a setter inside a region changes only its own implicit task.
+    int inner_max[8] = {0};
+#pragma omp parallel num_threads(2)
+    {
+        if (omp_get_thread_num() == 1) omp_set_num_threads(7);
+#pragma omp barrier
+        inner_max[omp_get_thread_num()] = omp_get_max_threads();
+    }
+    printf("per-task nthreads: %d %d, outer still %d\n", inner_max[0], inner_max[1], omp_get_max_threads());
+
+    // Host teams: each team once, in a region of its own.
+    int team_seen[4] = {0}, teams_count = 0;
+#pragma omp teams num_teams(3)
+    {
+        team_seen[omp_get_team_num()]++;
+        teams_count = omp_get_num_teams();
+    }
+    printf("teams: %d teams, each once: %d %d %d %d\n", teams_count, team_seen[0], team_seen[1], team_seen[2],
+           team_seen[3]);
+
+    // The affinity format: fields with widths, short and long names; `%i` and `%A` vary by run, so not printed.
+    char buffer[256];
+    size_t const length =
+        omp_capture_affinity(buffer, sizeof(buffer), "%L|%n|%N|%a|%t|%T|%0.4n|%.3L|%5n|%{thread_num}|%{nesting_level}");
+    printf("capture outside: %zu '%s'\n", length, buffer);
+    char const *format_string = "level=%L thread=%0.3n of %N";
+    omp_set_affinity_format(format_string);
+    CHECK(omp_get_affinity_format(buffer, sizeof(buffer)) == strlen(format_string) &&
+          strcmp(buffer, format_string) == 0);
+    char captured[2][64] = {{0}};
+#pragma omp parallel num_threads(2)
+    omp_capture_affinity(captured[omp_get_thread_num()], sizeof(captured[0]), NULL);
+    printf("capture inside: '%s' '%s'\n", captured[0], captured[1]);
+    CHECK(omp_get_affinity_format(buffer, 4) == strlen(format_string) && strcmp(buffer, "lev") == 0);
+
+    // Allocators: alignment, zeroing, reallocation, and a pool that refuses once full (null fallback).
+    void *plain = omp_alloc(100, omp_default_mem_alloc);
+    CHECK(plain && ((uintptr_t)plain % sizeof(void *)) == 0);
+    omp_free(plain, omp_default_mem_alloc);
+    omp_alloctrait_t aligned_traits[] = {{omp_atk_alignment, 256}};
+    omp_allocator_handle_t aligned = omp_init_allocator(omp_default_mem_space, 1, aligned_traits);
+    CHECK(aligned != omp_null_allocator);
+    int *zeroes = (int *)omp_calloc(50, sizeof(int), aligned);
+    CHECK(zeroes && ((uintptr_t)zeroes % 256) == 0);
+    for (int i = 0; i < 50; ++i) {
+        CHECK(zeroes[i] == 0);
+        zeroes[i] = i;
+    }
+    zeroes = (int *)omp_realloc(zeroes, 200 * sizeof(int), aligned, aligned);
+    CHECK(zeroes != NULL);
+    for (int i = 0; i < 50; ++i) CHECK(zeroes[i] == i);
+    omp_free(zeroes, aligned);
+    void *wide = omp_aligned_alloc(4096, 10, omp_default_mem_alloc);
+    CHECK(wide && ((uintptr_t)wide % 4096) == 0);
+    omp_free(wide, omp_null_allocator);
+    omp_destroy_allocator(aligned);
+    omp_alloctrait_t pool_traits[] = {{omp_atk_pool_size, 1024}, {omp_atk_fallback, omp_atv_null_fb}};
+    omp_allocator_handle_t small_pool = omp_init_allocator(omp_default_mem_space, 2, pool_traits);
+    CHECK(small_pool != omp_null_allocator);
+    void *first = omp_alloc(800, small_pool);
+    void *second = omp_alloc(800, small_pool);
+    printf("pool of 1024 bytes: first %s, second %s\n", first ? "granted" : "refused", second ? "granted" : "refused");
+    omp_free(first, small_pool);
+    void *third = omp_alloc(800, small_pool);
+    printf("after a free: %s\n", third ? "granted" : "refused");
+    omp_free(third, small_pool);
+    omp_destroy_allocator(small_pool);
+    omp_set_default_allocator(omp_low_lat_mem_alloc);
+    printf("default allocator %d\n", (int)omp_get_default_allocator());
+    omp_set_default_allocator(omp_default_mem_alloc);
+
+    // The Fortran spellings, called as gfortran calls them.
+    int four = 4, schedule_kind = omp_sched_guided, schedule_chunk = 6;
+    int64_t three = 3;
+    omp_set_num_threads_(&four);
+    printf("Fortran: max threads after set(4): %d\n", omp_get_max_threads_());
+    omp_set_num_threads_8_(&three);
+    printf("Fortran: max threads after set_8(3): %d\n", omp_get_max_threads_());
+    omp_set_num_threads(max);
+    omp_set_schedule_(&schedule_kind, &schedule_chunk);
+    int kind_out = 0;
+    int64_t chunk_out = 0;
+    omp_get_schedule_8_(&kind_out, &chunk_out);
+    printf("Fortran: schedule %d,%ld\n", kind_out, (long)chunk_out);
+    int one_flag = 1;
+    omp_set_dynamic_(&one_flag);
+    printf("Fortran: dynamic %d\n", omp_get_dynamic_());
+    omp_set_dynamic(0);
+    int fortran_team = 0, fortran_in_parallel = 0, fortran_ancestor = -2, fortran_size = 0;
+#pragma omp parallel num_threads(2)
+#pragma omp master
+    {
+        int const one = 1;
+        int64_t const level = 1;
+        fortran_team = omp_get_num_threads_() * 10 + omp_get_thread_num_();
+        fortran_in_parallel = omp_in_parallel_();
+        fortran_ancestor = omp_get_ancestor_thread_num_(&one);
+        fortran_size = omp_get_team_size_8_(&level);
+    }
+    printf("Fortran in a region: team %d, in parallel %d, ancestor %d, size %d\n", fortran_team, fortran_in_parallel,
+           fortran_ancestor, fortran_size);
+    int32_t fortran_lock;
+    int64_t fortran_nest;
+    omp_init_lock_(&fortran_lock), omp_init_nest_lock_(&fortran_nest);
+    long guarded = 0, nest_guarded = 0;
+#pragma omp parallel for num_threads(2)
+    for (int i = 0; i < 2000; ++i) {
+        omp_set_lock_(&fortran_lock);
+        guarded++;
+        omp_unset_lock_(&fortran_lock);
+        omp_set_nest_lock_(&fortran_nest);
+        omp_set_nest_lock_(&fortran_nest);
+        nest_guarded++;
+        omp_unset_nest_lock_(&fortran_nest);
+        omp_unset_nest_lock_(&fortran_nest);
+    }
+    int const test_free = omp_test_lock_(&fortran_lock), test_held = omp_test_lock_(&fortran_lock);
+    omp_unset_lock_(&fortran_lock);
+    int const depth1 = omp_test_nest_lock_(&fortran_nest), depth2 = omp_test_nest_lock_(&fortran_nest);
+    omp_unset_nest_lock_(&fortran_nest), omp_unset_nest_lock_(&fortran_nest);
+    omp_destroy_lock_(&fortran_lock), omp_destroy_nest_lock_(&fortran_nest);
+    printf("Fortran locks: guarded %ld and %ld, test %d then %d, nest depths %d %d\n", guarded, nest_guarded, test_free,
+           test_held, depth1, depth2);
+    char fortran_format[40];
+    char const blank_padded[] = "thread %n   ";
+    omp_set_affinity_format_(blank_padded, sizeof(blank_padded) - 1);
+    int const needed = omp_get_affinity_format_(fortran_format, sizeof(fortran_format));
+    printf("Fortran format: %d '%.*s'\n", needed, needed, fortran_format);
+    char fortran_captured[20];
+    int const captured_length = omp_capture_affinity_(fortran_captured, "%N/%n", sizeof(fortran_captured), 5);
+    printf("Fortran capture: %d '%.*s' then blanks: %d\n", captured_length, captured_length, fortran_captured,
+           fortran_captured[captured_length] == ' ' && fortran_captured[19] == ' ');
+    CHECK(omp_get_wtime_() > 0);
+
+    // Pausing the runtime's threads between regions, then using it again.
+    int const paused = omp_pause_resource_all(omp_pause_soft);
+    int after = 0;
+#pragma omp parallel num_threads(2) reduction(+ : after)
+    after += 1;
+    printf("pause resource all: %d, then a team of %d\n", paused, after);
+    int inside = 0;
+#pragma omp parallel num_threads(2)
+#pragma omp master
+    inside = omp_pause_resource_all(omp_pause_soft);
+    printf("pause inside a region: %d\n", inside);
+    return 0;
+}

@@ -1,0 +1,67 @@
+/*  Regions started at the same time from several user threads: each gets a full team of the size it asked for
+ *  (the drop-in gives each its own root of pools), every worksharing construct stays within its team, and
+ *  nothing deadlocks. Also a region started by a user thread created inside a region. */
+#include "gomp_test.h"
+
+#include <pthread.h>
+
+enum { users_k = 3, rounds_k = 60 };
+
+static pthread_barrier_t start_line;
+
+static void *user(void *argument) {
+    long const id = (long)argument;
+    long errors = 0;
+    pthread_barrier_wait(&start_line);
+    for (int round = 0; round < rounds_k; ++round) {
+        int const size = 2 + (int)((id + round) % 2);
+        int team = 0, hits[300] = {0};
+#pragma omp parallel num_threads(size) reduction(+ : errors)
+        {
+#pragma omp single
+            team = omp_get_num_threads();
+#pragma omp for schedule(dynamic, 7)
+            for (int i = 0; i < 300; ++i) hits[i]++;
+#pragma omp barrier
+            errors += omp_get_num_threads() != size;
+        }
+        for (int i = 0; i < 300; ++i) errors += hits[i] != 1;
+        errors += team != size;
+    }
+    return (void *)errors;
+}
+
+static void *inner_user(void *argument) {
+    int *team = (int *)argument;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+    *team = omp_get_num_threads() * 10 + omp_get_level();
+    return NULL;
+}
+
+int main(void) {
+    report_server();
+    pthread_t threads[users_k];
+    pthread_barrier_init(&start_line, NULL, users_k);
+    for (long id = 0; id < users_k; ++id) CHECK(pthread_create(&threads[id], NULL, user, (void *)id) == 0);
+    long errors = 0;
+    for (int id = 0; id < users_k; ++id) {
+        void *result = NULL;
+        pthread_join(threads[id], &result);
+        errors += (long)result;
+    }
+    pthread_barrier_destroy(&start_line);
+    printf("%d user threads x %d regions at once: %ld errors\n", users_k, rounds_k, errors);
+
+    // A thread created inside a region is an initial thread of its own: its region is active, at level 1.
+    int inner_team = 0;
+#pragma omp parallel num_threads(2)
+#pragma omp master
+    {
+        pthread_t thread;
+        CHECK(pthread_create(&thread, NULL, inner_user, &inner_team) == 0);
+        pthread_join(thread, NULL);
+    }
+    printf("region from a thread created inside a region: team %d at level %d\n", inner_team / 10, inner_team % 10);
+    return 0;
+}

@@ -1,0 +1,136 @@
+/*  C++: class types in `firstprivate` and `lastprivate` (constructed, copied and destroyed by GCC's code, through
+ *  the task copy function for tasks), declared reductions over `std::vector` and `std::complex`, loops over
+ *  iterators and range-based `for`, `taskloop` over a vector, exceptions thrown and caught inside a region, and a
+ *  `threadprivate` object with a constructor. */
+#include "gomp_test.h"
+
+#include <algorithm>
+#include <atomic>
+#include <complex>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::atomic<long> constructions{0}, destructions{0};
+
+struct tracked_t {
+    std::vector<int> values;
+    explicit tracked_t(int n = 0) : values(static_cast<std::size_t>(n), 1) { constructions++; }
+    tracked_t(tracked_t const &other) : values(other.values) { constructions++; }
+    tracked_t &operator=(tracked_t const &) = default;
+    ~tracked_t() { destructions++; }
+    long sum() const { return std::accumulate(values.begin(), values.end(), 0L); }
+};
+
+struct counter_t {
+    long hits = 0;
+    counter_t() : hits(1000) {}
+};
+
+std::vector<int> merge(std::vector<int> a, std::vector<int> const &b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+} // namespace
+
+extern counter_t per_thread;
+#pragma omp threadprivate(per_thread)
+counter_t per_thread;
+
+#pragma omp declare reduction(concat : std::vector <int> : omp_out = merge(omp_out, omp_in))
+#pragma omp declare reduction(csum : std::complex <double> : omp_out += omp_in) initializer(omp_priv = 0.0)
+
+int main() {
+    report_server();
+    {
+        // firstprivate copies per thread and per task; everything constructed is destroyed.
+        tracked_t shared_value(10);
+        long region_errors = 0, task_errors = 0;
+#pragma omp parallel firstprivate(shared_value) reduction(+ : region_errors)
+        {
+            region_errors += shared_value.sum() != 10;
+            shared_value.values.push_back(5); // a private copy
+#pragma omp single
+            for (int i = 0; i < 50; ++i) {
+#pragma omp task firstprivate(shared_value) shared(task_errors)
+                {
+                    if (shared_value.sum() != 15) {
+#pragma omp atomic
+                        task_errors++;
+                    }
+                }
+            }
+        }
+        CHECK(shared_value.sum() == 10);
+        printf("firstprivate copies: %ld region errors, %ld task errors\n", region_errors, task_errors);
+    }
+    CHECK(constructions.load() == destructions.load());
+    printf("every copy destroyed: %s\n", constructions.load() == destructions.load() ? "yes" : "no");
+
+    // lastprivate of a class type: the sequentially last iteration's value.
+    std::string last;
+#pragma omp parallel for lastprivate(last) schedule(dynamic, 3)
+    for (int i = 0; i < 100; ++i) last = "iteration " + std::to_string(i);
+    printf("lastprivate: %s\n", last.c_str());
+
+    // Declared reductions over library types.
+    std::vector<int> gathered;
+    std::complex<double> total(0, 0);
+#pragma omp parallel for reduction(concat : gathered) reduction(csum : total) schedule(static, 5)
+    for (int i = 0; i < 200; ++i) {
+        gathered.push_back(i);
+        total += std::complex<double>(i, -i);
+    }
+    std::sort(gathered.begin(), gathered.end());
+    bool all = gathered.size() == 200;
+    for (int i = 0; all && i < 200; ++i) all = gathered[static_cast<std::size_t>(i)] == i;
+    printf("concat reduction: %s; complex sum (%.0f, %.0f)\n", all ? "every value once" : "WRONG", total.real(),
+           total.imag());
+
+    // Iterator loops and range-based for.
+    std::vector<long> data(1000);
+    std::iota(data.begin(), data.end(), 0L);
+    long iterator_sum = 0, range_sum = 0;
+#pragma omp parallel for reduction(+ : iterator_sum) schedule(guided)
+    for (auto it = data.begin(); it < data.end(); ++it) iterator_sum += *it;
+#pragma omp parallel for reduction(+ : range_sum)
+    for (long value : data) range_sum += value;
+    printf("iterator loop %ld, range loop %ld\n", iterator_sum, range_sum);
+
+    // taskloop over a vector.
+    std::vector<int> marks(500, 0);
+#pragma omp parallel
+#pragma omp single
+#pragma omp taskloop grainsize(16)
+    for (std::size_t i = 0; i < marks.size(); ++i) marks[i] += 1;
+    printf("taskloop over a vector: %s\n",
+           std::all_of(marks.begin(), marks.end(), [](int m) { return m == 1; }) ? "each once" : "WRONG");
+
+    // Exceptions stay inside the structured block that throws them.
+    int caught = 0;
+#pragma omp parallel reduction(+ : caught)
+    {
+        try {
+            if (omp_get_thread_num() >= 0) throw std::runtime_error("inside a region");
+        } catch (std::exception const &) {
+            caught += 1;
+        }
+    }
+    int team = 0;
+#pragma omp parallel reduction(+ : team)
+    team += 1;
+    printf("exceptions caught in a region: %d of %d threads\n", caught, team);
+
+    // A threadprivate object with a constructor keeps its state per thread number.
+#pragma omp parallel num_threads(2)
+    per_thread.hits += omp_get_thread_num() + 1;
+    long hits[2] = {0, 0};
+#pragma omp parallel num_threads(2)
+    hits[omp_get_thread_num()] = per_thread.hits;
+    printf("threadprivate object: %ld %ld\n", hits[0], hits[1]);
+    return 0;
+}

@@ -1,0 +1,356 @@
+/*  Worksharing loops: every schedule (static, static with a chunk, dynamic, guided, runtime, auto, and the
+ *  monotonic and nonmonotonic forms), signed, unsigned and `unsigned long long` iteration spaces counting up and
+ *  down, `collapse`, `nowait`, `ordered`, doacross (`ordered(n)` with `depend(sink)`), and conditional
+ *  `lastprivate`. Each loop checks that every iteration ran exactly once; static schedules print which thread ran
+ *  what, and `ordered` regions check their order. */
+#include "gomp_test.h"
+
+#include <stdint.h>
+
+enum { n_k = 1000, max_threads_k = 64 };
+
+static int hits[n_k];
+static int owner[n_k];
+static int team;
+
+static void clear(void) {
+    memset(hits, 0, sizeof(hits));
+    for (int i = 0; i < n_k; ++i) owner[i] = -1;
+}
+
+static void expect_each_once(char const *name, int count) {
+    for (int i = 0; i < count; ++i)
+        if (hits[i] != 1) {
+            fprintf(stderr, "%s: iteration %d ran %d times\n", name, i, hits[i]);
+            abort();
+        }
+    for (int i = count; i < n_k; ++i) CHECK(hits[i] == 0);
+}
+
+/**  Prints who ran which iteration, compressed: `thread x count` runs. */
+static void print_owners(char const *name, int count) {
+    printf("%s:", name);
+    for (int i = 0; i < count;) {
+        int j = i;
+        while (j < count && owner[j] == owner[i]) ++j;
+        printf(" %dx%d", owner[i], j - i);
+        i = j;
+    }
+    printf("\n");
+}
+
+#define RECORD(index)                                                                                                  \
+    do {                                                                                                               \
+        _Pragma("omp atomic") hits[index]++;                                                                           \
+        owner[index] = omp_get_thread_num();                                                                           \
+    } while (0)
+
+/**  For monotonic schedules: each thread sees its iterations in increasing order. */
+static int last_seen[max_threads_k];
+static int monotonic_ok;
+static void note_monotonic(int i) {
+    int const thread = omp_get_thread_num();
+    if (i < last_seen[thread]) monotonic_ok = 0;
+    last_seen[thread] = i;
+}
+static void reset_monotonic(void) {
+    for (int t = 0; t < max_threads_k; ++t) last_seen[t] = -1;
+    monotonic_ok = 1;
+}
+
+static void static_schedules(void) {
+    clear();
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < 997; ++i) RECORD(i);
+    expect_each_once("static", 997), print_owners("static", 997);
+    clear();
+#pragma omp parallel for schedule(static, 1)
+    for (int i = 0; i < 23; ++i) RECORD(i);
+    expect_each_once("static,1", 23), print_owners("static,1", 23);
+    clear();
+#pragma omp parallel for schedule(static, 7)
+    for (int i = 0; i < 100; ++i) RECORD(i);
+    expect_each_once("static,7", 100), print_owners("static,7", 100);
+    clear();
+    // Through the runtime: `schedule(runtime)` with a static run-sched-var.
+    omp_set_schedule(omp_sched_static, 0);
+#pragma omp parallel for schedule(runtime)
+    for (int i = 0; i < 101; ++i) RECORD(i);
+    expect_each_once("runtime static", 101), print_owners("runtime static", 101);
+    clear();
+    omp_set_schedule(omp_sched_static, 4);
+#pragma omp parallel for schedule(runtime)
+    for (int i = 0; i < 101; ++i) RECORD(i);
+    expect_each_once("runtime static,4", 101), print_owners("runtime static,4", 101);
+    clear();
+    // An inner `for` with the static schedule in a region, then `nowait` and a barrier.
+#pragma omp parallel
+    {
+#pragma omp for schedule(static) nowait
+        for (int i = 0; i < 50; ++i) RECORD(i);
+#pragma omp for schedule(static, 3)
+        for (int i = 50; i < 150; ++i) RECORD(i);
+    }
+    expect_each_once("static nowait", 150), print_owners("static nowait", 150);
+}
+
+static void dynamic_schedules(void) {
+    omp_sched_t const kinds[] = {omp_sched_dynamic, omp_sched_guided, omp_sched_auto,
+                                 (omp_sched_t)(omp_sched_dynamic | omp_sched_monotonic),
+                                 (omp_sched_t)(omp_sched_guided | omp_sched_monotonic)};
+    int const chunks[] = {1, 3, 0, 2, 5};
+    for (int k = 0; k < 5; ++k) {
+        clear();
+        omp_set_schedule(kinds[k], chunks[k]);
+#pragma omp parallel for schedule(runtime)
+        for (int i = 0; i < n_k; ++i) RECORD(i);
+        expect_each_once("runtime", n_k);
+    }
+    clear();
+#pragma omp parallel for schedule(dynamic)
+    for (int i = 0; i < n_k; ++i) RECORD(i);
+    expect_each_once("dynamic", n_k);
+    clear();
+#pragma omp parallel for schedule(dynamic, 7)
+    for (int i = 0; i < n_k; ++i) RECORD(i);
+    expect_each_once("dynamic,7", n_k);
+    clear();
+#pragma omp parallel for schedule(nonmonotonic : dynamic, 3)
+    for (int i = 0; i < n_k; ++i) RECORD(i);
+    expect_each_once("nonmonotonic:dynamic,3", n_k);
+    clear();
+#pragma omp parallel for schedule(guided)
+    for (int i = 0; i < n_k; ++i) RECORD(i);
+    expect_each_once("guided", n_k);
+    clear();
+#pragma omp parallel for schedule(guided, 9)
+    for (int i = 0; i < n_k; ++i) RECORD(i);
+    expect_each_once("guided,9", n_k);
+    clear();
+#pragma omp parallel for schedule(auto)
+    for (int i = 0; i < n_k; ++i) RECORD(i);
+    expect_each_once("auto", n_k);
+
+    // Monotonic schedules hand each thread its chunks in increasing order.
+    clear(), reset_monotonic();
+#pragma omp parallel for schedule(monotonic : dynamic, 2)
+    for (int i = 0; i < n_k; ++i) {
+        RECORD(i);
+        note_monotonic(i);
+    }
+    expect_each_once("monotonic:dynamic,2", n_k);
+    CHECK(monotonic_ok);
+    clear(), reset_monotonic();
+#pragma omp parallel for schedule(monotonic : guided)
+    for (int i = 0; i < n_k; ++i) {
+        RECORD(i);
+        note_monotonic(i);
+    }
+    expect_each_once("monotonic:guided", n_k);
+    CHECK(monotonic_ok);
+    clear(), reset_monotonic();
+    omp_set_schedule((omp_sched_t)(omp_sched_dynamic | omp_sched_monotonic), 4);
+#pragma omp parallel for schedule(monotonic : runtime)
+    for (int i = 0; i < n_k; ++i) {
+        RECORD(i);
+        note_monotonic(i);
+    }
+    expect_each_once("monotonic:runtime", n_k);
+    CHECK(monotonic_ok);
+
+    // Several loops in one region, some `nowait`: more constructs in flight than the slot ring has.
+    clear();
+#pragma omp parallel
+    {
+        for (int round = 0; round < 20; ++round) {
+#pragma omp for schedule(dynamic, 1) nowait
+            for (int i = round * 50; i < round * 50 + 50; ++i) RECORD(i);
+        }
+#pragma omp barrier
+    }
+    expect_each_once("20 nowait loops", n_k);
+    printf("dynamic, guided, auto and runtime schedules: every iteration once\n");
+}
+
+static void iteration_spaces(void) {
+    // Down-counting signed loop with a step of -3.
+    clear();
+#pragma omp parallel for schedule(dynamic, 4)
+    for (long i = 998; i >= 0; i -= 3) RECORD(i);
+    for (int i = 0; i < n_k; ++i) CHECK(hits[i] == (i <= 998 && (998 - i) % 3 == 0));
+    // Unsigned, from a large base (GCC 12 hands down-counting `unsigned` loops to the runtime with a step it
+    // zero-extends, so no runtime runs them: they are left out).
+    clear();
+#pragma omp parallel for schedule(guided, 2)
+    for (unsigned i = 4000000001u; i < 4000001000u; ++i) RECORD(i - 4000000000u);
+    for (int i = 0; i < n_k; ++i) CHECK(hits[i] == (i >= 1 && i <= 999));
+    // `unsigned long long` near 2^64, up and down, with the combined and the inner forms.
+    unsigned long long const top = UINT64_MAX - 5;
+    clear();
+#pragma omp parallel for schedule(dynamic, 5)
+    for (unsigned long long i = top - 600; i < top; i += 2) RECORD((int)(i - (top - 600)));
+    for (int i = 0; i < n_k; ++i) CHECK(hits[i] == (i < 600 && i % 2 == 0));
+    clear();
+#pragma omp parallel
+    {
+#pragma omp for schedule(nonmonotonic : dynamic, 3)
+        for (unsigned long long i = top; i > top - 700; i -= 7) RECORD((int)(top - i));
+#pragma omp for schedule(static, 2)
+        for (unsigned long long i = 800; i < 900; ++i) RECORD((int)i);
+    }
+    for (int i = 0; i < n_k; ++i) CHECK(hits[i] == ((i < 700 && i % 7 == 0) || (i >= 800 && i < 900)));
+    // Signed loops that end near the type's limits.
+    long long count = 0;
+#pragma omp parallel for schedule(dynamic, 1000) reduction(+ : count)
+    for (long i = INT64_MAX - 100000; i < INT64_MAX; ++i) count++;
+    CHECK(count == 100000);
+    count = 0;
+#pragma omp parallel for schedule(guided) reduction(+ : count)
+    for (long i = INT64_MIN + 99999; i > INT64_MIN; --i) count++;
+    CHECK(count == 99999);
+    // Empty loops, and loops with fewer iterations than threads.
+    count = 0;
+#pragma omp parallel for schedule(dynamic) reduction(+ : count)
+    for (int i = 0; i < 0; ++i) count++;
+#pragma omp parallel for schedule(guided) reduction(+ : count)
+    for (int i = 5; i < 6; ++i) count++;
+#pragma omp parallel for schedule(static, 3) reduction(+ : count)
+    for (int i = 5; i < 6; ++i) count++;
+    CHECK(count == 2);
+    // collapse(2) and collapse(3).
+    clear();
+#pragma omp parallel for collapse(2) schedule(dynamic, 3)
+    for (int i = 0; i < 20; ++i)
+        for (int j = 0; j < 25; ++j) RECORD(i * 25 + j);
+    expect_each_once("collapse(2)", 500);
+    clear();
+#pragma omp parallel for collapse(3) schedule(static)
+    for (int i = 0; i < 10; ++i)
+        for (int j = 0; j < 10; ++j)
+            for (int k = 0; k < 10; ++k) RECORD(i * 100 + j * 10 + k);
+    expect_each_once("collapse(3)", 1000), print_owners("collapse(3) static", 1000);
+    printf("signed, unsigned, unsigned long long, empty and collapsed spaces: every iteration once\n");
+}
+
+static void ordered_loops(void) {
+    int sequence[n_k], length = 0;
+#define ORDERED_CASE(name, clause, count)                                                                              \
+    do {                                                                                                               \
+        clear(), length = 0;                                                                                           \
+        _Pragma(clause) for (int i = 0; i < count; ++i) {                                                              \
+            RECORD(i);                                                                                                 \
+            if (i % 3 != 1) {                                                                                          \
+                _Pragma("omp ordered") sequence[length++] = i;                                                         \
+            }                                                                                                          \
+        }                                                                                                              \
+        expect_each_once(name, count);                                                                                 \
+        int expected = 0;                                                                                              \
+        for (int at = 0; at < length; ++at, ++expected) {                                                              \
+            if (expected % 3 == 1) ++expected;                                                                         \
+            CHECK(sequence[at] == expected);                                                                           \
+        }                                                                                                              \
+        if (expected < count && expected % 3 == 1) ++expected;                                                         \
+        CHECK(expected == count);                                                                                      \
+    } while (0)
+    ORDERED_CASE("ordered static", "omp parallel for ordered schedule(static)", 300);
+    ORDERED_CASE("ordered static,2", "omp parallel for ordered schedule(static, 2)", 301);
+    ORDERED_CASE("ordered dynamic", "omp parallel for ordered schedule(dynamic)", 302);
+    ORDERED_CASE("ordered dynamic,5", "omp parallel for ordered schedule(dynamic, 5)", 303);
+    ORDERED_CASE("ordered guided", "omp parallel for ordered schedule(guided)", 304);
+    ORDERED_CASE("ordered runtime", "omp parallel for ordered schedule(runtime)", 305);
+    ORDERED_CASE("ordered monotonic", "omp parallel for ordered schedule(monotonic : dynamic, 2)", 306);
+    printf("ordered regions ran in iteration order\n");
+
+    // Doacross: each iteration depends on the previous one (1D) or on its two neighbours (2D wavefront).
+    long chain[n_k];
+    chain[0] = 1;
+#pragma omp parallel for ordered(1) schedule(dynamic, 3)
+    for (int i = 1; i < n_k; ++i) {
+#pragma omp ordered depend(sink : i - 1)
+        chain[i] = chain[i - 1] + i;
+#pragma omp ordered depend(source)
+    }
+    for (int i = 1; i < n_k; ++i) CHECK(chain[i] == chain[i - 1] + i);
+    static long grid[40][40];
+    for (int i = 0; i < 40; ++i) grid[i][0] = grid[0][i] = 1;
+#pragma omp parallel for ordered(2) schedule(static)
+    for (int i = 1; i < 40; ++i)
+        for (int j = 1; j < 40; ++j) {
+#pragma omp ordered depend(sink : i - 1, j) depend(sink : i, j - 1)
+            grid[i][j] = (grid[i - 1][j] + grid[i][j - 1]) % 1000003;
+#pragma omp ordered depend(source)
+        }
+    printf("doacross chain %ld, wavefront %ld\n", chain[n_k - 1], grid[39][39]);
+}
+
+// GCC 12 warns that its own private copy of `last_section` may be read uninitialized: it is read only when assigned.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+static void conditional_lastprivate(void) {
+    int last = -1, last_section = 0;
+#pragma omp parallel
+    {
+#pragma omp for schedule(dynamic, 3) lastprivate(conditional : last)
+        for (int i = 0; i < n_k; ++i)
+            if (i % 7 == 3) last = i;
+#pragma omp sections lastprivate(conditional : last_section)
+        {
+#pragma omp section
+            last_section = 1;
+#pragma omp section
+            last_section = 2;
+#pragma omp section
+            (void)0;
+        }
+    }
+    printf("conditional lastprivate: %d %d\n", last, last_section);
+}
+#pragma GCC diagnostic pop
+
+/**  `lastprivate`: the value of the sequentially last iteration, whichever thread ran it and in whatever order its
+ *   chunks came (GCC copies out on the thread whose last chunk ends the loop), for every schedule, many times. */
+static void slow_if_early(int i, int n) {
+    // The first iterations are slow, so the threads owning the late ones finish first and go stealing.
+    volatile long sink = 0;
+    if (i < n / 3)
+        for (int spin = 0; spin < 2000; ++spin) sink += spin;
+}
+static void lastprivate_loops(void) {
+    int wrong = 0;
+    for (int round = 0; round < 200; ++round) {
+        int const n = 50 + round;
+        long a = -1, b = -1, c = -1, d = -1, e = -1;
+#pragma omp parallel for lastprivate(a) schedule(nonmonotonic : dynamic, 1)
+        for (int i = 0; i < n; ++i) {
+            slow_if_early(i, n);
+            a = i;
+        }
+#pragma omp parallel for lastprivate(b) schedule(dynamic, 3)
+        for (int i = 0; i < n; ++i) {
+            slow_if_early(i, n);
+            b = 2L * i;
+        }
+#pragma omp parallel for lastprivate(c) schedule(guided)
+        for (int i = 0; i < n; ++i) c = 3L * i;
+#pragma omp parallel for lastprivate(d) schedule(static, 2)
+        for (int i = 0; i < n; ++i) d = 4L * i;
+#pragma omp parallel for lastprivate(e) schedule(runtime)
+        for (int i = n - 1; i >= 0; --i) e = 5L * i;
+        wrong += a != n - 1 || b != 2L * (n - 1) || c != 3L * (n - 1) || d != 4L * (n - 1) || e != 0;
+    }
+    CHECK(wrong == 0);
+    printf("lastprivate: the last iteration's value under every schedule\n");
+}
+
+int main(void) {
+    report_server();
+    team = omp_get_max_threads();
+    printf("team %d\n", team);
+    static_schedules();
+    dynamic_schedules();
+    iteration_spaces();
+    ordered_loops();
+    conditional_lastprivate();
+    lastprivate_loops();
+    return 0;
+}

@@ -1,0 +1,195 @@
+/*  Tasks: `task` (shared, firstprivate and large data, `if`, `final`, `untied`, `mergeable`, `priority`),
+ *  `taskwait`, `taskgroup`, `taskyield`, `depend` chains, recursive tasks, and `taskloop` (grainsize, num_tasks,
+ *  strict, nogroup, counting down, unsigned long long), including a check that its tasks really run on more than
+ *  one thread of the team. */
+#include "gomp_test.h"
+
+#include <stdatomic.h>
+
+static long fib(int n) {
+    if (n < 2) return n;
+    long a, b;
+#pragma omp task shared(a) firstprivate(n)
+    a = fib(n - 1);
+#pragma omp task shared(b) firstprivate(n)
+    b = fib(n - 2);
+#pragma omp taskwait
+    return a + b;
+}
+
+enum { n_k = 10000 };
+static int hits[n_k];
+
+static void expect_each_once(char const *name, int count) {
+    for (int i = 0; i < count; ++i)
+        if (hits[i] != 1) {
+            fprintf(stderr, "%s: iteration %d ran %d times\n", name, i, hits[i]);
+            abort();
+        }
+    memset(hits, 0, sizeof(hits));
+}
+
+/**  Tasks of a taskloop each wait (bounded) until two distinct threads have run tasks of it. */
+static atomic_int runners_mask;
+static int shared_taskloop(int tasks) {
+    atomic_store(&runners_mask, 0);
+    int timed_out = 0;
+#pragma omp parallel
+#pragma omp single
+    {
+#pragma omp taskloop num_tasks(tasks)
+        for (int t = 0; t < tasks; ++t) {
+            int const mine = 1 << (omp_get_thread_num() % 30);
+            atomic_fetch_or(&runners_mask, mine);
+            double const deadline = omp_get_wtime() + 30.0;
+            // Bounded: a runtime that ran every task on one thread fails here instead of hanging.
+            while (__builtin_popcount(atomic_load(&runners_mask)) < 2)
+                if (omp_get_wtime() > deadline) {
+#pragma omp atomic write
+                    timed_out = 1;
+                    break;
+                }
+        }
+    }
+    return timed_out ? 0 : __builtin_popcount(atomic_load(&runners_mask));
+}
+
+int main(void) {
+    report_server();
+    long f = 0;
+#pragma omp parallel
+#pragma omp single
+    f = fib(22);
+    printf("fib(22) = %ld\n", f);
+
+    // Data environments: shared, firstprivate (copied at creation), a big firstprivate array.
+    int shared_sum = 0, errors = 0;
+    int big[4096];
+    for (int i = 0; i < 4096; ++i) big[i] = i;
+#pragma omp parallel reduction(+ : errors)
+#pragma omp single
+    {
+        for (int i = 0; i < 100; ++i) {
+#pragma omp task firstprivate(i) shared(shared_sum)
+            {
+#pragma omp atomic
+                shared_sum += i;
+            }
+        }
+        int value = 7;
+#pragma omp task firstprivate(value, big)
+        {
+            errors += value != 7;
+            for (int i = 0; i < 4096; ++i) errors += big[i] != i;
+            big[0] = -1; // the task's own copy
+        }
+        value = 8;
+#pragma omp taskwait
+        errors += big[0] != 0;
+    }
+    printf("tasks: shared sum %d, data errors %d\n", shared_sum, errors);
+
+    // if(0), final (descendants are final too), untied, mergeable, priority; taskyield; taskgroup.
+    int in_final_outer = -1, in_final_inner = -1, not_final = -1, group_count = 0, clauses = 0;
+#pragma omp parallel
+#pragma omp single
+    {
+#pragma omp task final(1)
+        {
+            in_final_outer = omp_in_final();
+#pragma omp task
+            in_final_inner = omp_in_final();
+        }
+#pragma omp task if (0)
+        not_final = omp_in_final();
+#pragma omp task untied mergeable priority(5)
+        {
+#pragma omp taskyield
+#pragma omp atomic
+            clauses++;
+        }
+#pragma omp taskgroup
+        {
+            for (int i = 0; i < 10; ++i) {
+#pragma omp task
+                {
+#pragma omp task
+                    {
+#pragma omp atomic
+                        group_count++;
+                    }
+                }
+            }
+        }
+        // Every descendant of the taskgroup has finished here.
+        CHECK(group_count == 10);
+    }
+    printf("final %d %d, if(0) %d, taskgroup %d, clauses %d\n", in_final_outer, in_final_inner, not_final, group_count,
+           clauses);
+
+    // depend: a chain of writers and readers of one variable keeps its order.
+    int value = 0, trace[8] = {0}, at = 0;
+#pragma omp parallel
+#pragma omp single
+    {
+#pragma omp task depend(out : value) shared(value, trace, at)
+        value = 1, trace[at++] = 1;
+#pragma omp task depend(in : value) shared(value, trace, at)
+        trace[at++] = value * 10;
+#pragma omp task depend(inout : value) shared(value, trace, at)
+        value = 3, trace[at++] = 3;
+#pragma omp task depend(in : value) shared(value, trace, at)
+        trace[at++] = value * 100;
+#pragma omp taskwait depend(inout : value)
+        trace[at++] = 99;
+#pragma omp taskwait
+    }
+    printf("depend chain: %d %d %d %d %d, value %d\n", trace[0], trace[1], trace[2], trace[3], trace[4], value);
+
+    // taskloop: every iteration once, whatever the clauses.
+#pragma omp parallel
+#pragma omp single
+    {
+#pragma omp taskloop grainsize(37)
+        for (int i = 0; i < n_k; ++i) hits[i]++;
+        expect_each_once("taskloop grainsize", n_k);
+#pragma omp taskloop num_tasks(13)
+        for (int i = n_k - 1; i >= 0; i -= 2) hits[i]++;
+        for (int i = 0; i < n_k; ++i) hits[i] += i % 2 == 0;
+        expect_each_once("taskloop num_tasks, down", n_k);
+#pragma omp taskloop grainsize(strict : 100) nogroup
+        for (long i = 0; i < 4321; ++i) {
+#pragma omp atomic
+            hits[i]++;
+        }
+#pragma omp taskwait
+        expect_each_once("taskloop strict nogroup", 4321);
+#pragma omp taskloop collapse(2)
+        for (int i = 0; i < 50; ++i)
+            for (int j = 0; j < 40; ++j) hits[i * 40 + j]++;
+        expect_each_once("taskloop collapse(2)", 2000);
+        unsigned long long const base = 18000000000000000000ull;
+#pragma omp taskloop
+        for (unsigned long long i = base; i < base + 999; ++i) hits[i - base]++;
+        expect_each_once("taskloop unsigned long long", 999);
+#pragma omp taskloop if (0)
+        for (int i = 0; i < 100; ++i) hits[i]++;
+        expect_each_once("taskloop if(0)", 100);
+    }
+    // `master taskloop` in a region, and a taskloop outside any region.
+    long total = 0;
+#pragma omp parallel
+#pragma omp master taskloop num_tasks(8)
+    for (int i = 0; i < 1000; ++i) {
+#pragma omp atomic
+        total += i;
+    }
+    printf("taskloops: every iteration once; master taskloop total %ld\n", total);
+
+    if (omp_get_max_threads() >= 2) {
+        int const runners = shared_taskloop(16);
+        CHECK(runners >= 2);
+        printf("taskloop tasks ran on more than one thread\n");
+    }
+    return 0;
+}
