@@ -434,6 +434,7 @@ TEST(fabric_harvest, an_exclusive_pool_with_narrow_indices_measures_too_and_leav
     fu::machine_topology_t topology;
     ASSERT_TRUE(topology.try_harvest());
     fu::basic_pool_t<std::allocator<std::thread>, fu::default_micro_yield_t, std::uint8_t> pool;
+    FORKUNION_SKIP_UNLESS_THREADS(2);
     ASSERT_TRUE(pool.spawn(2, fu::caller_exclusive_k));
     std::set<std::size_t> const caller_before = fut::kernel_affinity();
     std::vector<std::set<std::size_t>> const masks_before = masks_of(pool);
@@ -516,6 +517,7 @@ TEST(fabric_harvest, a_harvest_from_inside_a_callback_of_its_pool_is_contended_a
     fu::machine_topology_t topology;
     ASSERT_TRUE(topology.try_harvest());
     fu::flat_pool_t pool;
+    FORKUNION_SKIP_UNLESS_THREADS(2);
     ASSERT_TRUE(pool.spawn(2));
     std::vector<std::set<std::size_t>> const masks_before = masks_of(pool);
     fu::fabric_t fabric;
@@ -610,6 +612,7 @@ TEST(fabric_recorded, a_two_socket_xeon_this_machine_partly_lacks_reports_what_i
 TEST(fabric_portable, one_compute_domain_is_measured_where_the_threads_run) {
     fu::machine_topology_t stand_in; // not harvested: one domain over this thread's cores, node 0
     fu::flat_pool_t pool;
+    FORKUNION_SKIP_UNLESS_THREADS(2);
     ASSERT_TRUE(pool.spawn(2));
     fu::basic_fabric_t<fu::detail::portable_fabric_platform_t> fabric;
     ASSERT_EQ(fabric.try_harvest(stand_in, pool, fu::fabric_options_t::quick()), fu::status_code_t::success_k);
@@ -625,6 +628,7 @@ TEST(fabric_portable, a_machine_of_two_compute_domains_cannot_be_measured_withou
     fu::machine_topology_t recorded;
     ASSERT_TRUE(recorded.try_harvest_from_sysfs(two_socket_xeon.c_str()));
     fu::flat_pool_t pool;
+    FORKUNION_SKIP_UNLESS_THREADS(2);
     ASSERT_TRUE(pool.spawn(2));
     fu::basic_fabric_t<fu::detail::portable_fabric_platform_t> fabric;
     EXPECT_EQ(fabric.try_harvest(recorded, pool, fu::fabric_options_t::quick()),
