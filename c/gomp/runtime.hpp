@@ -7,9 +7,11 @@
  *  of `runtime.cpp`; the comments here say what each field is for and who writes it.
  */
 #pragma once
-#include <atomic>  // `std::atomic`
-#include <cstddef> // `std::size_t`
-#include <cstdint> // `std::uint64_t`
+#include <atomic>      // `std::atomic`
+#include <cstddef>     // `std::size_t`
+#include <cstdint>     // `std::uint64_t`
+#include <cstring>     // `std::memcmp`
+#include <type_traits> // `std::has_unique_object_representations_v`
 
 #include <forkunion/flat.hpp>
 #include <forkunion/types.hpp>
@@ -57,9 +59,12 @@ enum bind_kind_t : int {
     bind_spread_k = 4,
 };
 
-/**  The ICVs of one task's data environment: each task owns a copy, implicit tasks inherit their parent's. */
+/**
+ *  The ICVs of one task's data environment: each task owns a copy, implicit tasks inherit their parent's. Five
+ *  words with no padding (the spare bytes are a member), so two sets compare as bytes, a few wide loads: a region's
+ *  master compares its team's copy with the one it would write, and writes only a changed one.
+ */
 struct task_icv_t {
-    constexpr bool operator==(task_icv_t const &) const noexcept = default;
     unsigned nthreads = 1;     ///< nthreads-var: the team size the next `parallel` asks for.
     unsigned nthreads_pos = 0; ///< Position of `nthreads` in the `OMP_NUM_THREADS` list.
     unsigned bind_pos = 0;     ///< Position of bind-var in the `OMP_PROC_BIND` list.
@@ -68,8 +73,13 @@ struct task_icv_t {
     int run_chunk = 1;                                     ///< run-sched-var chunk (0 = the schedule's default).
     int default_device = 0;                                ///< default-device-var.
     bool dynamic = false;                                  ///< dyn-var.
+    bool spare[3] = {};                                    ///< Unused, always zero: named, so not padding.
     std::uintptr_t default_allocator = 1;                  ///< def-allocator-var (`omp_default_mem_alloc`).
+
+    bool operator==(task_icv_t const &other) const noexcept { return std::memcmp(this, &other, sizeof(other)) == 0; }
 };
+static_assert(sizeof(task_icv_t) == 5 * sizeof(std::uint64_t) && std::has_unique_object_representations_v<task_icv_t>,
+              "every byte of the ICVs is a member: the byte-wise comparison sees all of them and nothing else");
 
 /**
  *  Spins (pause-hint iterations) a wait makes before it sleeps, when neither `OMP_WAIT_POLICY` nor
@@ -231,10 +241,26 @@ struct task_t {
     ws_state_t ws;             ///< Implicit tasks: the construct in progress.
 };
 
-/**  The calling thread's innermost task; never null (the thread's initial task outside any region). */
-task_t &current_task() noexcept;
+/**
+ *  The calling thread's innermost task, or null until its first OpenMP call: read it through `current_task`.
+ *  Initial-exec: one `%fs`-relative access, no `__tls_get_addr` call and no TLS wrapper (constant-initialized).
+ */
+extern constinit thread_local task_t *current_task_pointer __attribute__((tls_model("initial-exec")));
+/**  Builds the calling thread's initial task (reading the environment first, if nothing has) and makes it current. */
+[[gnu::noinline, gnu::cold]] task_t &initial_task_slow() noexcept;
+
+/**  The calling thread's innermost task; never null (the thread's initial task outside any region). Once it has
+ *   returned on a thread, the environment has been read (`initial_task_slow` reads it first). */
+inline task_t &current_task() noexcept {
+    task_t *const task = current_task_pointer;
+    return task ? *task : initial_task_slow();
+}
 /**  Makes `task` the calling thread's innermost task and returns the one it replaces. */
-task_t *swap_current_task(task_t *task) noexcept;
+inline task_t *swap_current_task(task_t *task) noexcept {
+    task_t *const previous = &current_task();
+    current_task_pointer = task;
+    return previous;
+}
 
 /**  A 128-byte line holding one atomic word: a cursor nobody else writes next to. */
 struct alignas(line_k) cursor_line_t {
