@@ -618,9 +618,10 @@ void run_serial(task_t &parent, void (*fn)(void *), void *data, loop_shape_t con
                                                            std::uint64_t const *sections) noexcept {
     update(team.header.prepared, loop || sections);
     if (!loop && !sections) return;
-    team.prepared.is_sections = sections != nullptr;
-    if (loop) team.prepared.loop = *loop;
-    if (sections) team.prepared.sections = *sections;
+    // Written only when changed, like the header: a loop run region after region leaves the line shared.
+    update(team.prepared.is_sections, sections != nullptr);
+    if (loop) update(team.prepared.loop, *loop);
+    if (sections) update(team.prepared.sections, *sections);
 }
 
 /**  Sets up team member `thread`'s implicit task for the region published on `team`, in its first worksharing
@@ -725,7 +726,8 @@ void run_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned fl
     task_t &parent = current_task();
     unsigned size = team_size_for(parent, nthreads);
     root_t *root = size > 1 ? prepare_team(parent, size, fn, data) : nullptr;
-    if (!root) return run_serial(parent, fn, data, loop, sections);
+    if (!root) [[unlikely]]
+        return run_serial(parent, fn, data, loop, sections);
 
     unsigned const forks = forks_.load(std::memory_order_relaxed);
     team_t &team = root->team;

@@ -193,6 +193,7 @@ inline constexpr unsigned max_doacross_dims_k = 8;
 
 /**  A loop's shape in logical iterations `[0, n)`, and how to map them back to the user's iteration variable. */
 struct loop_shape_t {
+    constexpr bool operator==(loop_shape_t const &) const noexcept = default;
     std::uint64_t n = 0;              ///< Iterations.
     std::uint64_t chunk = 0;          ///< Chunk size, >= 1; 0 = one block per thread (`schedule(static)`).
     std::uint64_t start = 0;          ///< The variable's first value, as a bit pattern (signed or unsigned).
