@@ -33,7 +33,10 @@
  *  same split as GCC's inlined static schedule and as `static_slice`) or its round-robin chunks. Nonmonotonic
  *  `dynamic` gives each member its static block of chunks behind a private, padded cursor, then steals from the
  *  others' in a coprime order (the pool's `for_n_dynamic` scheme); a cursor word carries a tag of the construct
- *  number, so a thief never takes from a block whose owner has not entered the construct yet. Monotonic `dynamic`,
+ *  number, so a thief never takes from a block whose owner has not entered the construct yet, and an owner
+ *  publishes its block only once every member has left the construct that used its cursor row before (each member's
+ *  departure word says how far it got), so a late thief's increment never lands on a later construct's block. Such
+ *  a loop takes no slot and never waits: an owner that cannot see that drains its block alone. Monotonic `dynamic`,
  *  `guided`, `sections` and every `ordered` loop take chunks from one shared cursor, in increasing order, so the
  *  chunks tile the iterations in hand-out order and `ordered` becomes a turn: the chunk starting at the turn's
  *  iteration may run its `ordered` regions, and hands the turn on (to its end) when its thread asks for the next.
@@ -369,7 +372,7 @@ status_t spawn_pool(pool_t &pool, unsigned threads, caller_exclusivity_t exclusi
  *   regions (a region sets up every task it uses). */
 bool ensure_capacity(root_t &root, unsigned capacity) noexcept {
     if (root.shape.capacity >= capacity) return true;
-    std::size_t const lines = static_cast<std::size_t>(capacity) * ws_slots_k;
+    std::size_t const lines = cursor_table_lines(capacity);
     auto *table = new (std::align_val_t(line_k), std::nothrow) cursor_line_t[lines];
     if (!table) return false;
     auto *tasks = new (std::nothrow) member_task_t[capacity];
@@ -377,7 +380,7 @@ bool ensure_capacity(root_t &root, unsigned capacity) noexcept {
         ::operator delete[](table, std::align_val_t(line_k));
         return false;
     }
-    close_cursors(table, lines);
+    reset_cursor_table(table, capacity);
     ::operator delete[](root.shape.cursors, std::align_val_t(line_k));
     delete[] root.shape.tasks;
     root.shape.cursors = table;
@@ -519,6 +522,8 @@ void update(value_type_ &field, value_type_ const &value) noexcept {
     task.active_level = header.active_level;
     task.in_final = false;
     task.ws_next = header.ws_base;
+    // Every member left every construct before the region's first: the pools' join ordered them before this.
+    task.ws_floor = header.ws_base;
     // `ws` is set up by the first worksharing construct; only what `loop_leave` and the queries read is reset (the
     // task is the root's, so it holds the previous region's values).
     task.ws.slot = nullptr;

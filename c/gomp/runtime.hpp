@@ -31,7 +31,8 @@ inline constexpr std::size_t line_k = default_alignment_k;
 /**
  *  Worksharing slots per team: a team member may run up to `ws_slots_k - 1` `nowait` constructs ahead of the
  *  slowest member before it waits for a slot to free. Each slot costs three lines per root, plus one cursor line
- *  per team thread for the stealing schedule.
+ *  per team thread for the stealing schedule. Stealing loops take no slot and never wait: a member that far ahead
+ *  drains its own block without publishing it (see `loop_enter`).
  */
 inline constexpr std::uint64_t ws_slots_k = 8;
 
@@ -174,6 +175,21 @@ void mutex_unlock(std::atomic<std::uint32_t> &word) noexcept;
 /**  Prints `forkunion gomp: <what> is not supported (<why>)` and aborts. Never returns. */
 [[noreturn]] void refuse(char const *what, char const *why) noexcept;
 
+/**  A 128-byte line holding one atomic word: a cursor nobody else writes next to. */
+struct alignas(line_k) cursor_line_t {
+    std::atomic<std::uint64_t> value{0};
+};
+static_assert(sizeof(cursor_line_t) == line_k);
+
+/**
+ *  Lines of a team's cursor table for `capacity` threads: `ws_slots_k` rows of stealing cursors (row `id %
+ *  ws_slots_k` serves construct `id`, line `t` is thread `t`'s block), then one row of departure words (line `t`:
+ *  one past the last worksharing construct thread `t` left, written only by `t`).
+ */
+constexpr std::size_t cursor_table_lines(std::size_t capacity) noexcept {
+    return (ws_slots_k + 1) * capacity;
+}
+
 // ---- Tasks, teams and roots ----
 
 struct team_t;
@@ -191,9 +207,10 @@ enum class loop_kind_t : std::uint8_t {
 /**  Ordered dimensions of a doacross loop (`ordered(n)`) we track; deeper nests are refused at the loop. */
 inline constexpr unsigned max_doacross_dims_k = 8;
 
-/**  A loop's shape in logical iterations `[0, n)`, and how to map them back to the user's iteration variable. */
+/**  A loop's shape in logical iterations `[0, n)`, and how to map them back to the user's iteration variable. Seven
+ *   words with no padding (the spare bytes are a member), so two shapes compare as bytes, like `task_icv_t`. */
 struct loop_shape_t {
-    constexpr bool operator==(loop_shape_t const &) const noexcept = default;
+    bool operator==(loop_shape_t const &other) const noexcept { return std::memcmp(this, &other, sizeof(other)) == 0; }
     std::uint64_t n = 0;              ///< Iterations.
     std::uint64_t chunk = 0;          ///< Chunk size, >= 1; 0 = one block per thread (`schedule(static)`).
     std::uint64_t start = 0;          ///< The variable's first value, as a bit pattern (signed or unsigned).
@@ -202,20 +219,34 @@ struct loop_shape_t {
     std::uint64_t progress_words = 0; ///< Doacross loops: progress words the slot's first member allocates.
     loop_kind_t kind = loop_kind_t::static_k;
     bool ordered = false;
+    std::uint8_t spare[6] = {}; ///< Unused, always zero: named, so not padding.
 };
+static_assert(sizeof(loop_shape_t) == 7 * sizeof(std::uint64_t) &&
+                  std::has_unique_object_representations_v<loop_shape_t>,
+              "every byte of a shape is a member: the byte-wise comparison sees all of them and nothing else");
 
-/**  What a thread remembers of the worksharing construct it is in. */
+/**
+ *  What a thread remembers of the worksharing construct it is in. `loop_enter` sets every field the construct's
+ *  schedule reads; the others keep stale values that nothing reads.
+ */
 struct ws_state_t {
-    ws_slot_t *slot = nullptr; ///< The team slot, or null (static loops, a team of one).
+    ws_slot_t *slot = nullptr; ///< The team slot, or null (static and stealing loops, a team of one).
     std::uint64_t id = 0;      ///< Worksharing construct number in this team.
     loop_shape_t loop;
-    std::uint64_t next = 0;  ///< Static: next chunk index; sections on a team of one: next section.
-    std::uint64_t count = 0; ///< Sections: how many.
+    /**  Static: next chunk index; sections on a team of one: next section; stealing with an unpublished block: the
+     *   next chunk of this thread's own block. */
+    std::uint64_t next = 0;
     std::uint64_t first = 0; ///< The chunk handed out last: `[first, last)` logical iterations.
     std::uint64_t last = 0;
-    unsigned victim = 0; ///< Stealing: the cursor being drained, and how many are left to visit.
+    // Stealing: the construct's cursor row, its tag (already shifted), and the block split of its chunks.
+    cursor_line_t *row = nullptr;
+    std::uint64_t tag = 0;
+    std::uint64_t quotient = 0;  ///< Every thread's block has `quotient` chunks ...
+    std::uint64_t remainder = 0; ///< ... plus one for threads below `remainder`.
+    unsigned victim = 0;         ///< Stealing: the block being drained, and how many are left to visit.
     unsigned victims_left = 0;
     unsigned stride = 1;
+    bool published = false;      ///< Stealing: this thread's block is behind its cursor (else it drains it alone).
     bool holds_chunk = false;    ///< `[first, last)` is this thread's and not yet handed on (`ordered`).
     bool pending = false;        ///< Team of one: the whole loop is still to be handed out.
     void *solo_memory = nullptr; ///< Team of one: the scratch memory `GOMP_loop_start` asked for.
@@ -239,6 +270,11 @@ struct task_t {
     int active_level = 0; ///< Nesting of parallel regions with more than one thread.
     bool in_final = false;
     std::uint64_t ws_next = 0; ///< Implicit tasks: number of the next worksharing construct.
+    /**  Implicit tasks: every member of the team has left every worksharing construct below this number, as far
+     *   as this thread has seen (the region's first construct, then the members' departure words). */
+    std::uint64_t ws_floor = 0;
+    unsigned steal_stride = 1; ///< Implicit tasks: the coprime victim stride for a team of `stride_team` ...
+    unsigned stride_team = 0;  ///< ... threads, derived again only when the team size changes.
     ws_state_t ws;             ///< Implicit tasks: the construct in progress.
 };
 
@@ -262,12 +298,6 @@ inline task_t *swap_current_task(task_t *task) noexcept {
     current_task_pointer = task;
     return previous;
 }
-
-/**  A 128-byte line holding one atomic word: a cursor nobody else writes next to. */
-struct alignas(line_k) cursor_line_t {
-    std::atomic<std::uint64_t> value{0};
-};
-static_assert(sizeof(cursor_line_t) == line_k);
 
 /**
  *  One worksharing slot. `state` encodes `4 * id + {0 free, 1 initializing, 2 ready}`: a slot free for `id` may be
@@ -321,7 +351,7 @@ struct team_t {
         void *data = nullptr;
         task_t *parent = nullptr;
         root_t *root = nullptr;           ///< The root this team belongs to.
-        cursor_line_t *cursors = nullptr; ///< `ws_slots_k` x capacity stealing cursors, slot-major.
+        cursor_line_t *cursors = nullptr; ///< `cursor_table_lines(capacity)` lines: cursors, then departures.
         std::uint64_t ws_base = 0;        ///< Number of the region's first worksharing construct.
         wait_policy_t policy;
         task_icv_t icv; ///< What the implicit tasks inherit.
@@ -418,8 +448,8 @@ bool loop_next_logical(task_t &task, std::uint64_t &first, std::uint64_t &last) 
 /**  Leaves the loop (handing on the ordered turn) and, with `barrier`, waits for the team. */
 void loop_leave(task_t &task, bool barrier) noexcept;
 void sections_enter(task_t &task, std::uint64_t count, void **memory, std::uint64_t memory_bytes) noexcept;
-/**  Marks every stealing cursor of a fresh table closed (no construct's tag). */
-void close_cursors(cursor_line_t *cursors, std::size_t lines) noexcept;
+/**  Sets up a fresh cursor table of `capacity` threads: every cursor closed, every departure word 0. */
+void reset_cursor_table(cursor_line_t *cursors, std::size_t capacity) noexcept;
 
 /**  Builds the shape of a loop over `long` or `unsigned long long` iterations, for schedule `kind`. */
 loop_shape_t signed_shape(long start, long end, long incr, long chunk, loop_kind_t kind, bool ordered) noexcept;

@@ -172,6 +172,56 @@ static void dynamic_schedules(void) {
     printf("dynamic, guided, auto and runtime schedules: every iteration once\n");
 }
 
+/**
+ *  Back-to-back `nowait` stealing loops in one region, far more than the slot ring has, at team sizes 1, 2, 3 and 8,
+ *  with spaces from empty to several chunks per thread. A straggler (a different thread every few loops) holds its
+ *  first chunk for a while, so the others run many loops ahead of it and steal from its block: whatever the
+ *  interleaving, every loop runs each of its iterations exactly once, so no late thread ever takes a chunk of a later
+ *  loop (or of an earlier one).
+ */
+enum { steal_loops_k = 96, steal_max_k = 40 };
+static int steal_hits[steal_loops_k][steal_max_k];
+static int steal_size(int loop) {
+    return (loop * 7) % (steal_max_k + 1); // 0, 7, 14, ..., 40, 6, ...: empty spaces and uneven blocks
+}
+static void straggle(int loop, int i) {
+    volatile long sink = 0;
+    if (i == 0 && loop % 5 == 0)
+        for (long spin = 0; spin < 200000; ++spin) sink += spin;
+}
+static void stealing_nowait_loops(void) {
+    int const teams[] = {1, 2, 3, 8};
+    for (int t = 0; t < 4; ++t) {
+        memset(steal_hits, 0, sizeof(steal_hits));
+#pragma omp parallel num_threads(teams[t])
+        {
+            for (int loop = 0; loop < steal_loops_k; loop += 2) {
+                int const n = steal_size(loop), m = steal_size(loop + 1);
+#pragma omp for schedule(nonmonotonic : dynamic, 1) nowait
+                for (int i = 0; i < n; ++i) {
+                    straggle(loop, i);
+#pragma omp atomic
+                    steal_hits[loop][i]++;
+                }
+#pragma omp for schedule(nonmonotonic : dynamic, 3) nowait
+                for (int i = 0; i < m; ++i) {
+                    straggle(loop + 1, i);
+#pragma omp atomic
+                    steal_hits[loop + 1][i]++;
+                }
+            }
+        }
+        for (int loop = 0; loop < steal_loops_k; ++loop)
+            for (int i = 0; i < steal_max_k; ++i)
+                if (steal_hits[loop][i] != (i < steal_size(loop))) {
+                    fprintf(stderr, "team %d, nowait loop %d: iteration %d ran %d times\n", teams[t], loop, i,
+                            steal_hits[loop][i]);
+                    abort();
+                }
+    }
+    printf("%d back-to-back nowait stealing loops at 1, 2, 3 and 8 threads: every iteration once\n", steal_loops_k);
+}
+
 static void iteration_spaces(void) {
     // Down-counting signed loop with a step of -3.
     clear();
@@ -348,6 +398,7 @@ int main(void) {
     printf("team %d\n", team);
     static_schedules();
     dynamic_schedules();
+    stealing_nowait_loops();
     iteration_spaces();
     ordered_loops();
     conditional_lastprivate();
