@@ -368,6 +368,15 @@ status_t spawn_pool(pool_t &pool, unsigned threads, caller_exclusivity_t exclusi
     return pool.spawn(threads, exclusivity, cores);
 }
 
+/**  What a team thread's implicit task keeps from region to region: its team, itself as its implicit task, its thread
+ *   number, and not being final. Set once, where the task is made; `init_implicit` fills in the rest per region. */
+void bind_implicit(task_t &task, team_t &team, unsigned thread) noexcept {
+    task.team = &team;
+    task.implicit = &task;
+    task.thread_num = thread;
+    task.in_final = false;
+}
+
 /**  Grows the cursor table and the implicit tasks to `capacity` threads; neither's contents matter between
  *   regions (a region sets up every task it uses). */
 bool ensure_capacity(root_t &root, unsigned capacity) noexcept {
@@ -381,6 +390,7 @@ bool ensure_capacity(root_t &root, unsigned capacity) noexcept {
         return false;
     }
     reset_cursor_table(table, capacity);
+    for (unsigned thread = 0; thread != capacity; ++thread) bind_implicit(tasks[thread].task, root.team, thread);
     ::operator delete[](root.shape.cursors, std::align_val_t(line_k));
     delete[] root.shape.tasks;
     root.shape.cursors = table;
@@ -509,18 +519,14 @@ void update(value_type_ &field, value_type_ const &value) noexcept {
     if (!(field == value)) field = value;
 }
 
-/**  Fills the implicit task of team member `thread` from the team header. */
-[[gnu::always_inline]] inline void init_implicit(task_t &task, team_t &team, unsigned thread) noexcept {
+/**  Fills the implicit task of a team member from the team header; `bind_implicit` has set it up for its thread. */
+[[gnu::always_inline]] inline void init_implicit(task_t &task, team_t const &team) noexcept {
     team_t::header_t const &header = team.header;
     task.icv = header.icv;
-    task.team = &team;
-    task.implicit = &task;
     task.parent = header.parent;
-    task.thread_num = thread;
     task.team_size = header.size;
     task.level = header.level;
     task.active_level = header.active_level;
-    task.in_final = false;
     task.ws_next = header.ws_base;
     // Every member left every construct before the region's first: the pools' join ordered them before this.
     task.ws_floor = header.ws_base;
@@ -629,10 +635,11 @@ void run_serial(task_t &parent, void (*fn)(void *), void *data, loop_shape_t con
     if (sections) update(team.prepared.sections, *sections);
 }
 
-/**  Sets up team member `thread`'s implicit task for the region published on `team`, in its first worksharing
- *   construct if the region is a combined one. Every member, the master included, after the publication. */
-[[gnu::always_inline]] inline void start_member(task_t &task, team_t &team, unsigned thread) noexcept {
-    init_implicit(task, team, thread);
+/**  Sets up a team member's implicit task (bound to its thread) for the region published on `team`, in its first
+ *   worksharing construct if the region is a combined one. Every member, the master included, after the
+ *   publication. */
+[[gnu::always_inline]] inline void start_member(task_t &task, team_t const &team) noexcept {
+    init_implicit(task, team);
     if (!team.header.prepared) return;
     if (team.prepared.is_sections)
         sections_enter(task, team.prepared.sections, nullptr, 0);
@@ -679,7 +686,7 @@ void root_t::run_thread(std::size_t thread_index) noexcept {
     unsigned const thread = static_cast<unsigned>(thread_index);
     if (thread >= header.size) return; // a thread of a larger team this region does not use
     task_t &task = shape.tasks[thread].task;
-    start_member(task, team, thread);
+    start_member(task, team);
     current_task_pointer = &task;
     start_thread_once(thread, shape.threads, header.icv.bind);
     header.fn(header.data);
@@ -740,7 +747,7 @@ void run_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned fl
     prepare_first_construct(team, loop, sections);
     publish_team(*root);
     task_t &master = root->shape.tasks[0].task;
-    start_member(master, team, 0);
+    start_member(master, team);
     current_task_pointer = &master; // `parent` was current
     start_thread_once(0, root->shape.threads, team.header.icv.bind);
     fn(data);
@@ -774,7 +781,8 @@ void start_parallel(void (*fn)(void *), void *data, unsigned nthreads, loop_shap
     prepare_first_construct(team, loop, sections);
     root->master.legacy_saved = &parent;
     publish_team(*root);
-    start_member(*master, team, 0);
+    bind_implicit(*master, team, 0); // a task of its own, not the root's: bound here
+    start_member(*master, team);
     swap_current_task(master);
     start_thread_once(0, root->shape.threads, team.header.icv.bind);
 }

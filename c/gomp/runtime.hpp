@@ -401,10 +401,25 @@ struct team_t {
     }
 };
 
-/**  The host `teams` region the calling thread runs: its number, the number of teams, their thread limit (0 none). */
-int teams_number() noexcept;
-int teams_count() noexcept;
-int teams_thread_limit() noexcept;
+/**  The host `teams` region the calling thread runs: its team number, how many teams there are, and their thread
+ *   limit (0 none). Outside a `teams` region: team 0 of 1, no limit. */
+struct teams_state_t {
+    int number = 0;
+    int count = 1;
+    int thread_limit = 0;
+};
+/**  The calling thread's `teams` state. Initial-exec and constant-initialized, like `current_task_pointer`: every
+ *   region reads the thread limit, with one `%fs`-relative load. */
+extern constinit thread_local teams_state_t teams_state __attribute__((tls_model("initial-exec")));
+inline int teams_number() noexcept {
+    return teams_state.number;
+}
+inline int teams_count() noexcept {
+    return teams_state.count;
+}
+inline int teams_thread_limit() noexcept {
+    return teams_state.thread_limit;
+}
 
 /**  Wakes the members sleeping on the team's doorbell, if any: call after every change a `team_wait` may watch. */
 inline void team_notify(team_t &team) noexcept {
