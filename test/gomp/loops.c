@@ -222,6 +222,48 @@ static void stealing_nowait_loops(void) {
     printf("%d back-to-back nowait stealing loops at 1, 2, 3 and 8 threads: every iteration once\n", steal_loops_k);
 }
 
+/**
+ *  A member far behind never holds the others up in stealing loops: thread 1 waits inside the first loop until
+ *  thread 0 has finished 24 more `nowait` loops (three times the slot ring), so thread 0 must get through them
+ *  without waiting for thread 1, and thread 1 still runs every chunk of its own blocks afterwards. (Should thread
+ *  0 take all of the first loop, nobody waits and the check still holds.)
+ */
+enum { ahead_loops_k = 25, ahead_n_k = 64 };
+static int ahead_hits[ahead_loops_k][ahead_n_k];
+static int ahead_done;
+static void stealing_loops_never_wait(void) {
+    memset(ahead_hits, 0, sizeof(ahead_hits));
+    ahead_done = 0;
+#pragma omp parallel num_threads(2)
+    {
+        int const thread = omp_get_thread_num();
+        for (int loop = 0; loop < ahead_loops_k; ++loop) {
+#pragma omp for schedule(nonmonotonic : dynamic, 1) nowait
+            for (int i = 0; i < ahead_n_k; ++i) {
+                if (loop == 0 && thread == 1)
+                    for (int done = 0; !done;) {
+#pragma omp atomic read
+                        done = ahead_done;
+                    }
+#pragma omp atomic
+                ahead_hits[loop][i]++;
+            }
+        }
+        if (thread == 0) {
+#pragma omp atomic write
+            ahead_done = 1;
+        }
+    }
+    for (int loop = 0; loop < ahead_loops_k; ++loop)
+        for (int i = 0; i < ahead_n_k; ++i)
+            if (ahead_hits[loop][i] != 1) {
+                fprintf(stderr, "loop %d behind a waiting member: iteration %d ran %d times\n", loop, i,
+                        ahead_hits[loop][i]);
+                abort();
+            }
+    printf("%d nowait stealing loops run ahead of a member that waits in the first\n", ahead_loops_k - 1);
+}
+
 static void iteration_spaces(void) {
     // Down-counting signed loop with a step of -3.
     clear();
@@ -399,6 +441,7 @@ int main(void) {
     static_schedules();
     dynamic_schedules();
     stealing_nowait_loops();
+    stealing_loops_never_wait();
     iteration_spaces();
     ordered_loops();
     conditional_lastprivate();
