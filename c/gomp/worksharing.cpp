@@ -889,10 +889,20 @@ FORKUNION_GOMP_EXPORT void GOMP_parallel_sections_start(void (*fn)(void *), void
 
 // ---- Single ----
 
+namespace {
+/**  A `single` takes a construct number but touches no cursor: its thread has left it for the stealing loops'
+ *   purposes at once. Without this, eight `single`s in a row would leave every departure word eight constructs
+ *   behind, and no owner of a later stealing loop would open its block to thieves (S2). */
+void depart_single(team_t &team, unsigned thread, std::uint64_t id) noexcept {
+    departure_of(team, thread).store(id + 1, std::memory_order_release);
+}
+} // namespace
+
 FORKUNION_GOMP_EXPORT bool GOMP_single_start(void) {
     task_t &task = implicit_task();
     if (!task.team) return true;
     std::uint64_t const id = task.ws_next++;
+    depart_single(*task.team, task.thread_num, id);
     bool const won = slot_enter(*task.team, id, [](ws_slot_t &) noexcept {});
     slot_leave(*task.team, id);
     return won;
@@ -904,6 +914,7 @@ FORKUNION_GOMP_EXPORT void *GOMP_single_copy_start(void) {
     team_t &team = *task.team;
     std::uint64_t const id = task.ws_next++;
     task.ws.id = id;
+    depart_single(team, task.thread_num, id);
     bool const won = slot_enter(
         team, id, [](ws_slot_t &slot) noexcept { slot.shared.copy.store(nullptr, std::memory_order_relaxed); });
     if (won) return nullptr; // the winner runs the body, then `GOMP_single_copy_end` publishes its data and leaves
