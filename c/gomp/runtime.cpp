@@ -33,7 +33,10 @@
  *  same split as GCC's inlined static schedule and as `static_slice`) or its round-robin chunks. Nonmonotonic
  *  `dynamic` gives each member its static block of chunks behind a private, padded cursor, then steals from the
  *  others' in a coprime order (the pool's `for_n_dynamic` scheme); a cursor word carries a tag of the construct
- *  number, so a thief never takes from a block whose owner has not entered the construct yet. Monotonic `dynamic`,
+ *  number, so a thief never takes from a block whose owner has not entered the construct yet, and an owner
+ *  publishes its block only once every member has left the construct that used its cursor row before (each member's
+ *  departure word says how far it got), so a late thief's increment never lands on a later construct's block. Such
+ *  a loop takes no slot and never waits: an owner that cannot see that drains its block alone. Monotonic `dynamic`,
  *  `guided`, `sections` and every `ordered` loop take chunks from one shared cursor, in increasing order, so the
  *  chunks tile the iterations in hand-out order and `ordered` becomes a turn: the chunk starting at the turn's
  *  iteration may run its `ordered` regions, and hands the turn on (to its end) when its thread asks for the next.
@@ -119,6 +122,14 @@ settings_t &settings() noexcept {
     return settings_instance_;
 }
 
+namespace {
+/**  `settings()` without its check, for a region's path: a thread that has a current task has read the environment
+ *   (`initial_task_slow` calls `settings()`), and a team's threads start only inside a region. */
+settings_t const &loaded_settings() noexcept {
+    return settings_instance_;
+}
+} // namespace
+
 void refuse(char const *what, char const *why) noexcept {
     std::fprintf(stderr, "forkunion gomp: %s is not supported (%s); aborting\n", what, why);
     std::fflush(stderr);
@@ -178,23 +189,25 @@ void mutex_unlock(std::atomic<std::uint32_t> &word) noexcept {
 
 namespace {
 
-/**  Per-thread state: the innermost task, the initial task, the root to try first, whether the thread is pinned. */
+/**  Per-thread state: the initial task, the root to try first, where the thread is pinned. */
 struct thread_state_t {
-    task_t *current = nullptr;
     task_t initial;
     bool initialized = false;
-    bool pinned = false;
-    int place = -1;              ///< The place this thread is bound to, or -1.
-    bool affinity_shown = false; ///< `OMP_DISPLAY_AFFINITY`: this thread printed its line.
+    bool started = false; ///< The thread ran its first region as a team member (pinning, the affinity line).
+    int place = -1;       ///< The place this thread is bound to, or -1.
     root_t *home = nullptr;
     unsigned home_forks = 0;
 };
 
-// Initial-exec: one `%fs`-relative access instead of a `__tls_get_addr` call. It is ~200 bytes of static TLS, which
+// Initial-exec: one `%fs`-relative access instead of a `__tls_get_addr` call. It is ~350 bytes of static TLS, which
 // the loader reserves when the library is preloaded or linked, and takes from its surplus when it is `dlopen`ed.
 constinit thread_local thread_state_t thread_state __attribute__((tls_model("initial-exec")));
 
-[[gnu::noinline]] task_t &initial_task_slow() noexcept {
+} // namespace
+
+constinit thread_local task_t *current_task_pointer __attribute__((tls_model("initial-exec"))) = nullptr;
+
+task_t &initial_task_slow() noexcept {
     thread_state_t &state = thread_state;
     if (!state.initialized) {
         state.initial = task_t{};
@@ -202,21 +215,8 @@ constinit thread_local thread_state_t thread_state __attribute__((tls_model("ini
         state.initial.implicit = &state.initial;
         state.initialized = true;
     }
-    state.current = &state.initial;
+    current_task_pointer = &state.initial;
     return state.initial;
-}
-
-} // namespace
-
-task_t &current_task() noexcept {
-    task_t *task = thread_state.current;
-    return task ? *task : initial_task_slow();
-}
-
-task_t *swap_current_task(task_t *task) noexcept {
-    task_t *const previous = &current_task();
-    thread_state.current = task;
-    return previous;
 }
 
 // ---- Barriers ----
@@ -258,6 +258,12 @@ inline constexpr unsigned max_roots_k = 64;
 /**  Pools per root: the first spawn and every later growth add one. */
 inline constexpr unsigned max_segments_k = 16;
 
+/**  A team thread's implicit task, kept by its root from region to region (so a region builds none): on lines of
+ *   its own, since only that thread writes it while a region runs. */
+struct alignas(line_k) member_task_t {
+    task_t task;
+};
+
 struct root_t {
     struct alignas(line_k) busy_t {
         std::atomic<bool> held{false};
@@ -280,8 +286,9 @@ struct root_t {
         unsigned segments_count = 0;
         unsigned threads = 0; ///< Team threads: every segment's workers plus the master.
         cursor_line_t *cursors = nullptr;
-        unsigned capacity = 0; ///< Threads the cursor table has lines for.
-        unsigned forks = 0;    ///< `forks_` when the root was created.
+        member_task_t *tasks = nullptr; ///< Team thread `t`'s implicit task is `tasks[t].task`, `capacity` of them.
+        unsigned capacity = 0;          ///< Threads the cursor table and `tasks` have room for.
+        unsigned forks = 0;             ///< `forks_` when the root was created.
     } shape;
 
     /**  What only the master touches, region after region: apart from the members' lines. */
@@ -291,6 +298,7 @@ struct root_t {
         bool taskloop_seen = false;                   ///< Sticky: a `taskloop` was shared on this root.
         std::uint64_t ws_next = 0;                    ///< Number of the next region's first worksharing construct.
         task_t *legacy_saved = nullptr; ///< `GOMP_parallel_start`: the task the master's implicit task replaced.
+        unsigned policy_threads = 0;    ///< `process_threads()` that `team.header.policy` was derived from; 0 none.
     } master;
 
     bool try_claim() noexcept {
@@ -360,16 +368,36 @@ status_t spawn_pool(pool_t &pool, unsigned threads, caller_exclusivity_t exclusi
     return pool.spawn(threads, exclusivity, cores);
 }
 
-/**  Grows the cursor table to `capacity` threads; the old table's contents do not matter between regions. */
-bool ensure_cursors(root_t &root, unsigned capacity) noexcept {
+/**  What a team thread's implicit task keeps from region to region: its team, itself as its implicit task, its thread
+ *   number, and not being final. Set once, where the task is made; `init_implicit` fills in the rest per region. */
+void bind_implicit(task_t &task, team_t &team, unsigned thread) noexcept {
+    task.team = &team;
+    task.implicit = &task;
+    task.thread_num = thread;
+    task.in_final = false;
+}
+
+/**  Grows the cursor table and the implicit tasks to `capacity` threads; neither's contents matter between
+ *   regions (a region sets up every task it uses). */
+bool ensure_capacity(root_t &root, unsigned capacity) noexcept {
     if (root.shape.capacity >= capacity) return true;
-    std::size_t const lines = static_cast<std::size_t>(capacity) * ws_slots_k;
+    std::size_t const lines = cursor_table_lines(capacity);
     auto *table = new (std::align_val_t(line_k), std::nothrow) cursor_line_t[lines];
     if (!table) return false;
-    close_cursors(table, lines);
+    auto *tasks = new (std::nothrow) member_task_t[capacity];
+    if (!tasks) {
+        ::operator delete[](table, std::align_val_t(line_k));
+        return false;
+    }
+    reset_cursor_table(table, capacity);
+    for (unsigned thread = 0; thread != capacity; ++thread) bind_implicit(tasks[thread].task, root.team, thread);
     ::operator delete[](root.shape.cursors, std::align_val_t(line_k));
+    delete[] root.shape.tasks;
     root.shape.cursors = table;
+    root.shape.tasks = tasks;
     root.shape.capacity = capacity;
+    root.team.header.cursors = table; // the root is held and idle: no member reads the header now
+    root.team.header.capacity = capacity;
     return true;
 }
 
@@ -384,10 +412,10 @@ bool ensure_cursors(root_t &root, unsigned capacity) noexcept {
 }
 
 /**  Makes `root` have at least `wanted` team threads; returns how many it has (fewer when the OS refuses). */
-unsigned grow(root_t &root, unsigned wanted) noexcept {
+[[gnu::noinline]] unsigned grow(root_t &root, unsigned wanted) noexcept {
     if (root.shape.threads >= wanted) return root.shape.threads;
     unsigned const have = root.shape.threads ? root.shape.threads : 1; // the master is always there
-    if (root.shape.segments_count == max_segments_k || !ensure_cursors(root, wanted)) return have;
+    if (root.shape.segments_count == max_segments_k || !ensure_capacity(root, wanted)) return have;
     auto *segment = new (std::nothrow) pool_t();
     if (!segment) return have;
     // Oversubscribed once this segment runs: the process's team threads (the master too, at the first spawn).
@@ -417,6 +445,7 @@ unsigned grow(root_t &root, unsigned wanted) noexcept {
         auto *root = new (std::nothrow) root_t();
         if (!root) return nullptr;
         root->shape.forks = forks_.load(std::memory_order_relaxed);
+        root->team.header.root = root;
         (void)root->try_claim();
         // Release pairs with the acquire loads in `claim_root`: a scanner sees a constructed root.
         roots_[index].store(root, std::memory_order_release);
@@ -425,8 +454,11 @@ unsigned grow(root_t &root, unsigned wanted) noexcept {
     return nullptr;
 }
 
+// A region's steps below are `always_inline`: the master's path from `GOMP_parallel` to its join is one function,
+// with no call that saves and restores registers between the steps.
+
 /**  A free root for the calling thread: its last one, any free one, or a new one; null when none is left. */
-root_t *claim_root() noexcept {
+[[gnu::always_inline]] inline root_t *claim_root() noexcept {
     thread_state_t &state = thread_state;
     unsigned const forks = forks_.load(std::memory_order_relaxed);
     if (state.home && state.home_forks == forks && state.home->try_claim()) return state.home;
@@ -457,11 +489,13 @@ int place_of(unsigned thread, unsigned team_threads, int bind) noexcept {
     return static_cast<int>(thread % list.places_count);
 }
 
-/**  Pins the calling team thread to its place, the first time it runs a region (its OS thread keeps the pin). */
-void pin_once(unsigned thread, unsigned team_threads, int bind) noexcept {
+/**
+ *  What a thread does the first time it runs a region as a team member (with its implicit task current): it pins
+ *  itself to its place (its OS thread keeps the pin), and prints its affinity line with `OMP_DISPLAY_AFFINITY`.
+ */
+[[gnu::noinline, gnu::cold]] void start_thread(unsigned thread, unsigned team_threads, int bind) noexcept {
     thread_state_t &state = thread_state;
-    if (state.pinned) return;
-    state.pinned = true;
+    state.started = true;
     int const place = place_of(thread, team_threads, bind);
     if (place >= 0) {
         places_t const &list = places();
@@ -470,13 +504,13 @@ void pin_once(unsigned thread, unsigned team_threads, int bind) noexcept {
         for (unsigned cpu = 0; cpu != chosen.count; ++cpu) (void)mask.set(list.cpus[chosen.first + cpu]);
         if (try_pin_current_thread(mask)) state.place = place;
     }
+    if (loaded_settings().display_affinity) omp_display_affinity(nullptr);
 }
 
-/**  `OMP_DISPLAY_AFFINITY=true`: a team thread prints its affinity line the first time it runs a region. */
-void display_affinity_once() noexcept {
-    if (!settings().display_affinity || thread_state.affinity_shown) return;
-    thread_state.affinity_shown = true;
-    omp_display_affinity(nullptr);
+/**  `start_thread`, once per thread: one thread-local flag on every later region. */
+void start_thread_once(unsigned thread, unsigned team_threads, int bind) noexcept {
+    if (!thread_state.started) [[unlikely]]
+        start_thread(thread, team_threads, bind);
 }
 
 /**  Stores `value` into a header field only if it differs: an unchanged line stays shared in the members' caches. */
@@ -485,21 +519,21 @@ void update(value_type_ &field, value_type_ const &value) noexcept {
     if (!(field == value)) field = value;
 }
 
-/**  Fills the implicit task of team member `thread` from the team header. */
-void init_implicit(task_t &task, team_t &team, unsigned thread) noexcept {
+/**  Fills the implicit task of a team member from the team header; `bind_implicit` has set it up for its thread. */
+[[gnu::always_inline]] inline void init_implicit(task_t &task, team_t const &team) noexcept {
     team_t::header_t const &header = team.header;
     task.icv = header.icv;
-    task.team = &team;
-    task.implicit = &task;
     task.parent = header.parent;
-    task.thread_num = thread;
     task.team_size = header.size;
     task.level = header.level;
     task.active_level = header.active_level;
-    task.in_final = false;
     task.ws_next = header.ws_base;
-    // `ws` is set up by the first worksharing construct; only what `loop_leave` and the queries read is reset.
+    // Every member left every construct before the region's first: the pools' join ordered them before this.
+    task.ws_floor = header.ws_base;
+    // `ws` is set up by the first worksharing construct; only what `loop_leave` and the queries read is reset (the
+    // task is the root's, so it holds the previous region's values).
     task.ws.slot = nullptr;
+    task.ws.loop.kind = loop_kind_t::static_k;
     task.ws.holds_chunk = false;
     task.ws.pending = false;
     task.ws.doacross_progress = nullptr;
@@ -507,7 +541,7 @@ void init_implicit(task_t &task, team_t &team, unsigned thread) noexcept {
 
 /**  The ICVs the implicit tasks of a region inherit from `parent`: the next entries of the per-level lists. */
 task_icv_t child_icv(task_t const &parent) noexcept {
-    settings_t const &s = settings();
+    settings_t const &s = loaded_settings();
     task_icv_t icv = parent.icv;
     if (icv.nthreads_pos + 1 < s.nthreads_list_size) icv.nthreads = s.nthreads_list[++icv.nthreads_pos];
     if (icv.bind_pos + 1 < s.bind_list_size) icv.bind = s.bind_list[++icv.bind_pos];
@@ -515,8 +549,8 @@ task_icv_t child_icv(task_t const &parent) noexcept {
 }
 
 /**  How many threads a region asked for with `nthreads` (0 = nthreads-var) gets, per the specification's rules. */
-unsigned team_size_for(task_t const &parent, unsigned nthreads) noexcept {
-    settings_t const &s = settings();
+[[gnu::always_inline]] inline unsigned team_size_for(task_t const &parent, unsigned nthreads) noexcept {
+    settings_t const &s = loaded_settings();
     if (parent.active_level >= s.max_active_levels.load(std::memory_order_relaxed)) return 1;
     unsigned size = nthreads ? nthreads : parent.icv.nthreads;
     if (size > s.thread_limit) size = s.thread_limit;
@@ -543,12 +577,14 @@ void run_serial(task_t &parent, void (*fn)(void *), void *data, loop_shape_t con
 }
 
 /**  Claims a root of at least `size` threads and writes the team header; null when the region must run alone. */
-root_t *prepare_team(task_t &parent, unsigned &size, void (*fn)(void *), void *data) noexcept {
+[[gnu::always_inline]] inline root_t *prepare_team(task_t &parent, unsigned &size, void (*fn)(void *),
+                                                   void *data) noexcept {
     root_t *root = claim_root();
     if (!root) return nullptr;
-    settings_t const &s = settings();
+    settings_t const &s = loaded_settings();
     unsigned const initial = s.initial.nthreads > size ? s.initial.nthreads : size;
-    unsigned const have = grow(*root, root->shape.threads ? size : (initial > s.thread_limit ? size : initial));
+    unsigned const wanted = root->shape.threads ? size : (initial > s.thread_limit ? size : initial);
+    unsigned const have = root->shape.threads >= wanted ? root->shape.threads : grow(*root, wanted);
     if (have < 2) {
         root->release();
         return nullptr;
@@ -561,19 +597,25 @@ root_t *prepare_team(task_t &parent, unsigned &size, void (*fn)(void *), void *d
     update(header.level, parent.level + 1);
     update(header.active_level, parent.active_level + 1);
     update(header.parent, &parent);
-    update(header.root, root);
-    update(header.icv, child_icv(parent));
+    // Without per-level lists (the usual case) the implicit tasks inherit the parent's ICVs as they are.
+    if ((s.nthreads_list_size | s.bind_list_size) > 1) [[unlikely]]
+        update(header.icv, child_icv(parent));
+    else
+        update(header.icv, parent.icv);
     update(header.ws_base, root->master.ws_next);
-    update(header.cursors, root->shape.cursors);
-    update(header.capacity, root->shape.capacity);
-    wait_policy_t const policy = wait_policy(process_threads());
-    update(header.policy, policy);
-    update(header.oversubscribed, policy.oversubscribed);
+    // `header.root`, `cursors` and `capacity` change only where the root is made or grows. The wait policy depends
+    // on the settings (fixed once read) and the process's team threads alone: derived again only when those change.
+    if (unsigned const threads = process_threads(); root->master.policy_threads != threads) [[unlikely]] {
+        root->master.policy_threads = threads;
+        wait_policy_t const policy = wait_policy(threads);
+        update(header.policy, policy);
+        update(header.oversubscribed, policy.oversubscribed);
+    }
     // A root that shared a `taskloop` ends its regions in a barrier, so members that finished early help with
     // later ones. An oversubscribed team's master waits for the members at a gate of its own (spin, then futex)
     // before the pools' join, whose waits spin: spinning there would keep a member that must still run off a core.
     update(header.end_barrier, root->master.taskloop_seen);
-    update(header.end_gate, policy.oversubscribed && !root->master.taskloop_seen);
+    update(header.end_gate, header.oversubscribed && !root->master.taskloop_seen);
     if (root->team.taskloop.seen.load(std::memory_order_relaxed))
         root->team.taskloop.seen.store(false, std::memory_order_relaxed);
     // Published to the members by the dispatch; only a gated region counts at the gate.
@@ -581,18 +623,32 @@ root_t *prepare_team(task_t &parent, unsigned &size, void (*fn)(void *), void *d
     return root;
 }
 
-/**  A combined construct: the master enters the first worksharing construct now; the others in `run_thread`. */
-void prepare_first_construct(team_t &team, task_t &master, loop_shape_t const *loop,
-                             std::uint64_t const *sections) noexcept {
+/**  A combined construct: the team's first worksharing construct, which every member enters (`start_member`)
+ *   before it runs the region's function. Before the publication. */
+[[gnu::always_inline]] inline void prepare_first_construct(team_t &team, loop_shape_t const *loop,
+                                                           std::uint64_t const *sections) noexcept {
     update(team.header.prepared, loop || sections);
     if (!loop && !sections) return;
-    team.prepared.is_sections = sections != nullptr;
-    if (loop) team.prepared.loop = *loop, loop_enter(master, *loop, nullptr, 0);
-    if (sections) team.prepared.sections = *sections, sections_enter(master, *sections, nullptr, 0);
+    // Written only when changed, like the header: a loop run region after region leaves the line shared.
+    update(team.prepared.is_sections, sections != nullptr);
+    if (loop) update(team.prepared.loop, *loop);
+    if (sections) update(team.prepared.sections, *sections);
+}
+
+/**  Sets up a team member's implicit task (bound to its thread) for the region published on `team`, in its first
+ *   worksharing construct if the region is a combined one. Every member, the master included, after the
+ *   publication. */
+[[gnu::always_inline]] inline void start_member(task_t &task, team_t const &team) noexcept {
+    init_implicit(task, team);
+    if (!team.header.prepared) return;
+    if (team.prepared.is_sections)
+        sections_enter(task, team.prepared.sections, nullptr, 0);
+    else
+        loop_enter(task, team.prepared.loop, nullptr, 0);
 }
 
 /**  Ends the region on `root`: remembers where the worksharing numbering stands and frees the root. */
-void finish_team(root_t &root, task_t const &master) noexcept {
+[[gnu::always_inline]] inline void finish_team(root_t &root, task_t const &master) noexcept {
     root.master.ws_next = master.ws_next;
     if (root.team.taskloop.seen.load(std::memory_order_relaxed)) root.master.taskloop_seen = true;
     root.release();
@@ -629,17 +685,12 @@ void root_t::run_thread(std::size_t thread_index) noexcept {
     team_t::header_t const &header = team.header;
     unsigned const thread = static_cast<unsigned>(thread_index);
     if (thread >= header.size) return; // a thread of a larger team this region does not use
-    pin_once(thread, shape.threads, header.icv.bind);
-    task_t task;
-    init_implicit(task, team, thread);
-    if (header.prepared && team.prepared.is_sections)
-        sections_enter(task, team.prepared.sections, nullptr, 0);
-    else if (header.prepared)
-        loop_enter(task, team.prepared.loop, nullptr, 0);
-    thread_state.current = &task;
-    display_affinity_once();
+    task_t &task = shape.tasks[thread].task;
+    start_member(task, team);
+    current_task_pointer = &task;
+    start_thread_once(thread, shape.threads, header.icv.bind);
     header.fn(header.data);
-    thread_state.current = nullptr;
+    current_task_pointer = nullptr;
     if (header.end_barrier) return team_barrier(team);
     if (!header.end_gate) return;
     // Release pairs with the master's acquire: this member's writes are visible once the gate opens.
@@ -656,21 +707,21 @@ void wait_at_gate(team_t &team) noexcept {
 }
 
 /**  Publishes the region to the segments it needs; exclusive pools start their workers at once. */
-void publish_team(root_t &root) noexcept {
+[[gnu::always_inline]] inline void publish_team(root_t &root) noexcept {
     unsigned const size = root.team.header.size;
-    root.master.published = 0;
-    for (unsigned segment = 0; segment != root.shape.segments_count && root.shape.first[segment] + 1 < size;
-         ++segment) {
-        root.master.generations[segment] =
-            root.shape.segments[segment]->unsafe_for_threads(root.shape.member_fns[segment]);
+    unsigned segment = 0;
+    do { // the first segment holds team thread 1, and a team has two threads at least
+        std::size_t const generation = root.shape.segments[segment]->unsafe_for_threads(root.shape.member_fns[segment]);
         // Only the root's holder dispatches on its pools: a refusal would break the pool's own contract.
-        if (!root.master.generations[segment]) refuse("a parallel region", "a team's pool refused its dispatch");
-        root.master.published = segment + 1;
-    }
+        if (!generation) [[unlikely]]
+            refuse("a parallel region", "a team's pool refused its dispatch");
+        root.master.generations[segment] = generation;
+    } while (++segment != root.shape.segments_count && root.shape.first[segment] + 1 < size);
+    root.master.published = segment;
 }
 
 /**  The master's end of a region: the end barrier or gate, then the pools' joins. */
-void join_team(root_t &root) noexcept {
+[[gnu::always_inline]] inline void join_team(root_t &root) noexcept {
     team_t &team = root.team;
     if (team.header.end_barrier) team_barrier(team);
     if (team.header.end_gate) wait_at_gate(team);
@@ -687,19 +738,20 @@ void run_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned fl
     task_t &parent = current_task();
     unsigned size = team_size_for(parent, nthreads);
     root_t *root = size > 1 ? prepare_team(parent, size, fn, data) : nullptr;
-    if (!root) return run_serial(parent, fn, data, loop, sections);
+    if (!root) [[unlikely]]
+        return run_serial(parent, fn, data, loop, sections);
 
     unsigned const forks = forks_.load(std::memory_order_relaxed);
     team_t &team = root->team;
-    task_t master;
-    init_implicit(master, team, 0);
-    pin_once(0, root->shape.threads, team.header.icv.bind);
-    prepare_first_construct(team, master, loop, sections);
+    // Only what the members read comes before the publication: the master sets up its own task while they start.
+    prepare_first_construct(team, loop, sections);
     publish_team(*root);
-    task_t *const saved = swap_current_task(&master);
-    display_affinity_once();
+    task_t &master = root->shape.tasks[0].task;
+    start_member(master, team);
+    current_task_pointer = &master; // `parent` was current
+    start_thread_once(0, root->shape.threads, team.header.icv.bind);
     fn(data);
-    swap_current_task(saved);
+    current_task_pointer = &parent;
     // In a child forked during the region, the team's other threads stayed in the parent: do not wait for them.
     if (forks_.load(std::memory_order_relaxed) != forks) return;
     join_team(*root);
@@ -726,12 +778,13 @@ void start_parallel(void (*fn)(void *), void *data, unsigned nthreads, loop_shap
         return;
     }
     team_t &team = root->team;
-    init_implicit(*master, team, 0);
-    pin_once(0, root->shape.threads, team.header.icv.bind);
-    prepare_first_construct(team, *master, loop, sections);
+    prepare_first_construct(team, loop, sections);
     root->master.legacy_saved = &parent;
     publish_team(*root);
+    bind_implicit(*master, team, 0); // a task of its own, not the root's: bound here
+    start_member(*master, team);
     swap_current_task(master);
+    start_thread_once(0, root->shape.threads, team.header.icv.bind);
 }
 
 void end_parallel() noexcept {

@@ -7,9 +7,11 @@
  *  of `runtime.cpp`; the comments here say what each field is for and who writes it.
  */
 #pragma once
-#include <atomic>  // `std::atomic`
-#include <cstddef> // `std::size_t`
-#include <cstdint> // `std::uint64_t`
+#include <atomic>      // `std::atomic`
+#include <cstddef>     // `std::size_t`
+#include <cstdint>     // `std::uint64_t`
+#include <cstring>     // `std::memcmp`
+#include <type_traits> // `std::has_unique_object_representations_v`
 
 #include <forkunion/flat.hpp>
 #include <forkunion/types.hpp>
@@ -29,7 +31,8 @@ inline constexpr std::size_t line_k = default_alignment_k;
 /**
  *  Worksharing slots per team: a team member may run up to `ws_slots_k - 1` `nowait` constructs ahead of the
  *  slowest member before it waits for a slot to free. Each slot costs three lines per root, plus one cursor line
- *  per team thread for the stealing schedule.
+ *  per team thread for the stealing schedule. Stealing loops take no slot and never wait: a member that far ahead
+ *  drains its own block without publishing it (see `loop_enter`).
  */
 inline constexpr std::uint64_t ws_slots_k = 8;
 
@@ -57,9 +60,12 @@ enum bind_kind_t : int {
     bind_spread_k = 4,
 };
 
-/**  The ICVs of one task's data environment: each task owns a copy, implicit tasks inherit their parent's. */
+/**
+ *  The ICVs of one task's data environment: each task owns a copy, implicit tasks inherit their parent's. Five
+ *  words with no padding (the spare bytes are a member), so two sets compare as bytes, a few wide loads: a region's
+ *  master compares its team's copy with the one it would write, and writes only a changed one.
+ */
 struct task_icv_t {
-    constexpr bool operator==(task_icv_t const &) const noexcept = default;
     unsigned nthreads = 1;     ///< nthreads-var: the team size the next `parallel` asks for.
     unsigned nthreads_pos = 0; ///< Position of `nthreads` in the `OMP_NUM_THREADS` list.
     unsigned bind_pos = 0;     ///< Position of bind-var in the `OMP_PROC_BIND` list.
@@ -68,8 +74,13 @@ struct task_icv_t {
     int run_chunk = 1;                                     ///< run-sched-var chunk (0 = the schedule's default).
     int default_device = 0;                                ///< default-device-var.
     bool dynamic = false;                                  ///< dyn-var.
+    bool spare[3] = {};                                    ///< Unused, always zero: named, so not padding.
     std::uintptr_t default_allocator = 1;                  ///< def-allocator-var (`omp_default_mem_alloc`).
+
+    bool operator==(task_icv_t const &other) const noexcept { return std::memcmp(this, &other, sizeof(other)) == 0; }
 };
+static_assert(sizeof(task_icv_t) == 5 * sizeof(std::uint64_t) && std::has_unique_object_representations_v<task_icv_t>,
+              "every byte of the ICVs is a member: the byte-wise comparison sees all of them and nothing else");
 
 /**
  *  Spins (pause-hint iterations) a wait makes before it sleeps, when neither `OMP_WAIT_POLICY` nor
@@ -164,6 +175,21 @@ void mutex_unlock(std::atomic<std::uint32_t> &word) noexcept;
 /**  Prints `forkunion gomp: <what> is not supported (<why>)` and aborts. Never returns. */
 [[noreturn]] void refuse(char const *what, char const *why) noexcept;
 
+/**  A 128-byte line holding one atomic word: a cursor nobody else writes next to. */
+struct alignas(line_k) cursor_line_t {
+    std::atomic<std::uint64_t> value{0};
+};
+static_assert(sizeof(cursor_line_t) == line_k);
+
+/**
+ *  Lines of a team's cursor table for `capacity` threads: `ws_slots_k` rows of stealing cursors (row `id %
+ *  ws_slots_k` serves construct `id`, line `t` is thread `t`'s block), then one row of departure words (line `t`:
+ *  one past the last worksharing construct thread `t` left, written only by `t`).
+ */
+constexpr std::size_t cursor_table_lines(std::size_t capacity) noexcept {
+    return (ws_slots_k + 1) * capacity;
+}
+
 // ---- Tasks, teams and roots ----
 
 struct team_t;
@@ -181,8 +207,10 @@ enum class loop_kind_t : std::uint8_t {
 /**  Ordered dimensions of a doacross loop (`ordered(n)`) we track; deeper nests are refused at the loop. */
 inline constexpr unsigned max_doacross_dims_k = 8;
 
-/**  A loop's shape in logical iterations `[0, n)`, and how to map them back to the user's iteration variable. */
+/**  A loop's shape in logical iterations `[0, n)`, and how to map them back to the user's iteration variable. Seven
+ *   words with no padding (the spare bytes are a member), so two shapes compare as bytes, like `task_icv_t`. */
 struct loop_shape_t {
+    bool operator==(loop_shape_t const &other) const noexcept { return std::memcmp(this, &other, sizeof(other)) == 0; }
     std::uint64_t n = 0;              ///< Iterations.
     std::uint64_t chunk = 0;          ///< Chunk size, >= 1; 0 = one block per thread (`schedule(static)`).
     std::uint64_t start = 0;          ///< The variable's first value, as a bit pattern (signed or unsigned).
@@ -191,20 +219,34 @@ struct loop_shape_t {
     std::uint64_t progress_words = 0; ///< Doacross loops: progress words the slot's first member allocates.
     loop_kind_t kind = loop_kind_t::static_k;
     bool ordered = false;
+    std::uint8_t spare[6] = {}; ///< Unused, always zero: named, so not padding.
 };
+static_assert(sizeof(loop_shape_t) == 7 * sizeof(std::uint64_t) &&
+                  std::has_unique_object_representations_v<loop_shape_t>,
+              "every byte of a shape is a member: the byte-wise comparison sees all of them and nothing else");
 
-/**  What a thread remembers of the worksharing construct it is in. */
+/**
+ *  What a thread remembers of the worksharing construct it is in. `loop_enter` sets every field the construct's
+ *  schedule reads; the others keep stale values that nothing reads.
+ */
 struct ws_state_t {
-    ws_slot_t *slot = nullptr; ///< The team slot, or null (static loops, a team of one).
+    ws_slot_t *slot = nullptr; ///< The team slot, or null (static and stealing loops, a team of one).
     std::uint64_t id = 0;      ///< Worksharing construct number in this team.
     loop_shape_t loop;
-    std::uint64_t next = 0;  ///< Static: next chunk index; sections on a team of one: next section.
-    std::uint64_t count = 0; ///< Sections: how many.
+    /**  Static: next chunk index; sections on a team of one: next section; stealing with an unpublished block: the
+     *   next chunk of this thread's own block. */
+    std::uint64_t next = 0;
     std::uint64_t first = 0; ///< The chunk handed out last: `[first, last)` logical iterations.
     std::uint64_t last = 0;
-    unsigned victim = 0; ///< Stealing: the cursor being drained, and how many are left to visit.
+    // Stealing: the construct's cursor row, its tag (already shifted), and the block split of its chunks.
+    cursor_line_t *row = nullptr;
+    std::uint64_t tag = 0;
+    std::uint64_t quotient = 0;  ///< Every thread's block has `quotient` chunks ...
+    std::uint64_t remainder = 0; ///< ... plus one for threads below `remainder`.
+    unsigned victim = 0;         ///< Stealing: the block being drained, and how many are left to visit.
     unsigned victims_left = 0;
     unsigned stride = 1;
+    bool published = false;      ///< Stealing: this thread's block is behind its cursor (else it drains it alone).
     bool holds_chunk = false;    ///< `[first, last)` is this thread's and not yet handed on (`ordered`).
     bool pending = false;        ///< Team of one: the whole loop is still to be handed out.
     void *solo_memory = nullptr; ///< Team of one: the scratch memory `GOMP_loop_start` asked for.
@@ -228,19 +270,34 @@ struct task_t {
     int active_level = 0; ///< Nesting of parallel regions with more than one thread.
     bool in_final = false;
     std::uint64_t ws_next = 0; ///< Implicit tasks: number of the next worksharing construct.
+    /**  Implicit tasks: every member of the team has left every worksharing construct below this number, as far
+     *   as this thread has seen (the region's first construct, then the members' departure words). */
+    std::uint64_t ws_floor = 0;
+    unsigned steal_stride = 1; ///< Implicit tasks: the coprime victim stride for a team of `stride_team` ...
+    unsigned stride_team = 0;  ///< ... threads, derived again only when the team size changes.
     ws_state_t ws;             ///< Implicit tasks: the construct in progress.
 };
 
-/**  The calling thread's innermost task; never null (the thread's initial task outside any region). */
-task_t &current_task() noexcept;
-/**  Makes `task` the calling thread's innermost task and returns the one it replaces. */
-task_t *swap_current_task(task_t *task) noexcept;
+/**
+ *  The calling thread's innermost task, or null until its first OpenMP call: read it through `current_task`.
+ *  Initial-exec: one `%fs`-relative access, no `__tls_get_addr` call and no TLS wrapper (constant-initialized).
+ */
+extern constinit thread_local task_t *current_task_pointer __attribute__((tls_model("initial-exec")));
+/**  Builds the calling thread's initial task (reading the environment first, if nothing has) and makes it current. */
+[[gnu::noinline, gnu::cold]] task_t &initial_task_slow() noexcept;
 
-/**  A 128-byte line holding one atomic word: a cursor nobody else writes next to. */
-struct alignas(line_k) cursor_line_t {
-    std::atomic<std::uint64_t> value{0};
-};
-static_assert(sizeof(cursor_line_t) == line_k);
+/**  The calling thread's innermost task; never null (the thread's initial task outside any region). Once it has
+ *   returned on a thread, the environment has been read (`initial_task_slow` reads it first). */
+inline task_t &current_task() noexcept {
+    task_t *const task = current_task_pointer;
+    return task ? *task : initial_task_slow();
+}
+/**  Makes `task` the calling thread's innermost task and returns the one it replaces. */
+inline task_t *swap_current_task(task_t *task) noexcept {
+    task_t *const previous = &current_task();
+    current_task_pointer = task;
+    return previous;
+}
 
 /**
  *  One worksharing slot. `state` encodes `4 * id + {0 free, 1 initializing, 2 ready}`: a slot free for `id` may be
@@ -294,7 +351,7 @@ struct team_t {
         void *data = nullptr;
         task_t *parent = nullptr;
         root_t *root = nullptr;           ///< The root this team belongs to.
-        cursor_line_t *cursors = nullptr; ///< `ws_slots_k` x capacity stealing cursors, slot-major.
+        cursor_line_t *cursors = nullptr; ///< `cursor_table_lines(capacity)` lines: cursors, then departures.
         std::uint64_t ws_base = 0;        ///< Number of the region's first worksharing construct.
         wait_policy_t policy;
         task_icv_t icv; ///< What the implicit tasks inherit.
@@ -344,10 +401,25 @@ struct team_t {
     }
 };
 
-/**  The host `teams` region the calling thread runs: its number, the number of teams, their thread limit (0 none). */
-int teams_number() noexcept;
-int teams_count() noexcept;
-int teams_thread_limit() noexcept;
+/**  The host `teams` region the calling thread runs: its team number, how many teams there are, and their thread
+ *   limit (0 none). Outside a `teams` region: team 0 of 1, no limit. */
+struct teams_state_t {
+    int number = 0;
+    int count = 1;
+    int thread_limit = 0;
+};
+/**  The calling thread's `teams` state. Initial-exec and constant-initialized, like `current_task_pointer`: every
+ *   region reads the thread limit, with one `%fs`-relative load. */
+extern constinit thread_local teams_state_t teams_state __attribute__((tls_model("initial-exec")));
+inline int teams_number() noexcept {
+    return teams_state.number;
+}
+inline int teams_count() noexcept {
+    return teams_state.count;
+}
+inline int teams_thread_limit() noexcept {
+    return teams_state.thread_limit;
+}
 
 /**  Wakes the members sleeping on the team's doorbell, if any: call after every change a `team_wait` may watch. */
 inline void team_notify(team_t &team) noexcept {
@@ -391,8 +463,8 @@ bool loop_next_logical(task_t &task, std::uint64_t &first, std::uint64_t &last) 
 /**  Leaves the loop (handing on the ordered turn) and, with `barrier`, waits for the team. */
 void loop_leave(task_t &task, bool barrier) noexcept;
 void sections_enter(task_t &task, std::uint64_t count, void **memory, std::uint64_t memory_bytes) noexcept;
-/**  Marks every stealing cursor of a fresh table closed (no construct's tag). */
-void close_cursors(cursor_line_t *cursors, std::size_t lines) noexcept;
+/**  Sets up a fresh cursor table of `capacity` threads: every cursor closed, every departure word 0. */
+void reset_cursor_table(cursor_line_t *cursors, std::size_t capacity) noexcept;
 
 /**  Builds the shape of a loop over `long` or `unsigned long long` iterations, for schedule `kind`. */
 loop_shape_t signed_shape(long start, long end, long incr, long chunk, loop_kind_t kind, bool ordered) noexcept;

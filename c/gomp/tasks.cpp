@@ -223,28 +223,8 @@ FORKUNION_GOMP_EXPORT void GOMP_taskgroup_end(void) {}
 
 // ---- Host `teams`: the teams run one after another on the encountering thread ----
 
-namespace {
-
-/**  The `teams` region the calling thread runs: its team number and how many teams there are. */
-struct teams_state_t {
-    int number = 0;
-    int count = 1;
-    int thread_limit = 0;
-};
-thread_local teams_state_t teams_state __attribute__((tls_model("initial-exec")));
-
-} // namespace
-
 namespace forkunion::gomp {
-int teams_number() noexcept {
-    return teams_state.number;
-}
-int teams_count() noexcept {
-    return teams_state.count;
-}
-int teams_thread_limit() noexcept {
-    return teams_state.thread_limit;
-}
+constinit thread_local teams_state_t teams_state __attribute__((tls_model("initial-exec")));
 } // namespace forkunion::gomp
 
 FORKUNION_GOMP_EXPORT void GOMP_teams_reg(void (*fn)(void *), void *data, unsigned num_teams, unsigned thread_limit,

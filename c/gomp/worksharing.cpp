@@ -78,24 +78,50 @@ void slot_memory(ws_slot_t &slot, std::uint64_t bytes) noexcept {
     slot.shared.memory_owned = true;
 }
 
-// ---- Stealing cursors: `tag << 40 | offset`, the tag naming the construct; `closed_tag_k` outside one ----
+// ---- Stealing cursors ----
+//
+// A cursor is `tag << 40 | offset`: the tag is the construct number modulo 2^24; chunk `offset` of the owner's block
+// is the claimant's when `offset` is below the block's count. Outside a construct a cursor is closed: its offset is
+// 2^39 or more, above every block's count, so it reads as dry under any tag. For thread `t` and the cursor row
+// `id % ws_slots_k` of construct `id`:
+//   S1. Only `t` stores to its cursor: `id`'s tag when it publishes its block, a closed value when it leaves. The
+//       others only increment it, and only after a load showed their own construct's tag with chunks left.
+//   S2. `t` publishes its block for `id` only once every member has left construct `id - ws_slots_k` (the members'
+//       departure words, release, read with acquire): every increment made in an earlier construct of the row then
+//       precedes the tag in the cursor's modification order, so none consumes a chunk of `id`.
+//   S3. A thread steals in `id` only while `id - floor < 2^24`, where `floor` is its `ws_floor` (every member has
+//       left every construct below it): an open cursor then carries the tag of a construct in `[floor, id]` (one
+//       above `id` would need this thread to have left `id`, by S2), distinct modulo 2^24 from `id`'s unless it is
+//       `id`'s.
+// A member that cannot see S2 hold (a member is `ws_slots_k` constructs behind) drains its block alone and leaves
+// it unpublished. Owners always drain their own blocks, so no chunk is lost, and S1-S3 make none run twice.
 
 constexpr unsigned offset_bits_k = 40;
-constexpr std::uint64_t offset_mask_k = (std::uint64_t(1) << offset_bits_k) - 1;
-constexpr std::uint64_t closed_tag_k = (std::uint64_t(1) << (64 - offset_bits_k)) - 1;
-/**  Chunk counts (plus one overshoot per thread) must stay below the offset field. */
+/**  Chunk counts (plus one overshoot per thread) must stay below the offset field's closed range. */
 constexpr std::uint64_t max_stealing_chunks_k = std::uint64_t(1) << (offset_bits_k - 1);
+constexpr std::uint64_t closed_cursor_k = max_stealing_chunks_k;
+/**  S3: constructs a thread may run ahead of `ws_floor` and still steal. */
+constexpr std::uint64_t steal_window_k = std::uint64_t(1) << (64 - offset_bits_k);
 
-constexpr std::uint64_t tag_of(std::uint64_t id) noexcept {
-    return id % closed_tag_k;
-}
-
-std::atomic<std::uint64_t> &cursor_of(team_t &team, std::uint64_t id, unsigned thread) noexcept {
-    return team.header.cursors[(id % ws_slots_k) * team.header.capacity + thread].value;
+std::atomic<std::uint64_t> &departure_of(team_t &team, unsigned thread) noexcept {
+    return team.header.cursors[ws_slots_k * team.header.capacity + thread].value;
 }
 
 std::uint64_t chunks_of(loop_shape_t const &shape) noexcept {
+    if (shape.chunk == 1) return shape.n; // the usual `schedule(dynamic)`: no division
     return shape.n / shape.chunk + (shape.n % shape.chunk != 0);
+}
+
+/**  Raises `task.ws_floor` to the lowest departure word of the other members (S2, S3): acquire loads, no waiting. */
+[[gnu::noinline]] void raise_floor(task_t &task, team_t &team) noexcept {
+    std::uint64_t floor = ~std::uint64_t(0);
+    for (unsigned thread = 0; thread != team.header.size; ++thread) {
+        if (thread == task.thread_num) continue;
+        // Acquire pairs with the release in `loop_leave`: that member's increments of earlier cursors are visible.
+        std::uint64_t const departed = departure_of(team, thread).load(std::memory_order_acquire);
+        if (departed < floor) floor = departed;
+    }
+    if (floor > task.ws_floor) task.ws_floor = floor;
 }
 
 // ---- Claiming chunks ----
@@ -162,35 +188,42 @@ bool claim_static(task_t &task, std::uint64_t &first, std::uint64_t &last) noexc
     return true;
 }
 
-bool claim_stealing(task_t &task, std::uint64_t &first, std::uint64_t &last) noexcept {
-    team_t &team = *task.team;
+[[gnu::always_inline]] inline bool claim_stealing(task_t &task, std::uint64_t &first, std::uint64_t &last) noexcept {
     ws_state_t &ws = task.ws;
     loop_shape_t const &shape = ws.loop;
-    std::uint64_t const chunks = chunks_of(shape), tag = tag_of(ws.id);
-    unsigned const size = team.header.size;
     for (;;) {
-        slice_t<std::uint64_t> const block = static_slice<std::uint64_t>(chunks, size, ws.victim);
-        std::atomic<std::uint64_t> &cursor = cursor_of(team, ws.id, ws.victim);
-        // A load first: thieves sweeping dry cursors share the lines instead of writing them.
-        std::uint64_t seen = cursor.load(std::memory_order_relaxed);
-        if ((seen >> offset_bits_k) == tag && (seen & offset_mask_k) < block.count) {
-            // Relaxed: atomicity alone makes every chunk unique; the construct's barrier publishes the results.
-            seen = cursor.fetch_add(1, std::memory_order_relaxed);
-            if ((seen >> offset_bits_k) == tag && (seen & offset_mask_k) < block.count) {
-                std::uint64_t const chunk = block.first + (seen & offset_mask_k);
-                first = chunk * shape.chunk;
-                last = shape.n - first < shape.chunk ? shape.n : first + shape.chunk;
-                // GCC's `lastprivate` code copies out on the thread whose last chunk ends the loop: the thread
-                // that takes the final chunk takes no other after it (its own block is dry; the rest is drained
-                // by their owners, who always finish their own blocks).
-                if (last == shape.n) ws.victims_left = 0;
-                return true;
+        unsigned const victim = ws.victim;
+        bool const long_block = victim < ws.remainder;
+        std::uint64_t const count = ws.quotient + long_block;
+        std::uint64_t offset = 0;
+        bool taken = false;
+        if (victim == task.thread_num && !ws.published) {
+            taken = ws.next < count; // an unpublished block is this thread's alone
+            offset = ws.next++;
+        } else {
+            std::atomic<std::uint64_t> &cursor = ws.row[victim].value;
+            // A load first: thieves sweeping dry cursors share the lines instead of writing them. The xor is below
+            // `count` only for this construct's tag with chunks left (a closed or other tag sets higher bits).
+            if ((cursor.load(std::memory_order_relaxed) ^ ws.tag) < count) {
+                // Relaxed: atomicity alone makes every chunk unique; the construct's barrier publishes the results.
+                offset = cursor.fetch_add(1, std::memory_order_relaxed) ^ ws.tag;
+                taken = offset < count;
             }
         }
-        // Dry, closed, or its owner has not entered this construct yet (then it drains the block itself).
+        if (taken) {
+            std::uint64_t const chunk = victim * ws.quotient + (long_block ? victim : ws.remainder) + offset;
+            first = chunk * shape.chunk;
+            last = shape.n - first < shape.chunk ? shape.n : first + shape.chunk;
+            // GCC's `lastprivate` code copies out on the thread whose last chunk ends the loop: the thread that
+            // takes the final chunk takes no other after it (its own block is dry; the rest is drained by their
+            // owners, who always finish their own blocks).
+            if (last == shape.n) ws.victims_left = 0;
+            return true;
+        }
+        // Dry, closed, or its owner has not published it for this construct (then it drains the block itself).
         if (ws.victims_left == 0) return false;
         --ws.victims_left;
-        ws.victim = next_in_coprime_order<unsigned>(ws.victim, ws.stride, size);
+        ws.victim = next_in_coprime_order<unsigned>(victim, ws.stride, task.team_size);
     }
 }
 
@@ -236,7 +269,7 @@ loop_shape_t signed_shape(long start, long end, long incr, long chunk, loop_kind
     loop_shape_t shape;
     auto const s = static_cast<std::uint64_t>(start), e = static_cast<std::uint64_t>(end);
     auto const i = static_cast<std::uint64_t>(incr);
-    if (incr > 0 && start < end) shape.n = (e - s - 1) / i + 1;
+    if (incr > 0 && start < end) shape.n = i == 1 ? e - s : (e - s - 1) / i + 1; // unit steps need no division
     if (incr < 0 && start > end) shape.n = (s - e - 1) / (0 - i) + 1;
     shape.start = s, shape.incr = i, shape.end = e;
     shape.kind = kind;
@@ -248,7 +281,7 @@ loop_shape_t signed_shape(long start, long end, long incr, long chunk, loop_kind
 loop_shape_t unsigned_shape(bool up, unsigned long long start, unsigned long long end, unsigned long long incr,
                             unsigned long long chunk, loop_kind_t kind, bool ordered) noexcept {
     loop_shape_t shape;
-    if (up && start < end) shape.n = (end - start - 1) / incr + 1;
+    if (up && start < end) shape.n = incr == 1 ? end - start : (end - start - 1) / incr + 1;
     if (!up && start > end) shape.n = (start - end - 1) / (0 - incr) + 1;
     shape.start = start, shape.incr = incr, shape.end = end;
     shape.kind = kind;
@@ -276,9 +309,16 @@ loop_kind_t runtime_kind(task_t const &task, bool monotonic, bool ordered, long 
 
 void loop_enter(task_t &task, loop_shape_t const &requested, void **memory, std::uint64_t memory_bytes) noexcept {
     ws_state_t &ws = task.ws;
-    ws = ws_state_t{};
+    // Only what some schedule reads before setting it (see `ws_state_t`).
+    ws.slot = nullptr;
     ws.loop = requested;
     ws.id = task.ws_next++;
+    ws.next = 0;
+    ws.holds_chunk = false;
+    ws.pending = false;
+    ws.solo_memory = nullptr;
+    ws.doacross_dims = 0;
+    ws.doacross_progress = nullptr;
     team_t *team = task.team;
     if (!team) {
         // A team of one runs the whole loop as one chunk; its scratch memory is its own.
@@ -292,12 +332,14 @@ void loop_enter(task_t &task, loop_shape_t const &requested, void **memory, std:
     }
     loop_shape_t &shape = ws.loop;
     unsigned const size = team->header.size;
+    std::uint64_t const chunks = shape.kind == loop_kind_t::stealing_k ? chunks_of(shape) : 0; // static: chunk 0
     // `ordered` needs the chunks in hand-out order; stealing cursors need chunk counts that fit their offsets.
     if (shape.kind == loop_kind_t::stealing_k &&
-        (shape.ordered || chunks_of(shape) >= max_stealing_chunks_k - size || shape.n >= huge_space_k))
+        (shape.ordered || chunks >= max_stealing_chunks_k - size || shape.n >= huge_space_k))
         shape.kind = loop_kind_t::shared_k;
     if (shape.kind == loop_kind_t::static_k) ws.next = task.thread_num;
-    if (shape.kind != loop_kind_t::static_k || shape.ordered || memory || shape.progress_words) {
+    if ((shape.kind != loop_kind_t::static_k && shape.kind != loop_kind_t::stealing_k) || shape.ordered || memory ||
+        shape.progress_words) {
         slot_enter(*team, ws.id, [&](ws_slot_t &slot) noexcept {
             slot.cursor.value.store(0, std::memory_order_relaxed);
             slot.shared.ordered_turn.store(0, std::memory_order_relaxed);
@@ -309,13 +351,22 @@ void loop_enter(task_t &task, loop_shape_t const &requested, void **memory, std:
         if (shape.progress_words)
             ws.doacross_progress = static_cast<std::atomic<std::uint64_t> *>(ws.slot->shared.memory);
     }
-    if (shape.kind == loop_kind_t::stealing_k) {
-        // The owner's own cursor: tagged with this construct, so thieves may now take from its block.
-        cursor_of(*team, ws.id, task.thread_num).store(tag_of(ws.id) << offset_bits_k, std::memory_order_relaxed);
-        ws.victim = task.thread_num;
-        ws.victims_left = size - 1;
-        ws.stride = coprime_stride<unsigned>(size, task.thread_num);
-    }
+    if (shape.kind != loop_kind_t::stealing_k) return;
+    unsigned const thread = task.thread_num;
+    ws.quotient = chunks / size;
+    ws.remainder = chunks % size;
+    ws.row = team->header.cursors + (ws.id % ws_slots_k) * team->header.capacity;
+    ws.tag = ws.id << offset_bits_k; // the construct number modulo 2^24, in the tag field
+    if (ws.id >= task.ws_floor + ws_slots_k) raise_floor(task, *team);
+    std::uint64_t const lead = ws.id > task.ws_floor ? ws.id - task.ws_floor : 0;
+    ws.published = lead < ws_slots_k; // S2
+    // Relaxed: a thief needs only the tag; the chunks' iterations come from the loop's arguments.
+    if (ws.published) ws.row[thread].value.store(ws.tag, std::memory_order_relaxed);
+    ws.victim = thread;
+    ws.victims_left = lead < steal_window_k ? size - 1 : 0; // S3
+    if (task.stride_team != size) [[unlikely]]
+        task.steal_stride = coprime_stride<unsigned>(size, thread), task.stride_team = size;
+    ws.stride = task.steal_stride;
 }
 
 bool loop_next_logical(task_t &task, std::uint64_t &first, std::uint64_t &last) noexcept {
@@ -352,9 +403,12 @@ void loop_leave(task_t &task, bool barrier) noexcept {
         return;
     }
     if (ws.holds_chunk) hand_on_turn(task);
-    if (ws.loop.kind == loop_kind_t::stealing_k)
-        // Closed: this thread's block is dry, and a late thief must not mistake it for a later construct's.
-        cursor_of(*team, ws.id, task.thread_num).store(closed_tag_k << offset_bits_k, std::memory_order_relaxed);
+    if (ws.loop.kind == loop_kind_t::stealing_k && ws.published)
+        // S1. Closed: this thread's block is dry, and a late thief must not mistake it for a later construct's.
+        ws.row[task.thread_num].value.store(closed_cursor_k, std::memory_order_relaxed);
+    // S2. Release pairs with the acquire in `raise_floor`: this thread's increments of every cursor in this and
+    // earlier constructs (and its own cursor's close) precede any later publication in their rows.
+    departure_of(*team, task.thread_num).store(ws.id + 1, std::memory_order_release);
     if (ws.slot) slot_leave(*team, ws.id);
     ws.slot = nullptr;
     ws.loop.kind = loop_kind_t::static_k;
@@ -368,10 +422,13 @@ void sections_enter(task_t &task, std::uint64_t count, void **memory, std::uint6
     loop_enter(task, shape, memory, memory_bytes);
 }
 
-/**  The stealing cursors start closed, so no construct number can mistake a fresh table for its own. */
-void close_cursors(cursor_line_t *cursors, std::size_t lines) noexcept {
-    for (std::size_t line = 0; line != lines; ++line)
-        cursors[line].value.store(closed_tag_k << offset_bits_k, std::memory_order_relaxed);
+/**  A fresh table: every cursor closed (no construct may mistake one for its own), every departure word 0 (the
+ *   threads have left nothing; a region's first `ws_slots_k` constructs need no departure, see `init_implicit`). */
+void reset_cursor_table(cursor_line_t *cursors, std::size_t capacity) noexcept {
+    for (std::size_t line = 0; line != ws_slots_k * capacity; ++line)
+        cursors[line].value.store(closed_cursor_k, std::memory_order_relaxed);
+    for (std::size_t thread = 0; thread != capacity; ++thread)
+        cursors[ws_slots_k * capacity + thread].value.store(0, std::memory_order_relaxed);
 }
 
 } // namespace forkunion::gomp
@@ -386,9 +443,17 @@ task_t &implicit_task() noexcept {
     return *current_task().implicit;
 }
 
+/**  `loop_next_logical`, with a team's stealing claim inlined: the call a `schedule(dynamic)` loop makes per chunk. */
+[[gnu::always_inline]] inline bool next_chunk(task_t &task, std::uint64_t &first, std::uint64_t &last) noexcept {
+    // A stealing loop is never `ordered` (`loop_enter` gives those the shared cursor), so it holds no turn.
+    if (task.team && task.ws.loop.kind == loop_kind_t::stealing_k) [[likely]]
+        return claim_stealing(task, first, last);
+    return loop_next_logical(task, first, last);
+}
+
 bool signed_next(task_t &task, long *istart, long *iend) noexcept {
     std::uint64_t first = 0, last = 0;
-    if (!loop_next_logical(task, first, last)) return false;
+    if (!next_chunk(task, first, last)) return false;
     loop_shape_t const &shape = task.ws.loop;
     *istart = static_cast<long>(shape.start + first * shape.incr);
     *iend = static_cast<long>(last == shape.n ? shape.end : shape.start + last * shape.incr);
@@ -397,7 +462,7 @@ bool signed_next(task_t &task, long *istart, long *iend) noexcept {
 
 bool unsigned_next(task_t &task, unsigned long long *istart, unsigned long long *iend) noexcept {
     std::uint64_t first = 0, last = 0;
-    if (!loop_next_logical(task, first, last)) return false;
+    if (!next_chunk(task, first, last)) return false;
     loop_shape_t const &shape = task.ws.loop;
     *istart = shape.start + first * shape.incr;
     *iend = last == shape.n ? shape.end : shape.start + last * shape.incr;
@@ -824,10 +889,20 @@ FORKUNION_GOMP_EXPORT void GOMP_parallel_sections_start(void (*fn)(void *), void
 
 // ---- Single ----
 
+namespace {
+/**  A `single` takes a construct number but touches no cursor: its thread has left it for the stealing loops'
+ *   purposes at once. Without this, eight `single`s in a row would leave every departure word eight constructs
+ *   behind, and no owner of a later stealing loop would open its block to thieves (S2). */
+void depart_single(team_t &team, unsigned thread, std::uint64_t id) noexcept {
+    departure_of(team, thread).store(id + 1, std::memory_order_release);
+}
+} // namespace
+
 FORKUNION_GOMP_EXPORT bool GOMP_single_start(void) {
     task_t &task = implicit_task();
     if (!task.team) return true;
     std::uint64_t const id = task.ws_next++;
+    depart_single(*task.team, task.thread_num, id);
     bool const won = slot_enter(*task.team, id, [](ws_slot_t &) noexcept {});
     slot_leave(*task.team, id);
     return won;
@@ -839,6 +914,7 @@ FORKUNION_GOMP_EXPORT void *GOMP_single_copy_start(void) {
     team_t &team = *task.team;
     std::uint64_t const id = task.ws_next++;
     task.ws.id = id;
+    depart_single(team, task.thread_num, id);
     bool const won = slot_enter(
         team, id, [](ws_slot_t &slot) noexcept { slot.shared.copy.store(nullptr, std::memory_order_relaxed); });
     if (won) return nullptr; // the winner runs the body, then `GOMP_single_copy_end` publishes its data and leaves

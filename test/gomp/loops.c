@@ -172,6 +172,98 @@ static void dynamic_schedules(void) {
     printf("dynamic, guided, auto and runtime schedules: every iteration once\n");
 }
 
+/**
+ *  Back-to-back `nowait` stealing loops in one region, far more than the slot ring has, at team sizes 1, 2, 3 and 8,
+ *  with spaces from empty to several chunks per thread. A straggler (a different thread every few loops) holds its
+ *  first chunk for a while, so the others run many loops ahead of it and steal from its block: whatever the
+ *  interleaving, every loop runs each of its iterations exactly once, so no late thread ever takes a chunk of a later
+ *  loop (or of an earlier one).
+ */
+enum { steal_loops_k = 96, steal_max_k = 40 };
+static int steal_hits[steal_loops_k][steal_max_k];
+static int steal_size(int loop) {
+    return (loop * 7) % (steal_max_k + 1); // 0, 7, 14, ..., 40, 6, ...: empty spaces and uneven blocks
+}
+static void straggle(int loop, int i) {
+    volatile long sink = 0;
+    if (i == 0 && loop % 5 == 0)
+        for (long spin = 0; spin < 200000; ++spin) sink += spin;
+}
+static void stealing_nowait_loops(void) {
+    int const teams[] = {1, 2, 3, 8};
+    for (int t = 0; t < 4; ++t) {
+        memset(steal_hits, 0, sizeof(steal_hits));
+#pragma omp parallel num_threads(teams[t])
+        {
+            for (int loop = 0; loop < steal_loops_k; loop += 2) {
+                int const n = steal_size(loop), m = steal_size(loop + 1);
+#pragma omp for schedule(nonmonotonic : dynamic, 1) nowait
+                for (int i = 0; i < n; ++i) {
+                    straggle(loop, i);
+#pragma omp atomic
+                    steal_hits[loop][i]++;
+                }
+#pragma omp for schedule(nonmonotonic : dynamic, 3) nowait
+                for (int i = 0; i < m; ++i) {
+                    straggle(loop + 1, i);
+#pragma omp atomic
+                    steal_hits[loop + 1][i]++;
+                }
+            }
+        }
+        for (int loop = 0; loop < steal_loops_k; ++loop)
+            for (int i = 0; i < steal_max_k; ++i)
+                if (steal_hits[loop][i] != (i < steal_size(loop))) {
+                    fprintf(stderr, "team %d, nowait loop %d: iteration %d ran %d times\n", teams[t], loop, i,
+                            steal_hits[loop][i]);
+                    abort();
+                }
+    }
+    printf("%d back-to-back nowait stealing loops at 1, 2, 3 and 8 threads: every iteration once\n", steal_loops_k);
+}
+
+/**
+ *  A member far behind never holds the others up in stealing loops: thread 1 waits inside the first loop until
+ *  thread 0 has finished 24 more `nowait` loops (three times the slot ring), so thread 0 must get through them
+ *  without waiting for thread 1, and thread 1 still runs every chunk of its own blocks afterwards. (Should thread
+ *  0 take all of the first loop, nobody waits and the check still holds.)
+ */
+enum { ahead_loops_k = 25, ahead_n_k = 64 };
+static int ahead_hits[ahead_loops_k][ahead_n_k];
+static int ahead_done;
+static void stealing_loops_never_wait(void) {
+    memset(ahead_hits, 0, sizeof(ahead_hits));
+    ahead_done = 0;
+#pragma omp parallel num_threads(2)
+    {
+        int const thread = omp_get_thread_num();
+        for (int loop = 0; loop < ahead_loops_k; ++loop) {
+#pragma omp for schedule(nonmonotonic : dynamic, 1) nowait
+            for (int i = 0; i < ahead_n_k; ++i) {
+                if (loop == 0 && thread == 1)
+                    for (int done = 0; !done;) {
+#pragma omp atomic read
+                        done = ahead_done;
+                    }
+#pragma omp atomic
+                ahead_hits[loop][i]++;
+            }
+        }
+        if (thread == 0) {
+#pragma omp atomic write
+            ahead_done = 1;
+        }
+    }
+    for (int loop = 0; loop < ahead_loops_k; ++loop)
+        for (int i = 0; i < ahead_n_k; ++i)
+            if (ahead_hits[loop][i] != 1) {
+                fprintf(stderr, "loop %d behind a waiting member: iteration %d ran %d times\n", loop, i,
+                        ahead_hits[loop][i]);
+                abort();
+            }
+    printf("%d nowait stealing loops run ahead of a member that waits in the first\n", ahead_loops_k - 1);
+}
+
 static void iteration_spaces(void) {
     // Down-counting signed loop with a step of -3.
     clear();
@@ -348,6 +440,8 @@ int main(void) {
     printf("team %d\n", team);
     static_schedules();
     dynamic_schedules();
+    stealing_nowait_loops();
+    stealing_loops_never_wait();
     iteration_spaces();
     ordered_loops();
     conditional_lastprivate();
