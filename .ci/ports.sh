@@ -19,6 +19,9 @@ total=$SECONDS
 # its last client, and ctest waits for it to close the output it inherited: ~60 s after a ctest run otherwise.
 start=$SECONDS
 cmake/toolchains/wine_run.sh cmd /c exit
+# The boot's own server would exit 60 s after its last client (`wine_run.sh` starts it so): replace it by one
+# that stays until the trap below ends it.
+"$wineserver" -k 2>/dev/null || true
 "$wineserver" -p </dev/null >/dev/null 2>&1 || true
 trap '"$wineserver" -k 2>/dev/null || true' EXIT
 echo "---- wine prefix ${WINEPREFIX}: ready in $((SECONDS - start)) s"
