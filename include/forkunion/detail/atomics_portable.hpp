@@ -57,7 +57,9 @@ template <typename value_type_>
 class builtin_atomic_ref_t {
 public:
     using value_t = value_type_;
-    static constexpr std::size_t required_alignment = sizeof(value_t) > alignof(value_t) ? sizeof(value_t) : alignof(value_t);
+    /**  `std::atomic_ref`'s own member name, so that either type serves the same code. */
+    static constexpr std::size_t required_alignment = // NOLINT(readability-identifier-naming)
+        sizeof(value_t) > alignof(value_t) ? sizeof(value_t) : alignof(value_t);
 
     explicit builtin_atomic_ref_t(value_t &object) noexcept : object_(&object) {}
 
@@ -98,12 +100,18 @@ private:
     /**  The builtin's constant for a `std::memory_order` (`consume` is taken as `acquire`, as compilers do). */
     static constexpr int gnu_(std::memory_order order) noexcept {
         switch (order) {
-        case std::memory_order_relaxed: return __ATOMIC_RELAXED;
-        case std::memory_order_consume: return __ATOMIC_ACQUIRE;
-        case std::memory_order_acquire: return __ATOMIC_ACQUIRE;
-        case std::memory_order_release: return __ATOMIC_RELEASE;
-        case std::memory_order_acq_rel: return __ATOMIC_ACQ_REL;
-        default: return __ATOMIC_SEQ_CST;
+        case std::memory_order_relaxed:
+            return __ATOMIC_RELAXED;
+        case std::memory_order_consume:
+            return __ATOMIC_ACQUIRE;
+        case std::memory_order_acquire:
+            return __ATOMIC_ACQUIRE;
+        case std::memory_order_release:
+            return __ATOMIC_RELEASE;
+        case std::memory_order_acq_rel:
+            return __ATOMIC_ACQ_REL;
+        default:
+            return __ATOMIC_SEQ_CST;
         }
     }
 
