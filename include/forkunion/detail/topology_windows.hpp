@@ -30,7 +30,6 @@
 #pragma once
 #include <cstddef> // `std::size_t`
 #include <cstdint> // `std::uint64_t`
-#include <vector>  // `std::vector`
 
 #include <forkunion/cpu_mask.hpp>
 #include <forkunion/detail/processor_information_windows.hpp>
@@ -38,6 +37,8 @@
 #include <forkunion/types.hpp>
 
 #if FORKUNION_OS_WINDOWS
+#include <vector> // `std::vector`, the live call's buffer (the parser needs none)
+
 #include <forkunion/detail/cores_windows.hpp>
 #include <forkunion/detail/system_windows.hpp>
 #endif
