@@ -80,9 +80,10 @@ struct two_domains_config {
 using algorithm_configs = ::testing::Types<flat_config<std::size_t>, flat_config<std::uint8_t>, colocated_config,
                                            distributed_config, two_domains_config>;
 
-/**  Thread counts of every property: 1, 2, 3 and 8 (oversubscribed on small machines). */
+/**  Thread counts of every property: 1, 2, 3 and 8 (oversubscribed on small machines); 1 alone where the build
+ *   has no threads. */
 inline std::vector<std::size_t> const &algorithm_thread_counts() {
-    static std::vector<std::size_t> const counts{1, 2, 3, 8};
+    static std::vector<std::size_t> const counts = sorted_unique_up_to({1, 2, 3, 8}, spawnable_threads());
     return counts;
 }
 
@@ -92,7 +93,7 @@ template <typename config_t, typename body_t>
 void for_each_pool(body_t &&body) {
     for (caller_exclusivity_t exclusivity : {caller_inclusive_k, caller_exclusive_k}) {
         for (std::size_t threads : algorithm_thread_counts()) {
-            if (threads < config_t::minimum_threads()) continue;
+            if (threads < config_t::minimum_threads() || !can_spawn(threads, exclusivity)) continue;
             SCOPED_TRACE(::testing::Message() << config_t::name << " pool, " << threads << " threads, "
                                               << (exclusivity == caller_exclusive_k ? "exclusive" : "inclusive"));
             typename config_t::pool_t pool;

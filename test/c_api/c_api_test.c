@@ -39,6 +39,14 @@
 #error "FORKUNION_TEST_RECORDED_SYSFS: 1 where the library reads recorded sysfs trees (Linux), else 0"
 #endif
 
+/* WebAssembly built without -pthread starts no thread: only inclusive pools of one spawn there, and the parts that
+ * need more threads skip, saying so. */
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+#define FORKUNION_TEST_THREADS 0
+#else
+#define FORKUNION_TEST_THREADS 1
+#endif
+
 /* ---- A tiny harness ---------------------------------------------------------------------------------------- */
 
 static unsigned long checks_count = 0, failures_count = 0, skips_count = 0;
@@ -437,7 +445,9 @@ static void test_lifecycle(fu_capabilities_t allowed) {
     CHECK(fu_pool_memory_placed(pool) == 0);
 
     /* Spawn, a repeated spawn, terminate, a repeated terminate, and a respawn of another shape, twice over. */
-    for (round = 0; round != 2; ++round) {
+    if (!FORKUNION_TEST_THREADS)
+        skip("spawns of 3 and 2 threads and a deleted spawned pool", "this build has no threads");
+    for (round = 0; round != 2 * FORKUNION_TEST_THREADS; ++round) {
         size_t const threads = round ? 2 : 3;
         fu_caller_exclusivity_t const exclusivity = round ? fu_caller_exclusive_k : fu_caller_inclusive_k;
         size_t t, usage;
@@ -475,7 +485,8 @@ static void test_lifecycle(fu_capabilities_t allowed) {
     }
 
     /* Deleting a spawned pool terminates it (ASan's leak checker and the thread count prove nothing stays). */
-    CHECK_STATUS(fu_pool_spawn(live_topology, pool, 2, fu_caller_exclusive_k), fu_success_k);
+    if (FORKUNION_TEST_THREADS)
+        CHECK_STATUS(fu_pool_spawn(live_topology, pool, 2, fu_caller_exclusive_k), fu_success_k);
     fu_pool_delete(pool);
 
     /* Without `os_threads` only a 1-thread inclusive pool, the caller alone, can run. */
@@ -576,8 +587,13 @@ static void test_dispatch(fu_capabilities_t allowed) {
     for (shape = 0; shape != 2 * thread_counts_count; ++shape) {
         size_t const threads = thread_counts[shape / 2];
         fu_caller_exclusivity_t const exclusivity = shape % 2 ? fu_caller_exclusive_k : fu_caller_inclusive_k;
-        fu_pool_t pool = spawned_pool(allowed, threads, exclusivity);
+        fu_pool_t pool;
         size_t seen[8] = {0}, t;
+        if (!FORKUNION_TEST_THREADS && (threads > 1 || exclusivity == fu_caller_exclusive_k)) {
+            skip("dispatches on a pool of more than the caller", "this build has no threads");
+            continue;
+        }
+        pool = spawned_pool(allowed, threads, exclusivity);
         if (!pool) continue;
         CHECK_STATUS(fu_pool_for_threads(pool, count_thread, seen), fu_success_k);
         for (t = 0; t != 8; ++t) CHECK(seen[t] == (t < threads ? 1u : 0u));
@@ -596,7 +612,8 @@ static void test_dispatch(fu_capabilities_t allowed) {
         fu_pool_t pool = fu_pool_new("spawn_on", allowed);
         size_t domains[8] = {0};
         CHECK(pool != NULL);
-        if (recorded && pool) {
+        if (recorded && !FORKUNION_TEST_THREADS) skip("fu_pool_spawn_on with 2 threads", "this build has no threads");
+        if (recorded && pool && FORKUNION_TEST_THREADS) {
             CHECK_STATUS(fu_pool_spawn_on(recorded, pool, 2, 2, fu_caller_inclusive_k), fu_invalid_argument_k);
             CHECK_STATUS(fu_pool_spawn_on(recorded, pool, 1, 2, fu_caller_inclusive_k), fu_success_k);
             CHECK(fu_pool_threads_count(pool) == 2 && fu_pool_compute_domains_count(pool) == 1);
@@ -636,8 +653,13 @@ static void test_split(fu_capabilities_t allowed) {
     for (shape = 0; shape != 2 * thread_counts_count; ++shape) {
         size_t const threads = thread_counts[shape / 2];
         int const exclusive = shape % 2;
-        fu_pool_t pool = spawned_pool(allowed, threads, exclusive ? fu_caller_exclusive_k : fu_caller_inclusive_k);
+        fu_pool_t pool;
         size_t seen[8] = {0}, other[8] = {0}, first = 0, second = 0, refused = 5, t;
+        if (!FORKUNION_TEST_THREADS && (threads > 1 || exclusive)) {
+            skip("splits on a pool of more than the caller", "this build has no threads");
+            continue;
+        }
+        pool = spawned_pool(allowed, threads, exclusive ? fu_caller_exclusive_k : fu_caller_inclusive_k);
         if (!pool) continue;
 
         CHECK_STATUS(fu_pool_unsafe_for_threads(pool, count_thread, seen, &first), fu_success_k);
@@ -651,7 +673,7 @@ static void test_split(fu_capabilities_t allowed) {
             CHECK_STATUS(fu_pool_set_idle_policy(pool, fu_idle_adaptive_k, FU_DEFAULT_IDLE_WINDOW_US), fu_success_k);
             CHECK_STATUS(fu_pool_unsafe_for_threads(pool, count_thread, other, &refused), fu_contended_k);
             CHECK(refused == 0);
-            {
+            if (FORKUNION_TEST_THREADS) {
                 /* Only the dispatching thread may join an inclusive split: it owes slice 0. */
                 join_attempt_t attempt;
                 pthread_t joiner;
@@ -752,6 +774,10 @@ static void *hammer(void *argument) {
 
 static void test_contention(fu_capabilities_t allowed) {
     size_t shape;
+    if (!FORKUNION_TEST_THREADS) {
+        skip("nested and concurrent dispatches on pools of 3 threads", "this build has no threads");
+        return;
+    }
     for (shape = 0; shape != 2; ++shape) {
         fu_caller_exclusivity_t const exclusivity = shape ? fu_caller_exclusive_k : fu_caller_inclusive_k;
         fu_pool_t pool = spawned_pool(allowed, 3, exclusivity);
@@ -878,7 +904,8 @@ static void test_idle(fu_capabilities_t allowed) {
     CHECK_STATUS(fu_pool_set_idle_policy(NULL, fu_idle_spin_k, 0), fu_invalid_argument_k);
     CHECK_STATUS(fu_pool_idle_policy(NULL, &mode, &microseconds), fu_invalid_argument_k);
     CHECK(fu_pool_parked_threads_count(NULL) == 0);
-    for (shape = 0; shape != 2; ++shape) {
+    if (!FORKUNION_TEST_THREADS) skip("idle policies of pools of 3 threads", "this build has no threads");
+    for (shape = 0; shape != 2 * FORKUNION_TEST_THREADS; ++shape) {
         size_t const workers = shape ? 3 : 2;
         fu_pool_t pool = spawned_pool(allowed, 3, shape ? fu_caller_exclusive_k : fu_caller_inclusive_k);
         if (!pool) continue;
@@ -963,18 +990,19 @@ static void nested_dispatches(void *context, size_t thread, size_t domain) {
 }
 
 static void test_refusals(fu_capabilities_t allowed) {
-    fu_pool_t pool = spawned_pool(allowed, 3, fu_caller_inclusive_k);
+    size_t const threads = FORKUNION_TEST_THREADS ? 3 : 1; /* a pool of one is busy inside its callback too */
+    fu_pool_t pool = spawned_pool(allowed, threads, fu_caller_inclusive_k);
     fallback_t fallback;
     if (!pool) return;
     memset(&fallback, 0, sizeof(fallback));
     pthread_mutex_init(&fallback.mutex, NULL);
     fallback.pool = pool;
     CHECK_STATUS(fu_pool_for_threads(pool, nested_dispatches, &fallback), fu_success_k);
-    CHECK(fallback.refused == 3);               /* every nested plain dispatch said why it ran nothing */
-    CHECK(fallback.fallback_failures == 0);     /* every fallback returned fu_success_k */
-    CHECK(fallback.ran_on_caller == 3 * 2 * 5); /* the fallbacks ran every task, as thread 0 of a team of one */
+    CHECK(fallback.refused == threads);               /* every nested plain dispatch said why it ran nothing */
+    CHECK(fallback.fallback_failures == 0);           /* every fallback returned fu_success_k */
+    CHECK(fallback.ran_on_caller == threads * 2 * 5); /* the fallbacks ran every task, as thread 0 of a team of one */
     /* On an idle pool the fallbacks are plain dispatches. */
-    check_tasks(pool, 10, 3, 0, 0);
+    check_tasks(pool, 10, threads, 0, 0);
     fu_pool_delete(pool);
     pthread_mutex_destroy(&fallback.mutex);
     /* On a pool that has no threads at all, they run on the caller too. */
@@ -1078,6 +1106,7 @@ static void test_memory(fu_capabilities_t allowed) {
 /* ---- fabric ------------------------------------------------------------------------------------------------ */
 
 static void test_fabric(fu_capabilities_t allowed) {
+    size_t const threads = FORKUNION_TEST_THREADS ? 2 : 1;
     fu_fabric_t fabric = fu_fabric_new();
     fu_pool_t pool = fu_pool_new("fabric", allowed);
     size_t const memory_domains = fu_memory_domains_count(live_topology);
@@ -1102,7 +1131,7 @@ static void test_fabric(fu_capabilities_t allowed) {
     }
     CHECK(fu_fabric_harvested(fabric) == 0);
 
-    CHECK_STATUS(fu_pool_spawn(live_topology, pool, 2, fu_caller_inclusive_k), fu_success_k);
+    CHECK_STATUS(fu_pool_spawn(live_topology, pool, threads, fu_caller_inclusive_k), fu_success_k);
     status = fu_fabric_harvest(fabric, live_topology, pool, 1u << 20); /* 1 MiB buffers keep it quick */
     if ((fu_pool_capabilities(pool) & (fu_capability_thread_pinning_k | fu_capability_memory_placement_k)) !=
         (fu_capability_thread_pinning_k | fu_capability_memory_placement_k)) {
@@ -1123,7 +1152,7 @@ static void test_fabric(fu_capabilities_t allowed) {
         CHECK(fu_fabric_memory_level_in(fabric, memory_domains) == fu_fabric_memory_levels_count(fabric));
     }
     /* The pool still dispatches afterwards. */
-    check_tasks(pool, 20, 2, 0, 0);
+    check_tasks(pool, 20, threads, 0, 0);
     fu_pool_delete(pool);
     fu_fabric_delete(fabric);
     fu_fabric_delete(NULL);

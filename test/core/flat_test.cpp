@@ -79,6 +79,7 @@ void check_static_split_is_exact() {
     using prong_t = typename pool_t::prong_t;
     for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k}) {
         for (std::size_t threads : thread_counts<index_t>()) {
+            if (!can_spawn(threads, exclusivity)) continue; // a build without threads: inclusive pools of one
             pool_t pool;
             ASSERT_TRUE(pool.spawn(static_cast<index_t>(threads), exclusivity));
             for (std::size_t n : task_counts<index_t>(threads)) {
@@ -170,6 +171,7 @@ using injected_pool_t = fu::basic_pool_t<injecting_allocator<std::thread>>;
 } // namespace
 
 TEST(flat, failed_allocation_refuses_spawn_and_leaks_nothing) {
+    FORKUNION_SKIP_UNLESS_THREADS(4);
     std::size_t const threads_before = settled_live_threads();
     injected_pool_t pool;
     injection.fail_allocate = true;
@@ -184,6 +186,7 @@ TEST(flat, failed_allocation_refuses_spawn_and_leaks_nothing) {
 }
 
 TEST(flat, refused_thread_stops_and_joins_the_started_ones) {
+    FORKUNION_SKIP_UNLESS_THREADS(3);
     std::size_t const threads_before = settled_live_threads();
     for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k}) {
         for (long fail_at : {0L, 1L, 3L, 5L}) {
@@ -241,6 +244,7 @@ TEST(flat, thread_limit_refuses_spawn_in_a_child_process) {
 // ---- Idle modes ----
 
 TEST(flat, parked_workers_burn_no_cpu) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
     std::size_t const cores = fu::allowed_cores_count();
     for (std::size_t threads : {std::size_t(2), 3 * cores}) {
         for (fu::idle_policy_t policy :
@@ -339,6 +343,7 @@ TEST(flat, leaving_sleep_wakes_the_kernel_sleepers) {
 // ---- Contracts and layout ----
 
 TEST(flat, terminate_from_a_callback_is_ignored) {
+    FORKUNION_SKIP_UNLESS_THREADS(3);
     for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k}) {
         fu::flat_pool_t pool;
         ASSERT_TRUE(pool.spawn(3, exclusivity));
@@ -351,6 +356,7 @@ TEST(flat, terminate_from_a_callback_is_ignored) {
 }
 
 TEST(flat, terminate_completes_an_unjoined_dispatch) {
+    FORKUNION_SKIP_UNLESS_THREADS(4);
     std::atomic<std::size_t> ran{0};
     auto count = [&](std::size_t) noexcept { ran.fetch_add(1); };
     for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k}) {
@@ -364,6 +370,7 @@ TEST(flat, terminate_completes_an_unjoined_dispatch) {
 }
 
 TEST(flat, memory_usage_and_oversubscription_are_reported) {
+    FORKUNION_SKIP_UNLESS_THREADS(3);
     std::size_t const cores = fu::allowed_cores_count();
     fu::flat_pool_t pool;
     EXPECT_EQ(pool.memory_usage(), sizeof(fu::flat_pool_t));

@@ -31,6 +31,7 @@ TEST(hot_path, the_counter_sees_allocations) {
 }
 
 TEST(hot_path, spawn_allocates_once) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
     fu::flat_pool_t pool;
     std::size_t const before = allocations.load();
     ASSERT_TRUE(pool.spawn(2));
@@ -67,6 +68,7 @@ TEST(hot_path, dispatches_make_no_heap_allocations) {
     std::size_t const cores = fu::allowed_cores_count();
     for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k}) {
         for (std::size_t threads : {std::size_t(1), std::size_t(2), cores, 3 * cores}) {
+            if (!forkunion::testing::can_spawn(threads, exclusivity)) continue; // a build without threads
             SCOPED_TRACE(::testing::Message() << threads << " threads, exclusive: " << int(exclusivity));
             fu::flat_pool_t pool;
             ASSERT_TRUE(pool.spawn(threads, exclusivity));
@@ -76,6 +78,7 @@ TEST(hot_path, dispatches_make_no_heap_allocations) {
 }
 
 TEST(hot_path, distributed_dispatches_make_no_heap_allocations) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
     fu::machine_topology_t topology;
     (void)topology.try_harvest();
     std::size_t const cores = fu::allowed_cores_count(), domains = topology.compute_domains_count();

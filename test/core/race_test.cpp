@@ -80,6 +80,7 @@ struct armed_stop_t {
 } // namespace
 
 TEST(race, publisher_stopped_after_publishing_cannot_touch_a_terminating_pool) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
     for (fu::idle_policy_t policy : {fu::idle_policy_t::spin(), fu::idle_policy_t::sleep(0), fu::idle_policy_t{}}) {
         SCOPED_TRACE(fu::idle_mode_name(policy.mode));
         fu::flat_pool_t pool;
@@ -112,6 +113,7 @@ TEST(race, publisher_stopped_after_publishing_cannot_touch_a_terminating_pool) {
 }
 
 TEST(race, claim_stopped_across_a_respawn_is_refused_not_served_with_a_stale_count) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
     for (bool grow : {true, false}) {
         SCOPED_TRACE(grow ? "respawned larger" : "respawned smaller");
         fu::flat_pool_t pool;
@@ -145,6 +147,7 @@ TEST(race, claim_stopped_across_a_respawn_is_refused_not_served_with_a_stale_cou
 }
 
 TEST(race, worker_stopped_before_parking_still_sees_the_publication) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
     if (fu::os_wasm_k)
         GTEST_SKIP() << "hangs now and then under load on Node.js, also with every kernel wait capped at 10 ms: open";
     fu::flat_pool_t pool;
@@ -173,6 +176,7 @@ TEST(race, worker_stopped_before_parking_still_sees_the_publication) {
 }
 
 TEST(race, worker_stopped_before_parking_follows_a_policy_change) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
     if (fu::os_wasm_k)
         GTEST_SKIP() << "hangs now and then under load on Node.js, also with every kernel wait capped at 10 ms: open";
     fu::flat_pool_t pool;
@@ -194,6 +198,7 @@ TEST(race, worker_stopped_before_parking_follows_a_policy_change) {
 }
 
 TEST(race, root_stopped_before_releasing_keeps_the_pool_held) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
     // The release of the pool by the tree's root is the completion signal: until it happens, a dispatch is in
     // flight for everyone (refused, incomplete), and the moment it happens the pool is free again.
     fu::flat_pool_t pool;

@@ -150,6 +150,7 @@ class respawn_stress : public ::testing::TestWithParam<std::size_t> {};
 } // namespace
 
 TEST_P(respawn_stress, flat_pool_serves_or_refuses_cleanly) {
+    FORKUNION_SKIP_UNLESS_THREADS(3); // two foreign dispatchers besides the controller
     fu::flat_pool_t pool;
     churn(pool, GetParam(),
           [](fu::flat_pool_t &p, std::size_t size, fu::caller_exclusivity_t exclusivity, std::uint32_t) {
@@ -158,6 +159,7 @@ TEST_P(respawn_stress, flat_pool_serves_or_refuses_cleanly) {
 }
 
 TEST_P(respawn_stress, distributed_pool_serves_or_refuses_cleanly) {
+    FORKUNION_SKIP_UNLESS_THREADS(3); // two foreign dispatchers besides the controller
     fu::machine_topology_t live;
     (void)live.try_harvest();
     fu::machine_topology_t const &recorded = recorded_two_domains();

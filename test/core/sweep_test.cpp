@@ -123,7 +123,9 @@ TEST_CASE("u8 pools run every task exactly once for every thread and task count"
     if (threads != FORKUNION_SWEEP_MAX_THREADS &&
         !forkunion::testing::sweep_runs_thread_count(unsigned(threads), FORKUNION_SWEEP_STRIDE))
         return;
-    fu::caller_exclusivity_t const exclusivity = threads % 2 ? fu::caller_exclusive_k : fu::caller_inclusive_k;
+    // A build without threads has inclusive pools of one only: its one count runs inclusive.
+    fu::caller_exclusivity_t const exclusivity = forkunion::testing::spawnable_exclusivity(
+        std::size_t(threads), threads % 2 ? fu::caller_exclusive_k : fu::caller_inclusive_k);
     u8_pool_t pool;
     REQUIRE(pool.spawn(std::uint8_t(threads), exclusivity));
     u8_ledger ledger;

@@ -22,6 +22,8 @@
 
 #include <forkunion/atomics.hpp>
 
+#include "test_support.hpp" // `FORKUNION_SKIP_UNLESS_THREADS`
+
 namespace fu = forkunion;
 
 namespace {
@@ -283,6 +285,7 @@ void check_conditional_verbs() {
 
 template <typename case_type_>
 void check_contended_sums() {
+    FORKUNION_SKIP_UNLESS_THREADS(contenders_k);
     using value_t = typename case_type_::value_t;
     using ref_t = typename case_type_::ref_t;
     alignas(64) value_t object = value_t(3);
@@ -304,6 +307,7 @@ void check_contended_sums() {
 
 template <typename case_type_>
 void check_contended_exchanges() {
+    FORKUNION_SKIP_UNLESS_THREADS(contenders_k);
     using value_t = typename case_type_::value_t;
     using ref_t = typename case_type_::ref_t;
     // Exchange conserves values: each one put in is taken out by exactly one exchange or stays at the end, so
@@ -326,6 +330,7 @@ void check_contended_exchanges() {
 
 template <typename case_type_>
 void check_contended_bounded_counters() {
+    FORKUNION_SKIP_UNLESS_THREADS(contenders_k);
     using value_t = typename case_type_::value_t;
     using ref_t = typename case_type_::ref_t;
     using limits = std::numeric_limits<value_t>;
@@ -361,6 +366,7 @@ void check_contended_bounded_counters() {
 
 template <typename case_type_>
 void check_contended_max_min() {
+    FORKUNION_SKIP_UNLESS_THREADS(contenders_k);
     using value_t = typename case_type_::value_t;
     using ref_t = typename case_type_::ref_t;
     using limits = std::numeric_limits<value_t>;
@@ -395,6 +401,7 @@ void check_contended_max_min() {
 
 template <typename case_type_>
 void check_contended_bits() {
+    FORKUNION_SKIP_UNLESS_THREADS(contenders_k);
     using value_t = typename case_type_::value_t;
     using ref_t = typename case_type_::ref_t;
     static_assert(contenders_k <= 4, "each thread owns one of the low bits and the top bit is a witness");
@@ -423,6 +430,7 @@ void check_contended_bits() {
 
 template <typename case_type_>
 void check_contended_compare_exchange() {
+    FORKUNION_SKIP_UNLESS_THREADS(contenders_k);
     using value_t = typename case_type_::value_t;
     using ref_t = typename case_type_::ref_t;
     alignas(64) value_t object = value_t(7);

@@ -42,6 +42,7 @@ TEST(wait, micro_waits_return) {
 }
 
 TEST(wait, spin_mutex_excludes) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
     std::size_t const threads = std::min<std::size_t>(4, fu::allowed_cores_count() + 1);
     constexpr std::size_t increments = 20000;
     // The yielding wrapper keeps an oversubscribed holder from stalling the spinners for whole time slices.
@@ -60,6 +61,7 @@ TEST(wait, spin_mutex_excludes) {
 }
 
 TEST(wait, spin_mutex_try_lock) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
     fu::spin_mutex_t mutex;
     EXPECT_TRUE(mutex.try_lock());
     EXPECT_FALSE(mutex.try_lock());
@@ -82,6 +84,7 @@ TEST(wait, kernel_wait_returns_on_a_changed_word_and_on_timeout) {
 }
 
 TEST(wait, kernel_wake_releases_waiters) {
+    FORKUNION_SKIP_UNLESS_THREADS(4); // three sleepers and the waker
     std::atomic<std::uint32_t> word{0};
     std::atomic<std::size_t> woken{0};
     std::vector<std::thread> sleepers;
@@ -239,6 +242,7 @@ TEST(wait, address_waits_end_within_their_bound_without_a_writer) {
 }
 
 TEST(wait, address_waits_wake_on_every_write_at_every_width) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
     for (address_wait_t const &wait : supported_address_waits()) {
         EXPECT_TRUE(ping_pong<std::uint8_t>(wait.wait8, 2000)) << wait.name;
         EXPECT_TRUE(ping_pong<std::uint16_t>(wait.wait16, 2000)) << wait.name;
@@ -268,6 +272,7 @@ struct per_thread_counts {
 } // namespace
 
 TEST(wait, no_dispatch_is_lost_across_nap_dispatch_cycles) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
     constexpr std::size_t cycles = 100'000;
     fu::flat_pool_t pool;
     ASSERT_TRUE(pool.spawn(2));
@@ -289,6 +294,7 @@ TEST(wait, no_dispatch_is_lost_across_nap_dispatch_cycles) {
 }
 
 TEST(wait, idle_policy_changes_compose_with_dispatches) {
+    FORKUNION_SKIP_UNLESS_THREADS(3);
     for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k}) {
         fu::flat_pool_t pool;
         ASSERT_TRUE(pool.spawn(3, exclusivity));
@@ -337,6 +343,7 @@ struct thread_aware_yield_t {
 } // namespace
 
 TEST(wait, napping_pools_accept_a_thread_aware_micro_wait) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
     // `nap()` falls back to the pool's micro-wait where the CPU has no address monitor; a wrapper that takes the
     // thread index must work there as it does while spinning.
     fu::basic_pool_t<std::allocator<std::thread>, thread_aware_yield_t> pool;

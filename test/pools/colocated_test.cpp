@@ -142,6 +142,7 @@ TEST(colocated, the_callers_mask_is_restored_after_terminate) {
 }
 
 TEST(colocated, refused_pins_are_counted_and_the_pool_still_runs_everything) {
+    FORKUNION_SKIP_UNLESS_THREADS(4); // a thread of its own, and a pool of more threads than the domain has cores
     fu::machine_topology_t const &topology = recorded_two_domains();
     ASSERT_EQ(topology.compute_domains_count(), 2u);
     for (std::size_t domain = 0; domain != 2; ++domain)
@@ -179,6 +180,7 @@ TEST(colocated, refused_pins_are_counted_and_the_pool_still_runs_everything) {
 }
 
 TEST(colocated, prongs_carry_the_pools_domain) {
+    FORKUNION_SKIP_UNLESS_THREADS(3);
     fu::machine_topology_t const &topology = recorded_two_domains();
     fu::colocated_pool_t pool;
     ASSERT_TRUE(pool.spawn_on(topology, 1, 3, fu::caller_exclusive_k));
@@ -234,6 +236,7 @@ TEST(colocated, oversubscription_counts_the_domains_usable_cores) {
 }
 
 TEST(colocated, the_thread_table_lives_on_the_domains_node) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
     // Whether the kernel binds memory to a node is probed independently, with one page of the domain allocator.
     auto binds = [](fu::numa_node_id_t node) {
         fu::domain_allocator_t<char> const allocator(node);

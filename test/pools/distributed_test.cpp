@@ -351,6 +351,7 @@ stealing_t steal_once(pool_t &pool, std::size_t n, std::size_t stall_domain, std
 } // namespace
 
 TEST(distributed, dynamic_stealing_stays_in_its_domain_until_the_domain_runs_dry) {
+    FORKUNION_SKIP_UNLESS_THREADS(6);
     fu::machine_topology_t const &topology = recorded_two_domains();
     for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k}) {
         SCOPED_TRACE(exclusivity_name(exclusivity));
@@ -390,6 +391,7 @@ TEST(distributed, dynamic_stealing_stays_in_its_domain_until_the_domain_runs_dry
 }
 
 TEST(distributed, refused_pins_are_counted_and_every_task_still_runs) {
+    FORKUNION_SKIP_UNLESS_THREADS(2); // a thread of its own and its pool
     fu::machine_topology_t const &topology = recorded_two_domains();
     for (fu::pinning_t pinning : {fu::pinning_t::core_k, fu::pinning_t::domain_k})
         on_own_thread([&] {
@@ -422,6 +424,7 @@ TEST(distributed, refused_pins_are_counted_and_every_task_still_runs) {
 }
 
 TEST(distributed, spawn_refuses_bad_requests_and_leaves_nothing_behind) {
+    FORKUNION_SKIP_UNLESS_THREADS(2); // a thread of its own
     std::size_t const threads_before = settled_live_threads();
     on_own_thread([&] {
         std::set<std::size_t> const original = kernel_affinity();
@@ -502,6 +505,7 @@ TEST(distributed, pinned_workers_report_their_domains_cores) {
 }
 
 TEST(distributed, per_domain_state_lives_on_each_domains_node) {
+    FORKUNION_SKIP_UNLESS_THREADS(2); // a thread per domain
     auto binds = [](fu::numa_node_id_t node) {
         fu::domain_allocator_t<char> const allocator(node);
         auto const probe = allocator.try_allocate_at_least(1);

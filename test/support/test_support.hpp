@@ -50,6 +50,19 @@ inline std::size_t spawnable_threads() { return 1; }
 inline std::size_t spawnable_threads() { return std::numeric_limits<std::size_t>::max(); }
 #endif
 
+/**  Whether this build can spawn a pool of `threads` with `exclusivity`: an inclusive pool starts all but the
+ *   caller, an exclusive one all of them (so a build without threads has inclusive pools of one only). */
+inline bool can_spawn(std::size_t threads, caller_exclusivity_t exclusivity) {
+    std::size_t const started = exclusivity == caller_exclusive_k ? threads : threads - 1;
+    return started < spawnable_threads();
+}
+
+/**  The exclusivity a test that prefers `preferred` gets: `preferred`, or inclusive where the build cannot start
+ *   the thread an exclusive pool of `threads` needs. */
+inline caller_exclusivity_t spawnable_exclusivity(std::size_t threads, caller_exclusivity_t preferred) {
+    return can_spawn(threads, preferred) ? preferred : caller_inclusive_k;
+}
+
 /**  In a GoogleTest test: skips it, with the reason, when this build cannot run `threads` threads at once. */
 #define FORKUNION_SKIP_UNLESS_THREADS(threads)                                                                        \
     if (static_cast<std::size_t>(threads) > ::forkunion::testing::spawnable_threads())                               \
