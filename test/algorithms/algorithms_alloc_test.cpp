@@ -108,7 +108,7 @@ TEST(algorithms_allocations, reductions_searches_and_scans_allocate_nothing) {
     fu::machine_topology_t topology;
     (void)topology.try_harvest();
     std::size_t const distributed_threads = std::max<std::size_t>(2, topology.compute_domains_count());
-    if (distributed_threads <= forkunion::testing::spawnable_threads()) {
+    if (forkunion::testing::can_spawn(distributed_threads, fu::caller_inclusive_k)) {
         fu::distributed_pool_t distributed;
         ASSERT_TRUE(distributed.spawn(topology, distributed_threads));
         EXPECT_EQ(allocations_of_non_allocating(distributed, x, out), 0u) << "distributed pool";
@@ -133,7 +133,7 @@ TEST(algorithms_allocations, a_busy_pool_allocates_nothing_either) {
 
 TEST(algorithms_allocations, sorts_allocate_one_scratch_buffer) {
     fu::flat_pool_t pool;
-    ASSERT_TRUE(pool.spawn(std::min<std::size_t>(3, forkunion::testing::spawnable_threads())));
+    ASSERT_TRUE(pool.spawn(forkunion::testing::spawnable_up_to(3)));
     std::vector<double> x = inputs(100000);
     auto const [sort, stable] = allocations_of_sorts(pool, x);
     EXPECT_EQ(sort, 1u) << "sort";

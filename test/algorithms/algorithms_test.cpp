@@ -455,7 +455,7 @@ TEST(algorithms_reproducibility, a_large_double_sum_is_bitwise_identical_everywh
 
 TEST(algorithms_contract, grain_zero_means_the_default) {
     fu::flat_pool_t pool;
-    ASSERT_TRUE(pool.spawn(std::min<std::size_t>(2, forkunion::testing::spawnable_threads())));
+    ASSERT_TRUE(pool.spawn(forkunion::testing::spawnable_up_to(2)));
     EXPECT_EQ(fu::with_grain(pool, 0).grain(), fu::default_grain_k);
     std::vector<double> const x = general_doubles(3 * fu::default_grain_k + 5);
     EXPECT_TRUE(same_bits(fu::reduce(fu::with_grain(pool, 0), x.begin(), x.end(), 0.0),
@@ -465,7 +465,7 @@ TEST(algorithms_contract, grain_zero_means_the_default) {
 TEST(algorithms_contract, the_grain_changes_the_grouping_only) {
     // Integers: any grouping gives the same answer; doubles: each grain has its own (documented) answer.
     fu::flat_pool_t pool;
-    ASSERT_TRUE(pool.spawn(std::min<std::size_t>(3, forkunion::testing::spawnable_threads())));
+    ASSERT_TRUE(pool.spawn(forkunion::testing::spawnable_up_to(3)));
     std::vector<std::int64_t> const ints = integers(100000);
     std::vector<double> const x = general_doubles(100000);
     std::int64_t const expected = std::accumulate(ints.begin(), ints.end(), std::int64_t(0));

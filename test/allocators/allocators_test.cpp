@@ -804,7 +804,7 @@ TYPED_TEST(allocator_contract, sharded_array_places_each_shard_on_its_node) {
     EXPECT_EQ(array.page_bytes(), granule);
     EXPECT_EQ(array.region().slice_bytes, 64 * granule);
     fu::flat_pool_t pool; // two threads write the shards where threads exist; the caller alone where not
-    ASSERT_TRUE(pool.spawn(std::min<std::size_t>(2, forkunion::testing::spawnable_threads())));
+    ASSERT_TRUE(pool.spawn(forkunion::testing::spawnable_up_to(2)));
     forkunion::testing::require_ran(
         pool.for_n(array.size(), [&](std::size_t i) noexcept { array[i] = double(i); }).join());
     double sum = 0;

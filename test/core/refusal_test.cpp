@@ -11,7 +11,6 @@
  *  That `pool.for_n(n, f).join());` and a discarded guard do not build under `-Werror` is checked at configure time
  *  by `refusal_compile_check.cmake`.
  */
-#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <thread>
@@ -62,7 +61,7 @@ TYPED_TEST_SUITE(refusal, pool_kinds);
 TYPED_TEST(refusal, nested_for_n_reports_its_refusal_or_runs_on_the_caller) {
     TypeParam pool;
     // A pool of one (a WebAssembly build without threads) is busy inside its callback all the same.
-    ASSERT_TRUE(spawn_any(pool, std::min<std::size_t>(3, forkunion::testing::spawnable_threads())));
+    ASSERT_TRUE(spawn_any(pool, forkunion::testing::spawnable_up_to(3)));
     std::size_t const threads = pool.threads_count();
     std::atomic<std::size_t> refusals{0}, nested_ran{0}, fallback_ran{0};
     require_ran(pool.for_threads([&](std::size_t) noexcept {

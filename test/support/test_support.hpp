@@ -50,6 +50,9 @@ inline std::size_t spawnable_threads() { return 1; }
 inline std::size_t spawnable_threads() { return std::numeric_limits<std::size_t>::max(); }
 #endif
 
+/**  `wanted` threads, or as many as this build can have in one pool (1 without threads). */
+inline std::size_t spawnable_up_to(std::size_t wanted) { return std::min(wanted, spawnable_threads()); }
+
 /**  Whether this build can spawn a pool of `threads` with `exclusivity`: an inclusive pool starts all but the
  *   caller, an exclusive one all of them (so a build without threads has inclusive pools of one only). */
 inline bool can_spawn(std::size_t threads, caller_exclusivity_t exclusivity) {
