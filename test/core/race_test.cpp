@@ -32,34 +32,43 @@ static_assert(FORKUNION_TEST_HOOKS, "this suite needs the protocol's test hooks 
 
 namespace {
 
-/**  One stop: the first thread that reaches `point` on `pool` (and is `marked`, if asked) waits there for `go`. */
+/**
+ *  One stop: the first thread that reaches `point` on `pool` (and carries `mark`, unless it is 0) waits there for
+ *  `go`. A mark names the thread or the round a stop is meant for: a worker still on its way from the previous
+ *  round's dispatch reaches the same point with an older mark and passes, where stopping it would leave the next
+ *  dispatch's caller waiting for a worker that only the caller itself could release.
+ */
 struct stop_t {
     std::atomic<fu::hook_point_t> point{fu::hook_point_t::before_claim_k};
     std::atomic<void const *> pool{nullptr};
     std::atomic<bool> armed{false};
-    std::atomic<bool> only_marked{false};
+    std::atomic<unsigned> mark{0};
     std::atomic<bool> reached{false};
     std::atomic<bool> go{false};
 };
 stop_t stop;
-thread_local bool marked = false;
+thread_local unsigned mark = 0;
 
 void hook(fu::hook_point_t point, void const *pool) {
     if (point != stop.point.load(std::memory_order_acquire) || pool != stop.pool.load(std::memory_order_acquire))
         return;
-    if (stop.only_marked.load(std::memory_order_acquire) && !marked) return;
+    unsigned const wanted = stop.mark.load(std::memory_order_acquire);
+    if (wanted != 0 && mark != wanted) return;
     bool expected = true;
     if (!stop.armed.compare_exchange_strong(expected, false)) return; // only the first one stops
     stop.reached.store(true, std::memory_order_release);
     while (!stop.go.load(std::memory_order_acquire)) std::this_thread::yield();
 }
 
-/**  Arms the stop for `pool` at `point` and installs the hook; the destructor releases and uninstalls it. */
+/**
+ *  Arms the stop for `pool` at `point`, for threads carrying `wanted_mark` (0: any), and installs the hook; the
+ *  destructor releases it.
+ */
 struct armed_stop_t {
-    armed_stop_t(void const *pool, fu::hook_point_t point, bool only_marked) {
+    armed_stop_t(void const *pool, fu::hook_point_t point, unsigned wanted_mark) {
         stop.point = point;
         stop.pool = pool;
-        stop.only_marked = only_marked;
+        stop.mark = wanted_mark;
         stop.reached = false;
         stop.go = false;
         stop.armed = true;
@@ -90,9 +99,9 @@ TEST(race, publisher_stopped_after_publishing_cannot_touch_a_terminating_pool) {
         auto count = [&](std::size_t) noexcept { ran.fetch_add(1, std::memory_order_relaxed); };
         fu::status_t dispatched = fu::status_code_t::contended_k;
         {
-            armed_stop_t held(&pool, fu::hook_point_t::after_publish_k, true);
+            armed_stop_t held(&pool, fu::hook_point_t::after_publish_k, 1);
             std::thread dispatcher([&] {
-                marked = true;
+                mark = 1;
                 dispatched = pool.for_threads(count).join(); // stops right after its epoch store
             });
             ASSERT_TRUE(held.reached());
@@ -121,9 +130,9 @@ TEST(race, claim_stopped_across_a_respawn_is_refused_not_served_with_a_stale_cou
         std::atomic<std::size_t> stale_ran{0};
         fu::status_t foreign = fu::status_code_t::success_k;
         {
-            armed_stop_t held(&pool, fu::hook_point_t::before_claim_k, true);
+            armed_stop_t held(&pool, fu::hook_point_t::before_claim_k, 1);
             std::thread racer([&] {
-                marked = true;
+                mark = 1;
                 auto guard = pool.for_n(100, [&](std::size_t) noexcept { stale_ran.fetch_add(1); });
                 foreign = guard.status();
             });
@@ -148,16 +157,16 @@ TEST(race, claim_stopped_across_a_respawn_is_refused_not_served_with_a_stale_cou
 
 TEST(race, worker_stopped_before_parking_still_sees_the_publication) {
     FORKUNION_SKIP_UNLESS_THREADS(2);
-    if (fu::os_wasm_k)
-        GTEST_SKIP() << "hangs now and then under load on Node.js, also with every kernel wait capped at 10 ms: open";
     fu::flat_pool_t pool;
     ASSERT_TRUE(pool.set_idle_policy(fu::idle_policy_t::sleep(0)));
     ASSERT_TRUE(pool.spawn(2));
     require_ran(pool.for_threads([](std::size_t) noexcept {}).join());
-    for (int round = 0; round != 20; ++round) {
-        armed_stop_t held(&pool, fu::hook_point_t::before_park_k, false);
+    for (unsigned round = 1; round <= 20; ++round) {
+        // Only a worker that ran this round's first dispatch stops: the previous round's worker may still be on
+        // its way to park, and stopping it there would hold up the dispatch below, which waits for it.
+        armed_stop_t held(&pool, fu::hook_point_t::before_park_k, round);
         // A dispatch wakes the parked worker; idle again after it, the worker goes to park and stops on the way.
-        require_ran(pool.for_threads([](std::size_t) noexcept {}).join());
+        require_ran(pool.for_threads([round](std::size_t) noexcept { mark = round; }).join());
         ASSERT_TRUE(held.reached()) << "the worker never tried to park";
         // The worker counted itself parked and has not looked at the epoch again: publish now.
         std::atomic<bool> done{false};
@@ -177,15 +186,15 @@ TEST(race, worker_stopped_before_parking_still_sees_the_publication) {
 
 TEST(race, worker_stopped_before_parking_follows_a_policy_change) {
     FORKUNION_SKIP_UNLESS_THREADS(2);
-    if (fu::os_wasm_k)
-        GTEST_SKIP() << "hangs now and then under load on Node.js, also with every kernel wait capped at 10 ms: open";
     fu::flat_pool_t pool;
     ASSERT_TRUE(pool.set_idle_policy(fu::idle_policy_t::sleep(0)));
     ASSERT_TRUE(pool.spawn(3));
     require_ran(pool.for_threads([](std::size_t) noexcept {}).join());
     {
-        armed_stop_t held(&pool, fu::hook_point_t::before_park_k, false);
-        require_ran(pool.for_threads([](std::size_t) noexcept {}).join()); // wakes them; they go to park again
+        // Marked like the rounds above: a worker still on its way to park from the first dispatch passes.
+        armed_stop_t held(&pool, fu::hook_point_t::before_park_k, 1);
+        // Wakes them; they go to park again, and the first to get there stops.
+        require_ran(pool.for_threads([](std::size_t) noexcept { mark = 1; }).join());
         ASSERT_TRUE(held.reached());
         ASSERT_TRUE(pool.set_idle_policy(fu::idle_policy_t::spin())); // while a worker is between count and check
         held.release();
@@ -205,7 +214,7 @@ TEST(race, root_stopped_before_releasing_keeps_the_pool_held) {
     ASSERT_TRUE(pool.spawn(3, fu::caller_exclusive_k));
     std::atomic<std::size_t> ran{0};
     auto count = [&](std::size_t) noexcept { ran.fetch_add(1); };
-    armed_stop_t held(&pool, fu::hook_point_t::before_release_k, false);
+    armed_stop_t held(&pool, fu::hook_point_t::before_release_k, 0);
     auto const publication = pool.unsafe_for_threads(count);
     ASSERT_TRUE(publication);
     ASSERT_TRUE(held.reached());
