@@ -1,6 +1,7 @@
 /**
  *  @file   forkunion/detail/topology_portable.hpp
- *  @brief  The portable back end of `forkunion/topology.hpp`: `portable_topology_source_t`.
+ *  @brief  The portable back end of `forkunion/topology.hpp`: `portable_topology_source_t`, and the one-domain
+ *          source it and the WebAssembly back end are made of.
  *
  *  Where no OS back end exists, a harvest describes one compute domain over `std::thread::hardware_concurrency()`
  *  cores (ids `0 .. n-1`) and one memory domain of unknown size: all a portable program can learn. It compiles
@@ -9,24 +10,29 @@
  */
 #pragma once
 #include <cstddef> // `std::size_t`
-#include <thread>  // `std::thread::hardware_concurrency`
 
 #include <forkunion/cpu_mask.hpp>
+#include <forkunion/detail/cores_portable.hpp>
 #include <forkunion/topology_facts.hpp>
 
 namespace forkunion::detail {
 
-/**  @brief  The topology back end of last resort: static members only, the interface of `topology_facts.hpp`. */
-struct portable_topology_source_t {
+/**
+ *  @brief  A topology back end that knows no structure: one compute domain over cores `0 .. n-1`, where n is
+ *          `cores_type_::allowed_count()` (at least 1), and one memory domain. Static members only, the interface
+ *          of `topology_facts.hpp`.
+ */
+template <typename cores_type_>
+struct single_domain_topology_source_t {
     static constexpr bool harvests_structure_k = false;
     using facts_t = topology_facts_t;
 
-    /**  Cores `0 .. hardware_concurrency() - 1` (at least core 0). */
+    /**  Cores `0 .. allowed_count() - 1`, at most `max_cpus_k` of them. */
     static void allowed_cores(cpu_mask_t &mask) noexcept {
-        mask.clear();
-        std::size_t count = std::thread::hardware_concurrency();
-        if (count == 0) count = 1; // "not computable" per the standard
+        std::size_t count = cores_type_::allowed_count();
+        if (count == 0) count = 1;
         if (count > max_cpus_k) count = max_cpus_k;
+        mask.clear();
         mask.set_range(0, count - 1);
     }
 
@@ -47,5 +53,8 @@ struct portable_topology_source_t {
         return false;
     }
 };
+
+/**  @brief  The topology back end of last resort: the cores `std::thread::hardware_concurrency()` reports. */
+using portable_topology_source_t = single_domain_topology_source_t<portable_cores_t>;
 
 } // namespace forkunion::detail
