@@ -45,7 +45,7 @@ using colocated_configs = ::testing::Types<colocated_config<std::uint8_t>, coloc
 INSTANTIATE_TYPED_TEST_SUITE_P(colocated, pool_suite, colocated_configs);
 
 TEST(colocated, workers_are_named_in_proc) {
-    if (!forkunion::testing::thread_names_observable_k) GTEST_SKIP() << "thread names cannot be read back here";
+    FORKUNION_SKIP_WITHOUT_THREAD_NAMES();
     for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k}) {
         fu::colocated_pool_t pool;
         fu::thread_placement_t placement;
@@ -63,7 +63,7 @@ TEST(colocated, workers_are_named_in_proc) {
 }
 
 TEST(colocated, long_prefixes_keep_the_index_whole) {
-    if (!forkunion::testing::thread_names_observable_k) GTEST_SKIP() << "thread names cannot be read back here";
+    FORKUNION_SKIP_WITHOUT_THREAD_NAMES();
     fu::colocated_pool_t pool;
     fu::thread_placement_t placement;
     placement.name = "a-very-long-pool-name";
@@ -75,7 +75,7 @@ TEST(colocated, long_prefixes_keep_the_index_whole) {
 }
 
 TEST(colocated, pinned_workers_report_their_cores) {
-    if (!forkunion::testing::kernel_affinity_observable_k) GTEST_SKIP() << "no thread affinity exists here";
+    FORKUNION_SKIP_WITHOUT_KERNEL_AFFINITY();
     fu::machine_topology_t const &topology = live_topology();
     std::set<std::size_t> const domain = set_of(topology.cores_in(0));
     ASSERT_FALSE(domain.empty());
@@ -105,7 +105,7 @@ TEST(colocated, pinned_workers_report_their_cores) {
 }
 
 TEST(colocated, the_callers_mask_is_restored_after_terminate) {
-    if (!forkunion::testing::kernel_affinity_observable_k) GTEST_SKIP() << "no thread affinity exists here";
+    FORKUNION_SKIP_WITHOUT_KERNEL_AFFINITY();
     fu::machine_topology_t const &topology = live_topology();
     std::set<std::size_t> const cores = set_of(topology.cores_in(0));
     on_own_thread([&] {
@@ -213,7 +213,7 @@ TEST(colocated, prongs_carry_the_pools_domain) {
 }
 
 TEST(colocated, oversubscription_counts_the_domains_usable_cores) {
-    if (!forkunion::testing::kernel_affinity_observable_k) GTEST_SKIP() << "no thread affinity exists here";
+    FORKUNION_SKIP_WITHOUT_KERNEL_AFFINITY();
     fu::machine_topology_t const &topology = live_topology();
     std::size_t const usable = kernel_affinity().size(); // the live domains partition the allowed cores
     std::size_t const cores = set_of(topology.cores_in(0)).size();

@@ -452,7 +452,7 @@ TEST(distributed, spawn_refuses_bad_requests_and_leaves_nothing_behind) {
 }
 
 TEST(distributed, workers_are_named_by_global_index) {
-    if (!forkunion::testing::thread_names_observable_k) GTEST_SKIP() << "thread names cannot be read back here";
+    FORKUNION_SKIP_WITHOUT_THREAD_NAMES();
     std::size_t const domains = live_topology().compute_domains_count();
     std::size_t const threads = domains + 2;
     pool_t pool;
@@ -474,7 +474,7 @@ TEST(distributed, workers_are_named_by_global_index) {
 }
 
 TEST(distributed, pinned_workers_report_their_domains_cores) {
-    if (!forkunion::testing::kernel_affinity_observable_k) GTEST_SKIP() << "no thread affinity exists here";
+    FORKUNION_SKIP_WITHOUT_KERNEL_AFFINITY();
     fu::machine_topology_t const &topology = live_topology();
     std::size_t const threads = topology.logical_cores_count() + 1;
     for (fu::pinning_t pinning : {fu::pinning_t::core_k, fu::pinning_t::domain_k})

@@ -140,6 +140,14 @@ inline constexpr bool thread_names_observable_k = false;
 inline std::multiset<std::string> comms_of_this_process() { return {}; }
 #endif
 
+/**  Skips a test that reads threads' affinity back from the kernel where none exists (GoogleTest tests only). */
+#define FORKUNION_SKIP_WITHOUT_KERNEL_AFFINITY()                                                                       \
+    if (!::forkunion::testing::kernel_affinity_observable_k) GTEST_SKIP() << "no thread affinity exists here"
+
+/**  Skips a test that reads thread names back where nothing can (GoogleTest tests only). */
+#define FORKUNION_SKIP_WITHOUT_THREAD_NAMES()                                                                          \
+    if (!::forkunion::testing::thread_names_observable_k) GTEST_SKIP() << "thread names cannot be read back here"
+
 /**  Skips a test of recorded or synthetic sysfs trees where their reader, the Linux back end, is absent (GoogleTest
  *   tests only). */
 #define FORKUNION_SKIP_WITHOUT_SYSFS()                                                                                 \
