@@ -16,7 +16,9 @@
  *
  *  Every row measures the floor itself right before its runtime exists (on a shared 2-vCPU guest the round trip
  *  moves between ~150 and ~600 ns from minute to minute) and reports `floor_ns` and `x_floor` = ns per dispatch /
- *  floor. Before timing, 1000 counted dispatches say who ran the tasks: `off_caller` is the share of tasks that did not
+ *  floor. OpenMP's team outlives its rows (it is the process's, not the row's), and under OMP_WAIT_POLICY=active
+ *  it spins on every core between them: a floor measured then is 3-4x too high and flatters the row. So OpenMP rows
+ *  all use one floor, measured before the first of them starts the team. Before timing, 1000 counted dispatches say who ran the tasks: `off_caller` is the share of tasks that did not
  *  run on the calling thread; 0 means no fork really happened. At exit a markdown table repeats every row with its
  *  ratio to the floor and to ForkUnion's `for_n` with the same body, then one `RESULT` row per row.
  *
@@ -57,6 +59,16 @@ constexpr std::chrono::microseconds idle_gap_k{200};
 fub::machine_t const &machine() {
     static fub::machine_t const harvested = fub::harvest_machine();
     return harvested;
+}
+
+/**
+ *  The floor for a row of `runtime`, measured with no runtime's thread alive: right now for runtimes that each row
+ *  creates and destroys, once per process (before the team's first start) for OpenMP, whose team persists.
+ */
+fub::floor_t floor_before(fub::runtime_id_t runtime) {
+    if (runtime != fub::runtime_id_t::openmp_k) return fub::measure_floor(machine());
+    static fub::floor_t const before_the_team = fub::measure_floor(machine());
+    return before_the_team;
 }
 
 /**
@@ -105,7 +117,7 @@ template <loop_t loop_k, body_t body_k>
 void dispatch_row(benchmark::State &state, fub::runtime_id_t runtime_id, std::size_t threads) {
     // The previous row's runtime pinned this thread: every row starts from the whole machine, like a process.
     machine().widen_calling_thread();
-    fub::floor_t const floor = fub::measure_floor(machine()); // right before the runtime exists
+    fub::floor_t const floor = floor_before(runtime_id); // right before the runtime exists (file comment)
     fub::pin_plan_t plan(machine(), threads);
     fub::with_runtime(runtime_id, plan, [&](auto &runtime) {
         using runtime_t = std::decay_t<decltype(runtime)>;
