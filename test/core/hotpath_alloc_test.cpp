@@ -17,7 +17,7 @@
 #include "test_support.hpp"
 
 #if !defined(FORKUNION_TEST_DISPATCH_DIVISOR)
-#define FORKUNION_TEST_DISPATCH_DIVISOR 1 // 10 under TSan and qemu-user, where a dispatch costs ~20x more
+#define FORKUNION_TEST_DISPATCH_DIVISOR 1 // 10 under TSan and qemu-user (a dispatch costs ~20x more), 100 under Node.js
 #endif
 
 namespace fu = forkunion;
