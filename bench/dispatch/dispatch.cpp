@@ -18,9 +18,10 @@
  *  moves between ~150 and ~600 ns from minute to minute) and reports `floor_ns` and `x_floor` = ns per dispatch /
  *  floor. OpenMP's team outlives its rows (it is the process's, not the row's), and under OMP_WAIT_POLICY=active
  *  it spins on every core between them: a floor measured then is 3-4x too high and flatters the row. So OpenMP rows
- *  all use one floor, measured before the first of them starts the team. Before timing, 1000 counted dispatches say who ran the tasks: `off_caller` is the share of tasks that did not
- *  run on the calling thread; 0 means no fork really happened. At exit a markdown table repeats every row with its
- *  ratio to the floor and to ForkUnion's `for_n` with the same body, then one `RESULT` row per row.
+ *  all use one floor, measured before the first of them starts the team. Before timing, 1000 counted dispatches
+ *  say who ran the tasks: `off_caller` is the share of tasks that did not run on the calling thread; 0 means no
+ *  fork really happened. At exit a markdown table repeats every row with its ratio to the floor and to ForkUnion's
+ *  `for_n` with the same body, then one `RESULT` row per row.
  *
  *  Settings: FORKUNION_THREADS (default: all allowed cores), FORKUNION_BACKEND (if set: only that backend's
  *  runtime, plus the floor), FORKUNION_TIME_LIMIT (if set: the minimum time per row, overriding Google
