@@ -8,6 +8,11 @@
  *    `#pragma omp parallel`), `for_n` (static blocks) and `for_n_dynamic` (one-task grain) over n = T tasks;
  *  - bodies: `empty` (the task index goes to `DoNotOptimize`) and `line` (each task increments its own 128-byte
  *    line, one cache line of real work per thread);
+ *  - `forkunion/for_n/stack`: every task reads a word the caller wrote on its stack right before the dispatch.
+ *    That is what every OpenMP row does, whatever its body: GCC passes a region its shared variables in a struct
+ *    (`.omp_data_o`) that the caller rewrites on its stack before every `GOMP_parallel`, and every member reads it
+ *    first, one more cache line from the caller's core. ForkUnion's own rows carry their callable in the dispatch
+ *    line instead, so this row is the like-for-like reference of the OpenMP drop-in's `for_n/empty`;
  *  - `forkunion_distributed/...`: the same rows on `distributed_pool_t` (the `*_replicated` backends' pool), run
  *    with ForkUnion's own rows whenever those run, so the two pools are compared in one process;
  *  - `floor/ping_pong/two_lines`: two pinned threads bouncing a counter over two cache lines, one writer each;
@@ -45,7 +50,11 @@ namespace fub = forkunion::bench;
 namespace {
 
 enum class loop_t { for_threads_k, for_n_k, for_n_dynamic_k };
-enum class body_t { empty_k, line_k };
+enum class body_t { empty_k, line_k, stack_k };
+
+char const *body_name(body_t body) {
+    return body == body_t::line_k ? "line" : body == body_t::stack_k ? "stack" : "empty";
+}
 enum class idle_t { spin_k, nap_k, sleep_k };
 
 char const *loop_name(loop_t loop) {
@@ -128,9 +137,13 @@ void dispatch_row(benchmark::State &state, fub::runtime_id_t runtime_id, std::si
         } else {
             runtime.enter([&] {
                 std::vector<fub::padded_count_t> lines(threads);
+                // `stack`: the caller writes this word right before every dispatch, and every task reads it.
+                std::size_t volatile token = 0;
                 auto body = [&](std::size_t task, std::size_t) noexcept {
                     if constexpr (body_k == body_t::line_k)
                         ++lines[task].value;
+                    else if constexpr (body_k == body_t::stack_k)
+                        benchmark::DoNotOptimize(token + task);
                     else
                         benchmark::DoNotOptimize(task);
                 };
@@ -141,7 +154,10 @@ void dispatch_row(benchmark::State &state, fub::runtime_id_t runtime_id, std::si
                 };
                 for (std::size_t i = 0; i != census_dispatches_k; ++i) dispatch<loop_k>(runtime, counted);
                 std::vector<double> samples = run_batches(state, [&] {
-                    for (benchmark::IterationCount i = 0; i != batch_k; ++i) dispatch<loop_k>(runtime, body);
+                    for (benchmark::IterationCount i = 0; i != batch_k; ++i) {
+                        if constexpr (body_k == body_t::stack_k) token = static_cast<std::size_t>(i);
+                        dispatch<loop_k>(runtime, body);
+                    }
                 });
                 benchmark::DoNotOptimize(lines.data());
                 report(state, floor.round_trip_ns, std::move(samples), census.off_caller_share());
@@ -258,7 +274,7 @@ private:
     static std::string reference_of(std::string const &name) {
         std::size_t const body = name.rfind('/');
         std::string const tail = name.substr(body + 1);
-        return "forkunion/for_n/" + (tail == "line" ? std::string("line") : std::string("empty"));
+        return "forkunion/for_n/" + (tail == "line" ? tail : std::string("empty"));
     }
 
     std::map<std::string, row_t> rows_;
@@ -267,7 +283,7 @@ private:
 
 template <loop_t loop_k, body_t body_k>
 void register_row(fub::backend_t const &backend, std::size_t threads, double min_time) {
-    std::string const name = backend.family + "/" + loop_name(loop_k) + (body_k == body_t::line_k ? "/line" : "/empty");
+    std::string const name = backend.family + "/" + loop_name(loop_k) + "/" + body_name(body_k);
     auto *row =
         benchmark::RegisterBenchmark(name.c_str(), [runtime = backend.runtime, threads](benchmark::State &state) {
             dispatch_row<loop_k, body_k>(state, runtime, threads);
@@ -332,6 +348,9 @@ int main(int argc, char **argv) {
         }
         register_row<loop_t::for_n_k, body_t::empty_k>(family, threads, min_time);
         register_row<loop_t::for_n_k, body_t::line_k>(family, threads, min_time);
+        // What every OpenMP row pays by the ABI (file comment), on ForkUnion's flat pool.
+        if (family.runtime == fub::runtime_id_t::forkunion_shared_k)
+            register_row<loop_t::for_n_k, body_t::stack_k>(family, threads, min_time);
         register_row<loop_t::for_n_dynamic_k, body_t::empty_k>(family, threads, min_time);
         register_row<loop_t::for_n_dynamic_k, body_t::line_k>(family, threads, min_time);
         if (family.runtime == fub::runtime_id_t::forkunion_shared_k) {
