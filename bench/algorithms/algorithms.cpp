@@ -7,7 +7,7 @@
  *  Rows (each a table; each contender's median over interleaved rounds, and forkunion's time ÷ the contender's,
  *  so a ratio ≤ 1 means forkunion is as fast or faster):
  *  - `reduce` (a `double` sum) and `sum_and_max` (a struct of the sum and the max: one `transform_reduce`), each
- *    with two hand-written forkunion loops for comparison: `fu:t-split`, the same 16 lanes over one static slice
+ *    with two hand-written forkunion loops for comparison: `fu:t-split`, the same lanes over one static slice
  *    per thread combined in thread order (fast, but its result depends on the thread count: what reproducibility
  *    costs is ours ÷ it), and, for `sum_and_max`, `fu:by-hand`, the loop a new user writes (padded per-thread
  *    slots updated from a per-element `for_n` callback), and `fu:fn-pointers`, `fu` given the functions' names
@@ -184,7 +184,7 @@ struct alignas(fu::default_alignment_k) slot_t {
     value_type_ value;
 };
 
-/**  The same 16 lanes as the library, over one static slice per thread, combined in thread order. */
+/**  The same lanes as the library (`reduction_lanes_v`), over one static slice per thread, combined in thread order. */
 double t_split_sum(fu::flat_pool_t &pool, std::vector<slot_t<double>> &slots, double const *x, std::size_t n) {
     must_run(pool.for_slices(n,
                              [&](fu::flat_pool_t::prong_t first, std::size_t count) noexcept {
@@ -208,11 +208,12 @@ sum_and_max_t t_split_sum_and_max(fu::flat_pool_t &pool, std::vector<slot_t<sum_
     for (auto &slot : slots) slot.value = sum_and_max_identity_k;
     must_run(pool.for_slices(n,
                              [&](fu::flat_pool_t::prong_t first, std::size_t count) noexcept {
-                                 sum_and_max_t lane[16];
+                                 constexpr std::size_t lanes = fu::reduction_lanes_v<sum_and_max_t>;
+                                 sum_and_max_t lane[lanes];
                                  for (auto &l : lane) l = sum_and_max_identity_k;
                                  std::size_t i = 0;
-                                 for (; i + 16 <= count; i += 16)
-                                     for (std::size_t j = 0; j != 16; ++j)
+                                 for (; i + lanes <= count; i += lanes)
+                                     for (std::size_t j = 0; j != lanes; ++j)
                                          lane[j] = combine(lane[j], spread(x[first.task + i + j]));
                                  for (std::size_t j = 0; i + j < count; ++j)
                                      lane[j] = combine(lane[j], spread(x[first.task + i + j]));

@@ -41,7 +41,9 @@
  *
  *  @section rule The reduction rule: what `reduce`, `transform_reduce`, `count_if`, `min_element` and
  *           `max_element` compute, bit for bit
- *  Given the values x[0..n) (after the transform), the operation ⊕, the grain g ≥ 1 and W = `reduction_lanes_k`:
+ *  Given the values x[0..n) (after the transform), of type V, the operation ⊕, the grain g ≥ 1 and
+ *  W = `reduction_lanes_v<V>`: 16 when sizeof(V) ≤ 8, else max(1, 64 / sizeof(V)) (4 lanes of a 16-byte struct, 2 of
+ *  a 32-byte one, 1 above 32 bytes):
  *    1. Blocks: block b holds x[b·g .. min((b+1)·g, n)), for b in [0, B), B = ⌈n / g⌉.
  *    2. Lanes: in a block of L values y[0..L), lane j in [0, min(W, L)) folds y[j], y[j+W], y[j+2W], … from the
  *       left: a_j = y[j], then a_j = a_j ⊕ y[j+W], then a_j = a_j ⊕ y[j+2W], … (each ⊕ takes the lane first).
@@ -52,7 +54,8 @@
  *       For n = 0 the result is init.
  *  The rule depends on n and g only: not on the thread count, the pool kind, the schedule, the machine or the run,
  *  so a `double` sum is bit-identical wherever each `+` rounds to `double` (IEEE-754, no `-ffast-math`, and not x87:
- *  32-bit x86 needs `-msse2 -mfpmath=sse`). W independent lane chains vectorize without reassociating anything. The
+ *  32-bit x86 needs `-msse2 -mfpmath=sse`). W independent lane chains vectorize without reassociating anything, and
+ *  W depends on the type alone, so it reproduces like everything else. The
  *  serial path (one thread, a busy pool) evaluates the same rule. The Rust crate's `sum`/`reduce` follows it too.
  *
  *  @section tasks How blocks map onto tasks
@@ -130,11 +133,23 @@ namespace forkunion {
 inline constexpr std::size_t default_grain_k = 4096;
 
 /**
- *  @brief  W, the lanes of the reduction rule: 16 independent chains per block. Measured on Zen 5 with GCC 12
- *          `-O3` (`bench/algorithms`, in-cache `double` sums): 16 lanes run at ~0.15 ns per element, 8 at
- *          ~0.25, 1 at ~1.8 (one dependent add chain). Changing it changes every floating-point result.
+ *  @brief  The most lanes of the reduction rule: 16 independent chains per block, which values of 8 bytes or less
+ *          get. Measured on Zen 5 with GCC 12 `-O3` (`bench/algorithms`, in-cache `double` sums): 16 lanes run at
+ *          ~0.15 ns per element, 8 at ~0.25, 1 at ~1.8 (one dependent add chain).
  */
 inline constexpr std::size_t reduction_lanes_k = 16;
+
+/**
+ *  @brief  W, the lanes of the reduction rule for values of type `value_type_`: 16 for values of 8 bytes or less,
+ *          else max(1, 64 / sizeof). Either way the lanes take at most 8 of x86-64's 16 SSE registers: scalar
+ *          lanes vectorize two to a register, while an aggregate's fields stay scalar, one to a register. 16 lanes
+ *          of a 16-byte sum-and-max kept 32 `double`s live and GCC 12 spilled them on every element: over 5·10^7
+ *          doubles at 2 threads that ran 1.19-1.33x `std::transform_reduce(par)`, 8 lanes 1.02-1.04x, 4 lanes
+ *          0.99-1.02x (`docs/benchmarks.md`). Changing it changes every floating-point result of that type.
+ */
+template <typename value_type_>
+inline constexpr std::size_t reduction_lanes_v =
+    sizeof(value_type_) <= 8 ? reduction_lanes_k : (sizeof(value_type_) > 64 ? 1 : 64 / sizeof(value_type_));
 
 /**  @brief  Most chunks (pool tasks) one call splits its blocks into; fewer for values over 64 bytes. */
 inline constexpr std::size_t max_chunks_k = 256;
@@ -315,14 +330,15 @@ value_type_ combine_tree(value_type_ *values, std::size_t count, op_type_ &op) n
 /**  Steps 2 and 4: the value of the block `[first, first + count)`. @pre `count ≥ 1`. */
 template <typename value_type_, typename load_type_, typename op_type_>
 value_type_ reduce_block(std::size_t first, std::size_t count, load_type_ &load, op_type_ &op) noexcept {
-    constexpr std::size_t lanes_k = reduction_lanes_k;
+    constexpr std::size_t lanes_k = reduction_lanes_v<value_type_>;
     uninitialized_array_t<value_type_, lanes_k> lane;
     std::size_t const used = count < lanes_k ? count : lanes_k;
     for (std::size_t j = 0; j != used; ++j) lane.construct(j, load(first + j));
     std::size_t offset = used;
     for (; offset + lanes_k <= count; offset += lanes_k) {
-        // Unrolled so that GCC's -O2 (whose cheap cost model skips this loop otherwise) vectorizes it as -O3 does.
-        static_assert(lanes_k == 16, "the unroll count below is the lane count");
+        // Unrolled so that GCC's -O2 (whose cheap cost model skips this loop otherwise) vectorizes it as -O3 does;
+        // 16, the most lanes, unrolls every lane count completely.
+        static_assert(lanes_k <= 16, "the unroll count below covers every lane count");
 #pragma GCC unroll 16
         for (std::size_t j = 0; j != lanes_k; ++j) lane[j] = op(std::move(lane[j]), load(first + offset + j));
     }

@@ -21,7 +21,8 @@
 //! # Reproducible reductions
 //! `sum`, `product`, `count`, `reduce`, `min`/`max` and their `_by_key` forms compute one rule, the reduction
 //! rule of the C++ algorithms (`forkunion/algorithms.hpp`), with `⊕` the terminal's operation, `g` the grain
-//! ([`DEFAULT_GRAIN`] unless [`Scheduled::with_grain`] says otherwise) and `W` = [`REDUCTION_LANES`]:
+//! ([`DEFAULT_GRAIN`] unless [`Scheduled::with_grain`] says otherwise) and `W` = [`reduction_lanes`] of the
+//! accumulator type `T` (16 for values of 8 bytes or less such as `f64`, 4 for an `(f64, f64)`):
 //! 1. Blocks: block `b` holds positions `b*g .. min(n, (b+1)*g)`.
 //! 2. Lanes: in a block of `L` positions, lane `j < min(W, L)` starts from the block's `j`-th item and folds the
 //!    items `j + W`, `j + 2W`, ... from the left, the lane first: `a = a ⊕ y[j + W]`, then `a = a ⊕ y[j + 2W]`, ...
@@ -141,9 +142,26 @@ use crate::sync::{CacheAligned, SpinMutex};
 /// that a search stops within `(T - 1) * 4096` positions past the match.
 pub const DEFAULT_GRAIN: usize = 4096;
 
-/// `W`, the lanes of the reduction rule (module docs): position `j` of a block goes to lane `j mod W`. It equals
-/// the C++ algorithms' `reduction_lanes_k`; changing it changes every floating-point result.
+/// The most lanes of the reduction rule (module docs), those of values of 8 bytes or less: [`reduction_lanes`]
+/// gives every type's. It equals the C++ algorithms' `reduction_lanes_k`.
 pub const REDUCTION_LANES: usize = 16;
+
+/// `W`, the lanes of the reduction rule (module docs) for accumulators of type `T`: position `j` of a block goes to
+/// lane `j mod W`. [`REDUCTION_LANES`] (16) for values of 8 bytes or less (zero-sized ones included), else
+/// `max(1, 64 / size_of::<T>())`: 4 for an `(f64, f64)`, 2 for 32 bytes, 1 above. Either way the lanes fit in 8
+/// of x86-64's 16 SSE registers (scalar lanes two to a register, an aggregate's fields one each); 16 lanes of a
+/// 16-byte sum-and-max spilled to the stack on every item. It equals the C++ algorithms' `reduction_lanes_v<T>`;
+/// changing it changes every floating-point result of that type.
+pub const fn reduction_lanes<T>() -> usize {
+    let size = std::mem::size_of::<T>();
+    if size <= 8 {
+        REDUCTION_LANES
+    } else if size > 64 {
+        1
+    } else {
+        64 / size
+    }
+}
 
 /// The most subtrees a reduction dispatches: enough to spread over 512 threads, and small enough that the
 /// caller's final combines take a few microseconds at most.
@@ -1000,36 +1018,40 @@ where
     F: Fn(T, Prong) -> T,
     C: Fn(T, T) -> T,
 {
-    const W: usize = REDUCTION_LANES;
+    let w = reduction_lanes::<T>(); // a constant once `T` is known, so the lanes' loop still unrolls
     let at = |position: usize| Prong { task_index: position, ..prong };
-    if last - first < W {
+    if last - first < w {
         // A lane per position, each holding one item: the block is their tree.
         return fold_tree(first, last, &mut |position| start(at(position)), combine);
     }
     // The lanes are `W` independent accumulators side by side, indexed by constants once the inner loop is
     // unrolled, so they live in registers and a `f64` sum's loop vectorizes. Each step moves a lane out and
     // writes the result back: `MaybeUninit`, so that a panic in between (which aborts the process anyway) could
-    // only leak a lane, never drop one twice.
-    let mut lanes: [MaybeUninit<T>; W] = std::array::from_fn(|j| MaybeUninit::new(start(at(first + j))));
-    let mut offset = first + W;
-    while last - offset >= W {
-        for (j, lane) in lanes.iter_mut().enumerate() {
-            // SAFETY: every lane is initialized between steps.
+    // only leak a lane, never drop one twice. Only the first `w` of the array's lanes are ever initialized.
+    let mut lanes: [MaybeUninit<T>; REDUCTION_LANES] = std::array::from_fn(|_| MaybeUninit::uninit());
+    for (j, lane) in lanes[..w].iter_mut().enumerate() {
+        lane.write(start(at(first + j)));
+    }
+    let mut offset = first + w;
+    while last - offset >= w {
+        for (j, lane) in lanes[..w].iter_mut().enumerate() {
+            // SAFETY: the first `w` lanes are initialized between steps.
             let value = unsafe { lane.assume_init_read() };
             lane.write(step(value, at(offset + j)));
         }
-        offset += W;
+        offset += w;
     }
-    finish_block(lanes, offset..last, prong, step, combine)
+    finish_block(lanes, w, offset..last, prong, step, combine)
 }
 
-/// The rest of [`reduce_block`]: the last `span.len() < W` positions go to lanes `0..span.len()`, then step 3
-/// folds the lanes, consuming them. Out of line, and given the lanes by value, so that the lanes' loop keeps them
+/// The rest of [`reduce_block`]: the last `span.len() < w` positions go to lanes `0..span.len()`, then step 3
+/// folds the `w` lanes, consuming them. Out of line, and given the lanes by value, so that the lanes' loop keeps them
 /// in registers: inlined, this code's variable indices and pairs kept the lanes in memory or made the vectorizer
 /// shuffle them inside that loop (seen in `f64` sums' machine code).
 #[inline(never)]
 fn finish_block<T, F, C>(
     mut lanes: [MaybeUninit<T>; REDUCTION_LANES],
+    w: usize,
     span: Range<usize>,
     prong: Prong,
     step: &F,
@@ -1039,16 +1061,16 @@ where
     F: Fn(T, Prong) -> T,
     C: Fn(T, T) -> T,
 {
-    for (lane, position) in lanes.iter_mut().zip(span) {
-        // SAFETY: every lane is initialized between steps.
+    for (lane, position) in lanes[..w].iter_mut().zip(span) {
+        // SAFETY: the first `w` lanes are initialized between steps.
         let value = unsafe { lane.assume_init_read() };
         lane.write(step(value, Prong { task_index: position, ..prong }));
     }
     // Step 3 in place: `lanes[i] = lanes[i] ⊕ lanes[i + s]`.
     let mut s = 1;
-    while s < REDUCTION_LANES {
+    while s < w {
         let mut i = 0;
-        while i + s < REDUCTION_LANES {
+        while i + s < w {
             // SAFETY: lanes `i` and `i + s` are initialized; lane `i + s` is never read again.
             let (left, right) = unsafe { (lanes[i].assume_init_read(), lanes[i + s].assume_init_read()) };
             lanes[i].write(combine(left, right));
@@ -1218,12 +1240,34 @@ mod tests {
         assert_eq!(largest_power_of_two_below(usize::MAX), 1 << (usize::BITS - 1));
     }
 
-    /// A block as text: a lane is its positions joined by '.', and "(a b)" joins a and b.
+    /// A block as text: a lane is its positions joined by '.', and "(a b)" joins a and b. The lanes are boxed
+    /// strings, 8 bytes, so they get the 16 lanes of an `f64`.
     fn block_shape(first: usize, last: usize) -> String {
         let prong = ThreadPool::caller_prong(0);
-        let start = |at: Prong| at.task_index.to_string();
-        let step = |lane: String, at: Prong| format!("{}.{}", lane, at.task_index);
-        reduce_block(first, last, prong, &start, &step, &|a, b| format!("({} {})", a, b))
+        let start = |at: Prong| Box::new(at.task_index.to_string());
+        let step = |lane: Box<String>, at: Prong| Box::new(format!("{}.{}", lane, at.task_index));
+        *reduce_block(first, last, prong, &start, &step, &|a, b| Box::new(format!("({} {})", a, b)))
+    }
+
+    /// The same with 16-byte lanes (a boxed string and a count), which get 4 lanes.
+    fn wide_block_shape(first: usize, last: usize) -> String {
+        let prong = ThreadPool::caller_prong(0);
+        let start = |at: Prong| (Box::new(at.task_index.to_string()), 1u64);
+        let step =
+            |lane: (Box<String>, u64), at: Prong| (Box::new(format!("{}.{}", lane.0, at.task_index)), lane.1 + 1);
+        let join = |a: (Box<String>, u64), b: (Box<String>, u64)| (Box::new(format!("({} {})", a.0, b.0)), a.1 + b.1);
+        let (text, count) = reduce_block(first, last, prong, &start, &step, &join);
+        assert_eq!(count, (last - first) as u64, "every position once");
+        *text
+    }
+
+    #[test]
+    fn lanes_depend_on_the_size_of_the_value_alone() {
+        assert_eq!(reduction_lanes::<f64>(), 16);
+        assert_eq!(reduction_lanes::<(Box<String>, u64)>(), 4);
+        assert_eq!(reduction_lanes::<String>(), 2);
+        assert_eq!(wide_block_shape(0, 3), "((0 1) 2)");
+        assert_eq!(wide_block_shape(0, 10), "((0.4.8 1.5.9) (2.6 3.7))");
     }
 
     #[test]

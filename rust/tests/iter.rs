@@ -143,24 +143,27 @@ fn min_and_max_pick_the_first_and_last_of_equals_as_std_does() {
     assert_eq!(last_max, keys.iter().max().unwrap() as *const Key);
 }
 
+/// Step 3 of the rule, in place: `v[i] = v[i] op v[i + s]` for `s = 1, 2, 4, ...`; the value is `v[0]`.
+fn rule_tree<T: Copy>(mut values: Vec<T>, op: impl Fn(T, T) -> T) -> T {
+    let mut s = 1;
+    while s < values.len() {
+        let mut i = 0;
+        while i + s < values.len() {
+            values[i] = op(values[i], values[i + s]);
+            i += 2 * s;
+        }
+        s *= 2;
+    }
+    values[0]
+}
+
 /// The reduction rule of the module docs, written here plainly and serially: blocks of `grain`; in a block, lane
 /// `j < 16` folds items `j, j + 16, j + 32, ...` from the left; the in-place tree `v[i] = v[i] op v[i + s]` for
 /// `s = 1, 2, 4, ...` over a block's lanes, then over the blocks' values; `init op` that tree, or `init` for no
 /// items. This is the C++ algorithms' rule (`fu::reduce(pool, first, last, init, op)`).
 fn rule_reduce(data: &[f64], grain: usize, init: f64, op: fn(f64, f64) -> f64) -> f64 {
     const LANES: usize = 16;
-    let tree = |mut values: Vec<f64>| -> f64 {
-        let mut s = 1;
-        while s < values.len() {
-            let mut i = 0;
-            while i + s < values.len() {
-                values[i] = op(values[i], values[i + s]);
-                i += 2 * s;
-            }
-            s *= 2;
-        }
-        values[0]
-    };
+    let tree = |values: Vec<f64>| rule_tree(values, op);
     if data.is_empty() {
         return init;
     }
@@ -331,6 +334,73 @@ fn the_serial_fallback_follows_the_rule_bit_for_bit() {
             let context = format!("fallback, n = {}, grain {:?}, {} threads", n, grain, threads);
             assert_eq!(static_bits, expected, "static, {}", context);
             assert_eq!(dynamic_bits, expected, "dynamic, {}", context);
+        }
+    }
+}
+
+/// The rule for an `(f64, f64)` sum-and-max written out serially with 4 lanes (the 16-byte case of
+/// `fu::iter::reduction_lanes`): every lane starts at `(0.0, -inf)` and folds its items; no `init` on top.
+fn rule_sum_and_max(data: &[f64], grain: usize) -> (f64, f64) {
+    const LANES: usize = 4;
+    let join = |a: (f64, f64), b: (f64, f64)| (a.0 + b.0, if a.1 < b.1 { b.1 } else { a.1 });
+    let tree = |values: Vec<(f64, f64)>| rule_tree(values, join);
+    let identity = (0.0, f64::NEG_INFINITY);
+    if data.is_empty() {
+        return identity;
+    }
+    let blocks: Vec<(f64, f64)> = data
+        .chunks(grain)
+        .map(|block| {
+            let lanes: Vec<(f64, f64)> = (0..block.len().min(LANES))
+                .map(|j| block[j..].iter().step_by(LANES).fold(identity, |lane, &x| join(lane, (x, x))))
+                .collect();
+            tree(lanes)
+        })
+        .collect();
+    tree(blocks)
+}
+
+#[test]
+fn a_sixteen_byte_accumulator_reduces_in_four_lanes() {
+    use fu::iter::reduction_lanes;
+    assert_eq!(
+        [
+            reduction_lanes::<f64>(),
+            reduction_lanes::<u8>(),
+            reduction_lanes::<()>(),
+            reduction_lanes::<(f64, f64)>(),
+            reduction_lanes::<[f64; 3]>(),
+            reduction_lanes::<[f64; 4]>(),
+            reduction_lanes::<[f64; 8]>(),
+            reduction_lanes::<[u8; 200]>(),
+        ],
+        [16, 16, 16, 4, 2, 2, 1, 1]
+    );
+    let topology = topology();
+    let cases: Vec<(usize, Option<usize>)> =
+        [0, 1, 3, 4, 5, 4095, 4096, 4097, 100_003].iter().flat_map(|&n| RULE_GRAINS.map(move |g| (n, g))).collect();
+    // The data tells 4 lanes from 16: the rule with the other lane count gives other bits.
+    let data = mixed_magnitudes(100_003);
+    let sixteen = rule_reduce(&data, 4096, 0.0, plus);
+    assert_ne!(rule_sum_and_max(&data, 4096).0.to_bits(), sixteen.to_bits());
+    for threads in [1, 2, 3, 8] {
+        let pool = fu::ThreadPool::try_spawn(&topology, threads).unwrap();
+        for &(n, grain) in &cases {
+            let data = mixed_magnitudes(n);
+            let bound = data.par_iter().with_pool(&pool);
+            let bound = match grain {
+                Some(grain) => bound.with_grain(grain),
+                None => bound,
+            };
+            let both = bound.reduce(
+                || (0.0f64, f64::NEG_INFINITY),
+                |lane, &x, _| *lane = (lane.0 + x, if lane.1 < x { x } else { lane.1 }),
+                |a, b| (a.0 + b.0, if a.1 < b.1 { b.1 } else { a.1 }),
+            );
+            let expected = rule_sum_and_max(&data, grain.unwrap_or(4096));
+            let context = format!("n = {}, grain {:?}, {} threads", n, grain, threads);
+            assert_eq!(both.0.to_bits(), expected.0.to_bits(), "sum, {}", context);
+            assert_eq!(both.1.to_bits(), expected.1.to_bits(), "max, {}", context);
         }
     }
 }

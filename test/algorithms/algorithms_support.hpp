@@ -163,8 +163,9 @@ value_t rule_tree(std::size_t first, std::size_t count, leaf_t &leaf, op_t &op) 
 template <typename value_t, typename load_t, typename op_t>
 value_t rule_reduce(std::size_t n, std::size_t grain, value_t init, load_t load, op_t op) {
     if (n == 0) return init;
-    constexpr std::size_t lanes = 16;
-    static_assert(reduction_lanes_k == lanes, "the documented rule has 16 lanes");
+    // The documented W: 16 lanes of values of 8 bytes or less, else as many as 64 bytes hold, at least 1.
+    constexpr std::size_t lanes = sizeof(value_t) <= 8 ? 16 : std::max<std::size_t>(1, 64 / sizeof(value_t));
+    static_assert(reduction_lanes_v<value_t> == lanes, "the documented rule's lane count");
     auto block = [&](std::size_t b) {
         std::size_t const first = b * grain, length = std::min(grain, n - first);
         std::vector<value_t> lane;
@@ -181,10 +182,12 @@ value_t rule_reduce(std::size_t n, std::size_t grain, value_t init, load_t load,
     return op(init, rule_tree<value_t>(0, blocks, block, op));
 }
 
-/**  Depth of the rule's evaluation, in roundings on the way from an input to the result (init included). */
-inline double rule_depth(std::size_t n, std::size_t grain) {
+/**  Depth of the rule's evaluation of a sum with `lanes` lanes (16 for `double`s), in roundings from an input to
+ *   the result (init included). */
+inline double rule_depth(std::size_t n, std::size_t grain, std::size_t lanes = 16) {
     std::size_t const blocks = (n + grain - 1) / grain;
-    return std::ceil(static_cast<double>(std::min(n, grain)) / 16.0) + 4.0 + std::ceil(std::log2(blocks + 1.0)) + 1.0;
+    return std::ceil(static_cast<double>(std::min(n, grain)) / static_cast<double>(lanes)) +
+           std::ceil(std::log2(static_cast<double>(lanes))) + std::ceil(std::log2(blocks + 1.0)) + 1.0;
 }
 
 /**
@@ -192,8 +195,8 @@ inline double rule_depth(std::size_t n, std::size_t grain) {
  *  depth · u · Σ|x| of the exact sum (first order, u = 2^-53), the rule's depth `rule_depth`, the left fold's n,
  *  so they differ by at most (n + depth) · u · Σ|x|, written here with a 1 % margin for the second-order terms.
  */
-inline double sum_bound(std::size_t n, std::size_t grain, double magnitude_sum) {
-    return 1.01 * (static_cast<double>(n) + rule_depth(n, grain)) * 0x1p-53 * magnitude_sum;
+inline double sum_bound(std::size_t n, std::size_t grain, double magnitude_sum, std::size_t lanes = 16) {
+    return 1.01 * (static_cast<double>(n) + rule_depth(n, grain, lanes)) * 0x1p-53 * magnitude_sum;
 }
 
 /**  The bits of a double, to compare results exactly (and print them). */
