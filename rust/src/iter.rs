@@ -163,6 +163,12 @@ pub const fn reduction_lanes<T>() -> usize {
     }
 }
 
+/// [`reduction_lanes`] as an associated constant: evaluated at compile time for every `T`, in every build.
+struct Lanes<T>(std::marker::PhantomData<T>);
+impl<T> Lanes<T> {
+    const W: usize = reduction_lanes::<T>();
+}
+
 /// The most subtrees a reduction dispatches: enough to spread over 512 threads, and small enough that the
 /// caller's final combines take a few microseconds at most.
 pub const MAX_REDUCTION_TASKS: usize = 512;
@@ -1018,7 +1024,7 @@ where
     F: Fn(T, Prong) -> T,
     C: Fn(T, T) -> T,
 {
-    let w = reduction_lanes::<T>(); // a constant once `T` is known, so the lanes' loop still unrolls
+    let w = Lanes::<T>::W; // a constant, so the lanes' loop unrolls and the slices below need no bounds check
     let at = |position: usize| Prong { task_index: position, ..prong };
     if last - first < w {
         // A lane per position, each holding one item: the block is their tree.
@@ -1045,9 +1051,9 @@ where
 }
 
 /// The rest of [`reduce_block`]: the last `span.len() < w` positions go to lanes `0..span.len()`, then step 3
-/// folds the `w` lanes, consuming them. Out of line, and given the lanes by value, so that the lanes' loop keeps them
-/// in registers: inlined, this code's variable indices and pairs kept the lanes in memory or made the vectorizer
-/// shuffle them inside that loop (seen in `f64` sums' machine code).
+/// folds the `w` lanes, consuming them. Out of line, and given the lanes by value, so that the lanes' loop keeps
+/// them in registers: inlined, this code's variable indices and pairs kept the lanes in memory or made the
+/// vectorizer shuffle them inside that loop (seen in `f64` sums' machine code).
 #[inline(never)]
 fn finish_block<T, F, C>(
     mut lanes: [MaybeUninit<T>; REDUCTION_LANES],
