@@ -184,7 +184,7 @@ struct alignas(fu::default_alignment_k) slot_t {
     value_type_ value;
 };
 
-/**  The same lanes as the library (`reduction_lanes_v`), over one static slice per thread, combined in thread order. */
+/**  The library's lanes (`reduction_lanes_for_k`), over one static slice per thread, combined in thread order. */
 double t_split_sum(fu::flat_pool_t &pool, std::vector<slot_t<double>> &slots, double const *x, std::size_t n) {
     must_run(pool.for_slices(n,
                              [&](fu::flat_pool_t::prong_t first, std::size_t count) noexcept {
@@ -208,7 +208,7 @@ sum_and_max_t t_split_sum_and_max(fu::flat_pool_t &pool, std::vector<slot_t<sum_
     for (auto &slot : slots) slot.value = sum_and_max_identity_k;
     must_run(pool.for_slices(n,
                              [&](fu::flat_pool_t::prong_t first, std::size_t count) noexcept {
-                                 constexpr std::size_t lanes = fu::reduction_lanes_v<sum_and_max_t>;
+                                 constexpr std::size_t lanes = fu::reduction_lanes_for_k<sum_and_max_t>;
                                  sum_and_max_t lane[lanes];
                                  for (auto &l : lane) l = sum_and_max_identity_k;
                                  std::size_t i = 0;

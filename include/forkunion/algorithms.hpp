@@ -42,8 +42,8 @@
  *  @section rule The reduction rule: what `reduce`, `transform_reduce`, `count_if`, `min_element` and
  *           `max_element` compute, bit for bit
  *  Given the values x[0..n) (after the transform), of type V, the operation ⊕, the grain g ≥ 1 and
- *  W = `reduction_lanes_v<V>`: 16 when sizeof(V) ≤ 8, else max(1, 64 / sizeof(V)) (4 lanes of a 16-byte struct, 2 of
- *  a 32-byte one, 1 above 32 bytes):
+ *  W = `reduction_lanes_for_k<V>`: 16 when sizeof(V) ≤ 8, else max(1, 64 / sizeof(V)) (4 lanes of a 16-byte
+ *  struct, 2 of a 32-byte one, 1 above 32 bytes):
  *    1. Blocks: block b holds x[b·g .. min((b+1)·g, n)), for b in [0, B), B = ⌈n / g⌉.
  *    2. Lanes: in a block of L values y[0..L), lane j in [0, min(W, L)) folds y[j], y[j+W], y[j+2W], … from the
  *       left: a_j = y[j], then a_j = a_j ⊕ y[j+W], then a_j = a_j ⊕ y[j+2W], … (each ⊕ takes the lane first).
@@ -148,7 +148,7 @@ inline constexpr std::size_t reduction_lanes_k = 16;
  *          0.99-1.02x (`docs/benchmarks.md`). Changing it changes every floating-point result of that type.
  */
 template <typename value_type_>
-inline constexpr std::size_t reduction_lanes_v =
+inline constexpr std::size_t reduction_lanes_for_k =
     sizeof(value_type_) <= 8 ? reduction_lanes_k : (sizeof(value_type_) > 64 ? 1 : 64 / sizeof(value_type_));
 
 /**  @brief  Most chunks (pool tasks) one call splits its blocks into; fewer for values over 64 bytes. */
@@ -330,7 +330,7 @@ value_type_ combine_tree(value_type_ *values, std::size_t count, op_type_ &op) n
 /**  Steps 2 and 4: the value of the block `[first, first + count)`. @pre `count ≥ 1`. */
 template <typename value_type_, typename load_type_, typename op_type_>
 value_type_ reduce_block(std::size_t first, std::size_t count, load_type_ &load, op_type_ &op) noexcept {
-    constexpr std::size_t lanes_k = reduction_lanes_v<value_type_>;
+    constexpr std::size_t lanes_k = reduction_lanes_for_k<value_type_>;
     uninitialized_array_t<value_type_, lanes_k> lane;
     std::size_t const used = count < lanes_k ? count : lanes_k;
     for (std::size_t j = 0; j != used; ++j) lane.construct(j, load(first + j));

@@ -150,7 +150,7 @@ pub const REDUCTION_LANES: usize = 16;
 /// lane `j mod W`. [`REDUCTION_LANES`] (16) for values of 8 bytes or less (zero-sized ones included), else
 /// `max(1, 64 / size_of::<T>())`: 4 for an `(f64, f64)`, 2 for 32 bytes, 1 above. Either way the lanes fit in 8
 /// of x86-64's 16 SSE registers (scalar lanes two to a register, an aggregate's fields one each); 16 lanes of a
-/// 16-byte sum-and-max spilled to the stack on every item. It equals the C++ algorithms' `reduction_lanes_v<T>`;
+/// 16-byte sum-and-max spilled to the stack on every item. It equals the C++ algorithms' `reduction_lanes_for_k<T>`;
 /// changing it changes every floating-point result of that type.
 pub const fn reduction_lanes<T>() -> usize {
     let size = std::mem::size_of::<T>();

@@ -165,7 +165,7 @@ value_t rule_reduce(std::size_t n, std::size_t grain, value_t init, load_t load,
     if (n == 0) return init;
     // The documented W: 16 lanes of values of 8 bytes or less, else as many as 64 bytes hold, at least 1.
     constexpr std::size_t lanes = sizeof(value_t) <= 8 ? 16 : std::max<std::size_t>(1, 64 / sizeof(value_t));
-    static_assert(reduction_lanes_v<value_t> == lanes, "the documented rule's lane count");
+    static_assert(reduction_lanes_for_k<value_t> == lanes, "the documented rule's lane count");
     auto block = [&](std::size_t b) {
         std::size_t const first = b * grain, length = std::min(grain, n - first);
         std::vector<value_t> lane;

@@ -149,7 +149,7 @@ TYPED_TEST(algorithms, floating_point_reductions_follow_the_documented_rule) {
                 EXPECT_TRUE(same_bits(fu::transform_reduce(grained, x.begin(), x.end(), 0.0, std::plus<>{}, doubled),
                                       rule_reduce(n, grain, 0.0, doubled_load, std::plus<>{})));
                 // A 16-byte value gets 4 lanes, not 16: its sum rounds in another order than the `double` sum's.
-                static_assert(fu::reduction_lanes_v<sum_and_max_t> == 4 && fu::reduction_lanes_v<double> == 16);
+                static_assert(fu::reduction_lanes_for_k<sum_and_max_t> == 4 && fu::reduction_lanes_for_k<double> == 16);
                 auto combine = [](sum_and_max_t a, sum_and_max_t b) noexcept {
                     return sum_and_max_t{a.sum + b.sum, a.max < b.max ? b.max : a.max};
                 };
