@@ -82,6 +82,15 @@ if command -v valgrind >/dev/null; then bash bench/dispatch/instructions.sh "$bu
 
 step "bench/compare.sh end to end: 200 ms windows, one run each, a small graph"
 unset FORKUNION_WARMUP FORKUNION_TIME_LIMIT
-FORKUNION_PROPAGATION_SCALE=10 FORKUNION_PROPAGATION_COMMUNITIES=16 bash bench/compare.sh 200ms 1 2>/dev/null |
-    grep -E '^(#|\| `forkunion_static_shared`|\| `forkunion/for_n/empty`|Ping|Final|Converged|Skipped)'
+# Its progress lines (stderr) are kept aside and printed only when it fails: they name the run that failed.
+progress=$(mktemp)
+if ! FORKUNION_PROPAGATION_SCALE=10 FORKUNION_PROPAGATION_COMMUNITIES=16 bash bench/compare.sh 200ms 1 2>"$progress" \
+    >"$progress.out"; then
+    cat "$progress.out" "$progress"
+    echo "FAILED: bench/compare.sh (its output and progress above)"
+    exit 1
+fi
+grep -E '^(#|\| `forkunion_static_shared`|\| `forkunion/for_n/empty`|Ping|Final|Converged|Skipped|OpenMP drop-in|Like for)' \
+    "$progress.out"
+rm -f "$progress" "$progress.out"
 step "done"
