@@ -41,8 +41,9 @@ int main(int argc, char **argv) {
     for (int i = 0; i != 1000; ++i) ran = ran && pool.for_n(64, add).join(); // warm up
 
     // With the adaptive policy a worker may park legitimately when this thread (or the worker itself) was
-    // descheduled for longer than the window: each round that took that long is counted, and the check allows one
-    // park's system calls for each. A quiet machine has none, and then the check allows none.
+    // descheduled for longer than the window: each half window a round lost counts once (a round descheduled for
+    // several windows lets a worker park, be woken and park again), and the check allows one park's system calls
+    // for each. A quiet machine has none, and then the check allows none.
     std::uint64_t const window_us = pool.idle_policy().microseconds;
     std::size_t long_rounds = 0;
     std::uint64_t before = fu::monotonic_microseconds();
@@ -53,7 +54,7 @@ int main(int argc, char **argv) {
         ran = ran && pool.for_slices(64, slices).join();
         ran = ran && pool.for_threads(add).join();
         std::uint64_t const after = fu::monotonic_microseconds();
-        long_rounds += adaptive && after - before >= window_us / 2;
+        if (adaptive && window_us >= 2) long_rounds += static_cast<std::size_t>((after - before) / (window_us / 2));
         before = after;
     }
     ::syscall(SYS_getppid); // end marker

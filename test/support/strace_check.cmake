@@ -30,7 +30,7 @@ endforeach()
 if(NOT _markers EQUAL 2)
     message(FATAL_ERROR "expected 2 getppid markers in the trace, found ${_markers}")
 endif()
-# A program may report rounds where it was descheduled past an adaptive window ("long rounds: K"): each allows the
+# A program may report the half adaptive windows it lost to descheduling ("long rounds: K"): each allows the
 # futex lines of the parks it can cause (a wait, its resumption and a wake each, and under strace, whose stops slow
 # both sides of a wake-up, the parks that follow while the pair catches up: 12 lines per long round). A quiet machine
 # has no long round, and then no call at all is allowed. Every non-futex call fails the check.
