@@ -69,9 +69,9 @@
  *      I3  Each publication steps e by 2 and needs every r_t = e first (I1, or T2n's wait), so each worker runs
  *          every publication once and in order, and change alone tells it of one: no width aliases for workers.
  *      I4  r_t = g  ⇒  contributor t and its whole subtree finished g.
- *      I5  each thread increments n_t at most until its first failure, so the largest offset ever returned is
- *          len_t + T - 1  ≤  ceil(n/T) + T - 1  ≤  max(index_t)  for n, T ≤ max(index_t). Only the very last
- *          increment of a cursor may wrap its stored value, once every thread has left that cursor for good.
+ *      I5  each thread increments n_t at most until its first failure, or until it claims the block's last task,
+ *          so the largest offset ever returned is len_t + T - 2, and the largest value ever stored
+ *          len_t + T - 1  ≤  ceil(n/T) + T - 1  ≤  max(index_t)  for n, T ≤ max(index_t): no cursor wraps.
  *      I6  state(c) = closed  ⇔  unspawned or terminating: every claim is refused (`not_spawned`).
  *      I7  A worker parks only after parked++ and a re-read of e, the policy and stop (seq_cst), and every
  *          publication stores e and then reads parked (seq_cst): either the worker sees the publication or the
@@ -304,15 +304,24 @@ struct n_dynamic_fork_t {
     n_dynamic_fork_t(pool_type_ &p, index_t tasks, arg_type_ &&arg) noexcept
         : pool(&p), n(tasks), fn(std::forward<arg_type_>(arg)) {}
 
-    /**  Takes tasks from `owner`'s block until `cursor` runs dry: at most one failing increment (I5). */
+    /**
+     *  Takes tasks from `owner`'s block until `cursor` runs dry: at most one failing increment (I5), and none
+     *  after the block's last task, which ends the drain.
+     */
     void drain(std::atomic<index_t> &cursor, index_t owner, index_t threads, index_t thread, index_t domain) noexcept {
         slice_t<index_t> const block = static_slice(n, threads, owner);
-        // A load first: thieves sweeping dry cursors share the lines instead of writing them.
-        if (cursor.load(std::memory_order_relaxed) >= block.count) return;
+        // A thief loads first: thieves sweeping dry cursors share the lines instead of writing them. The owner
+        // does not: its cursor is rarely dry at its first claim, and a load before the RMW would fetch the line
+        // (which the dispatcher just reset) shared, then again to own it.
+        if (owner != thread && cursor.load(std::memory_order_relaxed) >= block.count) return;
         // Relaxed: the RMW's atomicity alone makes every offset unique; results are published by the retirement.
-        for (index_t offset; (offset = cursor.fetch_add(1, std::memory_order_relaxed)) < block.count;)
+        for (index_t offset; (offset = cursor.fetch_add(1, std::memory_order_relaxed)) < block.count;) {
             call_with_prong(fn,
                             forkunion::prong_t<index_t>{static_cast<index_t>(block.first + offset), thread, domain});
+            // The block's last task: one more increment could only fail, and costs a locked RMW on a line that
+            // thieves may be pulling.
+            if (offset + 1 == block.count) return;
+        }
     }
     void run(index_t thread, index_t domain) noexcept { pool->steal_(*this, thread, domain); }
     void run_on_caller() noexcept {
