@@ -70,8 +70,10 @@
  *          every publication once and in order, and change alone tells it of one: no width aliases for workers.
  *      I4  r_t = g  ⇒  contributor t and its whole subtree finished g.
  *      I5  each thread increments n_t at most until its first failure, or until it claims the block's last task,
- *          so the largest offset ever returned is len_t + T - 2, and the largest value ever stored
- *          len_t + T - 1  ≤  ceil(n/T) + T - 1  ≤  max(index_t)  for n, T ≤ max(index_t): no cursor wraps.
+ *          and thieves skip a dry cursor after a load, so the largest value ever stored is len_t + T - 1 (1 for an
+ *          empty block, which only its owner increments)  ≤  ceil(n/T) + T - 1  ≤  max(index_t)  for n, T ≤
+ *          max(index_t), and every offset returned is below it: no cursor wraps. (T2n's exhausted marker is
+ *          max(index_t); the enclosing drain's one increment on it may wrap it, once nobody else uses it.)
  *      I6  state(c) = closed  ⇔  unspawned or terminating: every claim is refused (`not_spawned`).
  *      I7  A worker parks only after parked++ and a re-read of e, the policy and stop (seq_cst), and every
  *          publication stores e and then reads parked (seq_cst): either the worker sees the publication or the
