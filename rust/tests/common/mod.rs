@@ -68,8 +68,12 @@ pub fn recorded_machine(machine: &str) -> Option<PathBuf> {
     }
     let tarball = fixtures().join(machine).join(format!("{}.tar.gz", machine));
     assert!(tarball.is_file(), "the fixture {} exists", tarball.display());
-    // Extract into a fresh folder, then rename: tests running at once never see a half-extracted tree.
-    let staging = root.with_extension(format!("partial-{}", std::process::id()));
+    // Extract into a fresh folder, then rename: tests running at once never see a half-extracted tree. The folder is
+    // this call's own (process and call number): tests of one process run on threads, and with a per-process name
+    // one test's `remove_dir_all` or rename could empty the tree another was still extracting.
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, Ordering::Relaxed);
+    let staging = root.with_extension(format!("partial-{}-{}", std::process::id(), call));
     let _ = std::fs::remove_dir_all(&staging);
     std::fs::create_dir_all(&staging).expect("a staging folder");
     match Command::new("tar").arg("-xzf").arg(&tarball).arg("-C").arg(&staging).status() {
