@@ -17,11 +17,16 @@
  *  instead (the master waits spin-then-futex for the members' `fn` to return), so the join's spinning master
  *  cannot keep a member that still has work off its core.
  *
- *  Concurrent regions. Each root has a busy flag. A region claims its thread's last root if free, else any free
- *  one, else a new one (at most `max_roots_k`), and never waits for a busy root; with none left it runs as a team
- *  of one. So regions that two user threads start at the same time each get a full team of the size they asked
- *  for, on different threads, and nothing can deadlock. A pool is only ever dispatched by its root's holder, so a
- *  dispatch is never refused `contended` (a refusal would be a broken invariant, and aborts loudly).
+ *  Concurrent regions. Each root has a busy flag. A thread's first region claims a free root, else a new one (at
+ *  most `max_roots_k`), and never waits for a busy root; with none left it runs as a team of one. The thread then
+ *  keeps that root, as libgomp keeps a thread's pool, until it exits (a thread-local destructor frees it for the
+ *  next thread), so every later region's claim is two loads and no locked instruction. So regions that two user
+ *  threads start at the same time each get a full team of the size they asked for, on different threads, and
+ *  nothing can deadlock. A pool is only ever dispatched, grown or terminated by its root's holder, so its dispatch
+ *  is a sole claim (`unsafe_for_threads_sole`, no compare-and-swap either) and is never refused `contended` (a
+ *  refusal would be a broken invariant, and aborts loudly). Why no locked instruction before the publication:
+ *  GCC's code stores `.omp_data_o` just before `GOMP_parallel`, members hold that line from the last region, and
+ *  a locked instruction would wait for those stores' invalidations before the epoch's could even start.
  *
  *  Nesting. A region inside an active region (more than one thread) runs with a team of one: max-active-levels is
  *  1, the only level supported (`omp_get_supported_active_levels`), and requests for more are clamped to it, as the
@@ -189,13 +194,13 @@ void mutex_unlock(std::atomic<std::uint32_t> &word) noexcept {
 
 namespace {
 
-/**  Per-thread state: the initial task, the root to try first, where the thread is pinned. */
+/**  Per-thread state: the initial task, the root the thread owns, where the thread is pinned. */
 struct thread_state_t {
     task_t initial;
     bool initialized = false;
-    bool started = false; ///< The thread ran its first region as a team member (pinning, the affinity line).
-    int place = -1;       ///< The place this thread is bound to, or -1.
-    root_t *home = nullptr;
+    bool started = false;   ///< The thread ran its first region as a team member (pinning, the affinity line).
+    int place = -1;         ///< The place this thread is bound to, or -1.
+    root_t *home = nullptr; ///< The root this thread holds from its first region until it exits (`claim_root`).
     unsigned home_forks = 0;
 };
 
@@ -252,8 +257,9 @@ void team_barrier(team_t &team) noexcept {
 
 // ---- Roots ----
 
-/**  At most this many roots (teams that can run at the same time): beyond, a region runs as a team of one. */
-inline constexpr unsigned max_roots_k = 64;
+/**  At most this many roots, one per live thread that has started a region: the 257th such thread's regions run
+ *   as teams of one until one of those threads exits. A pointer each until used. */
+inline constexpr unsigned max_roots_k = 256;
 
 /**  Pools per root: the first spawn and every later growth add one. */
 inline constexpr unsigned max_segments_k = 16;
@@ -457,11 +463,22 @@ bool ensure_capacity(root_t &root, unsigned capacity) noexcept {
 // A region's steps below are `always_inline`: the master's path from `GOMP_parallel` to its join is one function,
 // with no call that saves and restores registers between the steps.
 
-/**  A free root for the calling thread: its last one, any free one, or a new one; null when none is left. */
-[[gnu::always_inline]] inline root_t *claim_root() noexcept {
+/**  Hands the calling thread's root back when the thread exits, for the next thread that has none. */
+struct home_keeper_t {
+    root_t *root = nullptr;
+    unsigned forks = 0;
+    ~home_keeper_t() {
+        // Not in a `fork()` child that forgot the root (its pools' threads stayed in the parent).
+        if (!root || forks != forks_.load(std::memory_order_relaxed)) return;
+        thread_state.home = nullptr;
+        root->release();
+    }
+};
+
+/**  The calling thread's first root: any free one, or a new one; null when none is left. */
+[[gnu::noinline]] root_t *claim_home() noexcept {
     thread_state_t &state = thread_state;
     unsigned const forks = forks_.load(std::memory_order_relaxed);
-    if (state.home && state.home_forks == forks && state.home->try_claim()) return state.home;
     root_t *found = nullptr;
     for (unsigned index = 0; index != max_roots_k && !found; ++index) {
         root_t *root = roots_[index].load(std::memory_order_acquire);
@@ -471,8 +488,25 @@ bool ensure_capacity(root_t &root, unsigned capacity) noexcept {
         }
         if (root->try_claim()) found = root;
     }
-    if (found) state.home = found, state.home_forks = forks;
+    if (!found) return nullptr;
+    state.home = found, state.home_forks = forks;
+    // Constructed (and its destructor registered) on the thread's first claim only.
+    thread_local home_keeper_t keeper;
+    keeper.root = found, keeper.forks = forks;
     return found;
+}
+
+/**
+ *  The root of a region the calling thread starts: the one it holds, else a new hold (`claim_home`). A thread keeps
+ *  its root from its first region until it exits, as libgomp keeps a thread's pool: the claim of every later region
+ *  is then two loads and no locked instruction, which would wait for the stores of `.omp_data_o` to leave the
+ *  store buffer (see `publish_team`).
+ */
+[[gnu::always_inline]] inline root_t *claim_root() noexcept {
+    thread_state_t const &state = thread_state;
+    if (state.home && state.home_forks == forks_.load(std::memory_order_relaxed)) [[likely]]
+        return state.home;
+    return claim_home();
 }
 
 /**
@@ -585,10 +619,7 @@ void run_serial(task_t &parent, void (*fn)(void *), void *data, loop_shape_t con
     unsigned const initial = s.initial.nthreads > size ? s.initial.nthreads : size;
     unsigned const wanted = root->shape.threads ? size : (initial > s.thread_limit ? size : initial);
     unsigned const have = root->shape.threads >= wanted ? root->shape.threads : grow(*root, wanted);
-    if (have < 2) {
-        root->release();
-        return nullptr;
-    }
+    if (have < 2) return nullptr; // the root stays this thread's, to grow at its next region
     if (size > have) size = have;
     team_t::header_t &header = root->team.header;
     update(header.fn, fn);
@@ -647,11 +678,20 @@ void run_serial(task_t &parent, void (*fn)(void *), void *data, loop_shape_t con
         loop_enter(task, team.prepared.loop, nullptr, 0);
 }
 
-/**  Ends the region on `root`: remembers where the worksharing numbering stands and frees the root. */
+/**  Ends the region on `root`: remembers where the worksharing numbering stands. The root stays the thread's. */
 [[gnu::always_inline]] inline void finish_team(root_t &root, task_t const &master) noexcept {
     root.master.ws_next = master.ws_next;
     if (root.team.taskloop.seen.load(std::memory_order_relaxed)) root.master.taskloop_seen = true;
-    root.release();
+}
+
+/**  Claims `root` for maintenance unless the calling thread holds it already (its own root, between regions). */
+bool claim_for_maintenance(root_t &root, unsigned forks) noexcept {
+    if (root.shape.forks != forks) return false;
+    return &root == thread_state.home || root.try_claim();
+}
+/**  Ends `claim_for_maintenance`: frees the root unless it is the calling thread's own. */
+void end_maintenance(root_t &root) noexcept {
+    if (&root != thread_state.home) root.release();
 }
 
 } // namespace
@@ -665,7 +705,8 @@ int pause_idle_roots() noexcept {
     unsigned const forks = forks_.load(std::memory_order_relaxed);
     for (auto &slot : roots_) {
         root_t *root = slot.load(std::memory_order_acquire);
-        if (!root || root->shape.forks != forks || !root->try_claim()) continue;
+        // Free roots and the caller's own: another thread's root may be in a region, as libgomp's pools would be.
+        if (!root || !claim_for_maintenance(*root, forks)) continue;
         // The next region spawns the threads afresh; construct numbers and cursors carry on.
         std::lock_guard<std::mutex> const lock(shapes_mutex_);
         for (unsigned segment = 0; segment != root->shape.segments_count; ++segment) {
@@ -676,7 +717,7 @@ int pause_idle_roots() noexcept {
         root->shape.segments_count = 0;
         process_threads_.fetch_sub(root->shape.threads, std::memory_order_relaxed);
         root->shape.threads = 0;
-        root->release();
+        end_maintenance(*root);
     }
     return 0;
 }
@@ -711,7 +752,10 @@ void wait_at_gate(team_t &team) noexcept {
     unsigned const size = root.team.header.size;
     unsigned segment = 0;
     do { // the first segment holds team thread 1, and a team has two threads at least
-        std::size_t const generation = root.shape.segments[segment]->unsafe_for_threads(root.shape.member_fns[segment]);
+        // Only the root's holder ever claims its pools (regions, growth, `omp_pause_resource`, the unload): a sole
+        // claim, without the compare-and-swap that would first wait for the caller's stores of `.omp_data_o`.
+        std::size_t const generation =
+            root.shape.segments[segment]->unsafe_for_threads_sole(root.shape.member_fns[segment]);
         // Only the root's holder dispatches on its pools: a refusal would break the pool's own contract.
         if (!generation) [[unlikely]]
             refuse("a parallel region", "a team's pool refused its dispatch");
@@ -822,11 +866,11 @@ __attribute__((constructor)) void load() noexcept {
 }
 
 __attribute__((destructor)) void unload() noexcept {
-    // Stop the workers of every root that is idle, so they do not spin through the process's exit; a root still
-    // in a region (a detached thread's) is left running.
+    // Stop the workers of every free root and of the calling thread's, so they do not spin through the process's
+    // exit; a root another live thread holds (it may be in a region) is left running, its workers parked or soon.
     for (auto &slot : roots_) {
         root_t *root = slot.load(std::memory_order_acquire);
-        if (!root || root->shape.forks != forks_.load(std::memory_order_relaxed) || !root->try_claim()) continue;
+        if (!root || !claim_for_maintenance(*root, forks_.load(std::memory_order_relaxed))) continue;
         for (unsigned segment = 0; segment != root->shape.segments_count; ++segment)
             root->shape.segments[segment]->terminate();
     }

@@ -25,7 +25,8 @@
  *  - `for_n(n, f)`: `for (i = 0; i < n; ++i) f(i);` statically split in contiguous blocks, one per thread.
  *  - `for_n_dynamic(n, f)`: the same loop for uneven tasks; idle threads steal single tasks.
  *  - `for_slices(n, f)`: `f(first, count)` once per thread with a non-empty block of the static split.
- *  - `unsafe_for_threads(f)`, `is_complete(generation)`, `unsafe_join(generation)`: the split broadcast.
+ *  - `unsafe_for_threads(f)`, `is_complete(generation)`, `unsafe_join(generation)`: the split broadcast;
+ *    `unsafe_for_threads_sole(f)`, its form for a pool that one thread alone dispatches on.
  *  - `set_idle_policy(policy)`: how idle workers wait (spin, adaptive, nap, sleep), until changed again.
  *  - `set_stack_size(bytes)`: the stack of the workers the next `spawn` starts.
  *
@@ -47,6 +48,8 @@
  *    `contended`, in release builds too, and never blocks or corrupts.
  *  - `set_idle_policy`, `idle_policy`, `is_complete`: any thread, any time; never refused by a dispatch.
  *  - `unsafe_join`: the thread that dispatched (it runs thread 0's slice on caller-inclusive pools).
+ *  - `unsafe_for_threads_sole`: only where no other thread dispatches on, spawns or terminates the pool (the
+ *    caller guarantees it, as the OpenMP drop-in does with its roots); it claims without a locked instruction.
  *
  *  @section protocol Protocol
  *  The shared words, each on its own `alignment_k`-byte line (asserted below); T is the thread count, contributors
@@ -87,7 +90,9 @@
  *                     lost CAS, is refused (`contended`; `not_spawned` if closed; `forked` in a child process) and
  *                     never retried; only T2n (thread 0 of an exclusive pool, inside its slice) proceeds from a
  *                     lost claim. The holder reads T after the claim, so a terminate and respawn cannot hand it a
- *                     stale count.
+ *                     stale count. A sole claimer (`unsafe_for_threads_sole`: nobody else claims) loads c with
+ *                     acquire and stores held(q+1) with release instead of the CAS: no locked instruction, so the
+ *                     caller's own recent stores are not drained before T2 and travel beside the epoch.
  *      T2  publish    write the fork state (a small trivially copyable fork is copied into the dispatch line: the
  *                     workers then read one line) and cursors; outer = e + 2; e → e + 2 (seq_cst); parked ≠ 0 ⇒
  *                     wake. The token is the new e: odd, never 0.
@@ -807,7 +812,8 @@ public:
      */
     [[nodiscard]] bool is_complete(generation_t generation) const noexcept {
         if (generation == 0) return true;
-        // Pairs with the root's release of the claim (T3), continued by later claims' RMWs (a release sequence).
+        // Pairs with the root's release of the claim (T3), continued by later claims' RMWs (a release sequence), or
+        // with a sole claimer's release store, which itself follows its acquire of the root's release.
         if (state_of_(claim_.claim.load(std::memory_order_acquire)) != held_k) return true;
         // Written by the holder right after its claim; a thread holding `generation` synchronized with that write.
         return claim_.outer.load(std::memory_order_relaxed) != generation;
@@ -851,18 +857,18 @@ public:
      *          returning); an unspawned pool refuses with `not_spawned`, an inherited one with `forked`.
      */
     publication_t unsafe_publish(trampoline_t trampoline, void *context, bool resets_cursors,
-                                 std::size_t payload_bytes = 0) noexcept {
+                                 std::size_t payload_bytes = 0, bool sole_claimer = false) noexcept {
         // One relaxed load of a process-wide word: no system call tells a `fork()`ed child from its parent.
         if (forked_()) return {0, status_code_t::forked_k};
-        std::uint64_t claim = claim_.claim.load(std::memory_order_relaxed);
+        // A sole claimer's load is its acquire (T1): no RMW follows.
+        std::uint64_t claim = claim_.claim.load(sole_claimer ? std::memory_order_acquire : std::memory_order_relaxed);
         detail::reach_hook(hook_point_t::before_claim_k, this);
         // T1. Acquire pairs with the root's release (T3) or T0: every slice of the previous dispatch
         // happened-before this point, so the fork state and cursors are ours to write (I1, I2).
         // A pending T4 turns the pool away from new claimers (on the claim word's line: no extra miss), so that a
         // stream of foreign dispatches cannot starve `terminate`; a nested fork (T2n) finds the pool held anyway.
         if (state_of_(claim) != free_k || claim_.closing.load(std::memory_order_relaxed) ||
-            !claim_.claim.compare_exchange_strong(claim, next_sequence_(claim) | held_k, std::memory_order_acquire,
-                                                  std::memory_order_relaxed))
+            !claim_free_(claim, sole_claimer))
             return publish_after_lost_claim_(claim, trampoline, context, resets_cursors);
         detail::reach_hook(hook_point_t::after_claim_k, this);
 
@@ -896,9 +902,30 @@ public:
 
     /**  @brief  `unsafe_for_threads`' publication: `fn(thread)` through its address, which must outlive it. */
     template <typename fn_type_>
-    publication_t unsafe_publish_threads(fn_type_ &fn) noexcept {
+    publication_t unsafe_publish_threads(fn_type_ &fn, bool sole_claimer = false) noexcept {
         void *context = const_cast<void *>(static_cast<void const volatile *>(std::addressof(fn)));
-        return unsafe_publish(&threads_trampoline_<fn_type_>, context, false);
+        return unsafe_publish(&threads_trampoline_<fn_type_>, context, false, 0, sole_claimer);
+    }
+
+    /**
+     *  @brief  `unsafe_for_threads(fn)` for a pool that only the calling thread claims: the same publication,
+     *          return value, refusals and join, with T1 as a load-acquire and a store-release of the claim word
+     *          instead of a compare-and-swap.
+     *
+     *  Precondition: from this call until its `unsafe_join` returns, no other thread dispatches on this pool,
+     *  spawns it or terminates it (`is_complete`, `unsafe_join` of an exclusive pool and `set_idle_policy` stay
+     *  safe anywhere). A broken precondition can let two dispatches hold the pool at once; nothing checks it.
+     *
+     *  Why: a compare-and-swap is a locked instruction, which on x86 waits until every store the caller made
+     *  before it has left the store buffer. When the caller has just written what its tasks will read (an OpenMP
+     *  region's `.omp_data_o`), each such line is still shared in the workers' caches, so that wait is one
+     *  invalidation round trip on the critical path before the publication; without it the caller's lines and
+     *  the epoch are invalidated together. Memory ordering is `unsafe_for_threads`': the publication is a release
+     *  of everything the caller wrote before it, and the join an acquire of every slice.
+     */
+    template <typename fn_type_>
+    [[nodiscard]] publication_t unsafe_for_threads_sole(fn_type_ &fn) noexcept {
+        return unsafe_publish_threads(fn, true);
     }
 
     /**  @brief  Thread `thread`'s claim cursor, for pools built on top of this one. */
@@ -1121,6 +1148,18 @@ private:
             victim = next_in_coprime_order(victim, stride, threads);
             fork.drain(slots[victim].next, victim, threads, thread, domain);
         }
+    }
+
+    /**  T1's step from free to held, after the load that found `claim` free: a CAS, or for a sole claimer a
+     *   release store (its load was the acquire). False when the CAS lost; `claim` then holds the current word. */
+    bool claim_free_(std::uint64_t &claim, bool sole_claimer) noexcept {
+        std::uint64_t const held = next_sequence_(claim) | held_k;
+        if (sole_claimer) {
+            // Release: a thread whose acquire load of `is_complete` sees this hold sees the previous dispatch done.
+            claim_.claim.store(held, std::memory_order_release);
+            return true;
+        }
+        return claim_.claim.compare_exchange_strong(claim, held, std::memory_order_acquire, std::memory_order_relaxed);
     }
 
     /**  The cold half of a dispatch: T2n for thread 0 of an exclusive pool, a refusal for everyone else. */

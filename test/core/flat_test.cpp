@@ -369,6 +369,56 @@ TEST(flat, terminate_completes_an_unjoined_dispatch) {
     }
 }
 
+// A sole claim (no compare-and-swap) must order like the CAS: the caller's plain stores before the publication
+// reach every slice, and the slices' plain stores reach the joiner. Sole dispatches alternate with ordinary ones,
+// so each kind of claim follows the other. Under TSan a missing happens-before is a report; without it, a wrong
+// value or a lost slice fails the counts.
+TEST(flat, sole_claims_order_like_compare_and_swap_claims) {
+    FORKUNION_SKIP_UNLESS_THREADS(3);
+    constexpr std::size_t threads_k = 3, rounds_k = 400;
+    for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k}) {
+        fu::flat_pool_t pool;
+        ASSERT_TRUE(pool.spawn(threads_k, exclusivity));
+        std::size_t results[threads_k] = {}; // plain: each slot written by one slice per round, read by the joiner
+        std::size_t argument = 0;            // plain: the caller's store right before each publication
+        auto slice = [&](std::size_t thread) noexcept { results[thread] = argument + thread; };
+        std::size_t wrong = 0, sole_rounds = 0;
+        for (std::size_t round = 0; round != rounds_k; ++round) {
+            argument = round * 7;
+            bool const sole = round % 2 == 0;
+            auto const publication = sole ? pool.unsafe_for_threads_sole(slice) : pool.unsafe_for_threads(slice);
+            ASSERT_TRUE(publication) << publication.status.name();
+            sole_rounds += sole;
+            pool.unsafe_join(publication);
+            EXPECT_TRUE(pool.is_complete(publication));
+            for (std::size_t thread = 0; thread != threads_k; ++thread) wrong += results[thread] != round * 7 + thread;
+        }
+        EXPECT_EQ(wrong, 0u) << exclusivity_name(exclusivity);
+        EXPECT_EQ(sole_rounds, rounds_k / 2);
+        // The claim word's sequence stayed consistent: an ordinary dispatch still claims and runs everywhere.
+        std::atomic<std::size_t> ran{0};
+        forkunion::testing::require_ran(pool.for_n(9, [&](std::size_t) noexcept { ran.fetch_add(1); }).join());
+        EXPECT_EQ(ran.load(), 9u);
+    }
+}
+
+// A sole claim refuses like the ordinary one where the pool cannot take it: unspawned, or already held.
+TEST(flat, sole_claims_refuse_like_compare_and_swap_claims) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
+    fu::flat_pool_t pool;
+    auto noop = [](std::size_t) noexcept {};
+    EXPECT_EQ(pool.unsafe_for_threads_sole(noop).status.code(), fu::status_code_t::not_spawned_k);
+    ASSERT_TRUE(pool.spawn(2, fu::caller_inclusive_k));
+    auto const held = pool.unsafe_for_threads(noop);
+    ASSERT_TRUE(held);
+    // Held by the dispatch above (its slice 0 waits for this thread's join): refused, and nothing ran twice.
+    EXPECT_EQ(pool.unsafe_for_threads_sole(noop).status.code(), fu::status_code_t::contended_k);
+    pool.unsafe_join(held);
+    auto const next = pool.unsafe_for_threads_sole(noop);
+    EXPECT_TRUE(next);
+    pool.unsafe_join(next);
+}
+
 TEST(flat, memory_usage_and_oversubscription_are_reported) {
     FORKUNION_SKIP_UNLESS_THREADS(3);
     std::size_t const cores = fu::allowed_cores_count();

@@ -1,6 +1,7 @@
 /*  Regions started at the same time from several user threads: each gets a full team of the size it asked for
  *  (the drop-in gives each its own root of pools), every worksharing construct stays within its team, and
- *  nothing deadlocks. Also a region started by a user thread created inside a region. */
+ *  nothing deadlocks. Threads that exit hand their root on: more of them in turn than there are roots all get
+ *  full teams. Also a region started by a user thread created inside a region. */
 #include "gomp_test.h"
 
 #include <pthread.h>
@@ -31,6 +32,15 @@ static void *user(void *argument) {
     return (void *)errors;
 }
 
+/* One region of two threads from a short-lived thread: its team size. */
+static void *one_region(void *argument) {
+    int *team = (int *)argument;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+    *team = omp_get_num_threads();
+    return NULL;
+}
+
 static void *inner_user(void *argument) {
     int *team = (int *)argument;
 #pragma omp parallel num_threads(2)
@@ -52,6 +62,19 @@ int main(void) {
     }
     pthread_barrier_destroy(&start_line);
     printf("%d user threads x %d regions at once: %ld errors\n", users_k, rounds_k, errors);
+
+    // Threads that come and go, one after another, more of them than the drop-in has roots: each still gets the
+    // team it asked for (a thread's runtime state, its root under the drop-in, is freed when it exits).
+    enum { passing_k = 300 };
+    int full_teams = 0;
+    for (int passing = 0; passing < passing_k; ++passing) {
+        int team = 0;
+        pthread_t thread;
+        CHECK(pthread_create(&thread, NULL, one_region, &team) == 0);
+        pthread_join(thread, NULL);
+        full_teams += team == 2;
+    }
+    printf("%d threads in turn, one region each: %d full teams\n", passing_k, full_teams);
 
     // A thread created inside a region is an initial thread of its own: its region is active, at level 1.
     int inner_team = 0;
