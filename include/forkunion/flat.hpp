@@ -815,8 +815,10 @@ public:
         // Pairs with the root's release of the claim (T3), continued by later claims' RMWs (a release sequence), or
         // with a sole claimer's release store, which itself follows its acquire of the root's release.
         if (state_of_(claim_.claim.load(std::memory_order_acquire)) != held_k) return true;
-        // Written by the holder right after its claim; a thread holding `generation` synchronized with that write.
-        return claim_.outer.load(std::memory_order_relaxed) != generation;
+        // Written by the holder right after its claim. Acquire pairs with that release: a different token there means
+        // a later hold, whose holder had seen `generation` retire, so its slices happened-before this answer. (With a
+        // relaxed load, a reader whose claim load saw `generation`'s own hold had no such edge: TSan caught it.)
+        return claim_.outer.load(std::memory_order_acquire) != generation;
     }
 
     /**
@@ -880,7 +882,8 @@ public:
         dispatch_.trampoline = trampoline;
         dispatch_.context = context;
         generation_t const generation = static_cast<generation_t>(dispatch_.epoch.load(std::memory_order_relaxed) + 2u);
-        claim_.outer.store(generation, std::memory_order_relaxed); // ordered by the epoch's store below
+        // Release: `is_complete` elsewhere reads a new token as "the previous hold retired" (see there).
+        claim_.outer.store(generation, std::memory_order_release);
         if (exclusivity_() == caller_inclusive_k) {
             // Read by `unsafe_join` on this thread, and compared by stale joiners elsewhere (atomicity suffices).
             claim_.dispatcher.store(std::this_thread::get_id(), std::memory_order_relaxed);
