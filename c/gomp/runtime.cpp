@@ -753,10 +753,10 @@ void wait_at_gate(team_t &team) noexcept {
     unsigned segment = 0;
     do { // the first segment holds team thread 1, and a team has two threads at least
         // Only the root's holder ever claims its pools (regions, growth, `omp_pause_resource`, the unload): a sole
-        // claim, without the compare-and-swap that would first wait for the caller's stores of `.omp_data_o`.
+        // claim, without the compare-and-swap that would first wait for the caller's stores of `.omp_data_o`, and
+        // one no other thread can refuse.
         std::size_t const generation =
             root.shape.segments[segment]->unsafe_for_threads_sole(root.shape.member_fns[segment]);
-        // Only the root's holder dispatches on its pools: a refusal would break the pool's own contract.
         if (!generation) [[unlikely]]
             refuse("a parallel region", "a team's pool refused its dispatch");
         root.master.generations[segment] = generation;
