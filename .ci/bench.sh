@@ -77,8 +77,8 @@ while read -r binary backend; do
         grep '^RESULT ' | grep -v 'row=floor' | awk '{ print $3, $4, $7 }'
 done < <(forkunion_backends_of "$bin" dispatch)
 
-step "instructions per dispatch (bench/dispatch/instructions.sh)"
-if command -v valgrind >/dev/null; then bash bench/dispatch/instructions.sh "$build"; else echo "skipped: valgrind not installed"; fi
+step "instructions per dispatch (bench/pools/instructions.sh)"
+if command -v valgrind >/dev/null; then bash bench/pools/instructions.sh "$build"; else echo "skipped: valgrind not installed"; fi
 
 step "bench/compare.sh end to end: 200 ms windows, one run each, a small graph"
 unset FORKUNION_WARMUP FORKUNION_TIME_LIMIT

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes each sysfs parser of include/forkunion/parse.hpp with libFuzzer (clang, ASan + UBSan) for a bounded
+# Fuzzes each sysfs parser of include/forkunion/topology/parse.hpp with libFuzzer (clang, ASan + UBSan) for a bounded
 # time, two at a time, seeded from test/fuzz/corpus/<parser>/, and prints the executions per parser. Any crash, sanitizer
 # report or violated property (see test/fuzz/fuzz_support.hpp) fails the stage and leaves the input in
 # build_fuzz/crash-*.

@@ -6,7 +6,7 @@
 # 1. configures Release (`cmake --preset release`, in build_release/) with only the benchmarks enabled, so it needs
 #    CMake, a C++20 compiler and Google Benchmark and nothing else (a directory configured before keeps its own
 #    choices, tests included), and builds only the benchmark targets (`forkunion_bench`);
-# 2. runs every backend of bench/nbody and bench/propagation, and every runtime of bench/dispatch, `repetitions`
+# 2. runs every backend of bench/nbody and bench/propagation, and every runtime of bench/pools, `repetitions`
 #    times interleaved (A B C ... A B C ...), one process per run, so every run measures its own floor right before
 #    its runtime starts;
 # 3. prints markdown tables: medians over the runs, min-max, the ratio to forkunion_static_shared (ForkUnion's

@@ -27,9 +27,9 @@
 #include <new>     // `std::nothrow`
 
 #include <forkunion.hpp>
-#include <forkunion/colocated.hpp>
-#include <forkunion/distributed.hpp>
-#include <forkunion/fabric.hpp>
+#include <forkunion/pools/colocated.hpp>
+#include <forkunion/pools/distributed.hpp>
+#include <forkunion/fabric/fabric.hpp>
 
 #include "forkunion_os.hpp"
 

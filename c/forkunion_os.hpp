@@ -10,18 +10,18 @@
  *  Private to `c/forkunion.cpp`: not installed, not part of any public header.
  */
 #pragma once
-#include <forkunion/affinity.hpp>
-#include <forkunion/allocators.hpp>
-#include <forkunion/cpu_mask.hpp>
-#include <forkunion/features.hpp>
+#include <forkunion/topology/affinity.hpp>
+#include <forkunion/memory/allocators.hpp>
+#include <forkunion/base/cpu_mask.hpp>
+#include <forkunion/hardware/features.hpp>
 
 #if FORKUNION_OS_LINUX
 #include <sys/syscall.h> // `SYS_get_mempolicy`
 #include <unistd.h>      // `access`, `syscall`
 #include <cerrno>        // `errno`, `ENOSYS`
 #elif FORKUNION_OS_WINDOWS
-#include <forkunion/detail/allocators_windows.hpp>
-#include <forkunion/detail/cores_windows.hpp>
+#include <forkunion/memory/detail/allocators_windows.hpp>
+#include <forkunion/hardware/detail/cores_windows.hpp>
 #endif
 
 namespace forkunion::c_api {

@@ -1,4 +1,4 @@
-# Optional instruction families of the hardware layer (see include/forkunion/features.hpp).
+# Optional instruction families of the hardware layer (see include/forkunion/hardware/features.hpp).
 #
 # - FORKUNION_WITH_<FEATURE> = AUTO | ON | OFF (cache strings, default AUTO; anything else fails configure):
 #     AUTO  use the feature if the compiler can emit it for this target;

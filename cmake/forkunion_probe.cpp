@@ -5,8 +5,8 @@
 #include <atomic>
 #include <cstdint>
 
-#include <forkunion/atomics.hpp>
-#include <forkunion/wait.hpp>
+#include <forkunion/hardware/atomics.hpp>
+#include <forkunion/hardware/wait.hpp>
 
 namespace fu = forkunion;
 

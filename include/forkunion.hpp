@@ -1,14 +1,18 @@
 /**
  *  @file   forkunion.hpp
- *  @brief  forkunion: a NUMA-aware fork-join thread pool. The umbrella header: includes every concern's public
- *          header (each picks its platform backend from `forkunion/detail/` itself) and nothing else.
+ *  @brief  forkunion: a NUMA-aware fork-join thread pool. The umbrella header: includes every layer's public
+ *          headers (each picks its platform backend from its layer's `detail/` itself) and nothing else.
  *
- *  Layers, each including only the ones above it:
- *    types → features, capabilities → atomics → wait, kernel wait → cores → cpu masks and parsers → affinity
- *    → topology → allocators (memory placement) → flat pool → colocated pool (one compute domain)
- *    → distributed pool (every compute domain) → fabric (measured latency, bandwidth, distances, memory levels)
- *    → algorithms (reductions, searches, scans and sorts over any of the pools)
- *  Include a single concern (for example `<forkunion/flat.hpp>`) to compile less.
+ *  One folder per layer, each including only its own and the ones below it (docs/design.md, "Layers"; the test
+ *  `layers.every_include_goes_down` keeps it so):
+ *    base        types, cpu masks, the small array
+ *    hardware    features, capabilities, atomics, waits, kernel waits, cores, threads
+ *    topology    parsers, affinity, the harvested topology
+ *    memory      allocators (memory placement)
+ *    pools       the dispatch vocabulary, the flat pool, colocated (one compute domain), distributed (every domain)
+ *    fabric      measured latency, bandwidth, distances and memory levels      (above pools, beside algorithms)
+ *    algorithms  reductions, searches, scans and sorts over any of the pools   (above pools, beside fabric)
+ *  Include a single concern (for example `<forkunion/pools/flat.hpp>`) to compile less.
  */
 #pragma once
 // The headers use concepts, defaulted comparisons and `std::atomic_ref`: under an older standard say so in one
@@ -22,21 +26,24 @@
 #if FORKUNION_CXX_STANDARD < 202002L
 #error "forkunion needs C++20: compile with -std=c++20 (MSVC: /std:c++20) or later"
 #else
-#include <forkunion/types.hpp>
-#include <forkunion/features.hpp>
-#include <forkunion/capabilities.hpp>
-#include <forkunion/atomics.hpp>
-#include <forkunion/wait.hpp>
-#include <forkunion/wait_kernel.hpp>
-#include <forkunion/cores.hpp>
-#include <forkunion/cpu_mask.hpp>
-#include <forkunion/parse.hpp>
-#include <forkunion/affinity.hpp>
-#include <forkunion/topology.hpp>
-#include <forkunion/allocators.hpp>
-#include <forkunion/flat.hpp>
-#include <forkunion/colocated.hpp>
-#include <forkunion/distributed.hpp>
-#include <forkunion/fabric.hpp>
-#include <forkunion/algorithms.hpp>
+#include <forkunion/base/types.hpp>
+#include <forkunion/base/cpu_mask.hpp>
+#include <forkunion/hardware/features.hpp>
+#include <forkunion/hardware/capabilities.hpp>
+#include <forkunion/hardware/atomics.hpp>
+#include <forkunion/hardware/wait.hpp>
+#include <forkunion/hardware/wait_kernel.hpp>
+#include <forkunion/hardware/cores.hpp>
+#include <forkunion/hardware/threads.hpp>
+#include <forkunion/topology/parse.hpp>
+#include <forkunion/topology/affinity.hpp>
+#include <forkunion/topology/topology.hpp>
+#include <forkunion/memory/allocators.hpp>
+#include <forkunion/pools/dispatch.hpp>
+#include <forkunion/pools/flat.hpp>
+#include <forkunion/pools/colocated.hpp>
+#include <forkunion/pools/distributed.hpp>
+#include <forkunion/fabric/fabric.hpp>
+#include <forkunion/algorithms/sort.hpp>
+#include <forkunion/algorithms/algorithms.hpp>
 #endif

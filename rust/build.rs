@@ -154,9 +154,9 @@ fn cxx_runtime(pc: &Path) -> Vec<String> {
         .collect()
 }
 
-/// The crate's version must be the C library's (`FORKUNION_VERSION_*` in include/forkunion/types.hpp).
+/// The crate's version must be the C library's (`FORKUNION_VERSION_*` in include/forkunion/base/types.hpp).
 fn check_versions(manifest: &Path, root: &Path) {
-    let header = root.join("include").join("forkunion").join("types.hpp");
+    let header = root.join("include").join("forkunion").join("base").join("types.hpp");
     let text = fs::read_to_string(&header)
         .unwrap_or_else(|error| fail(&format!("cannot read {}: {}", header.display(), error)));
     let part = |name: &str| -> String {

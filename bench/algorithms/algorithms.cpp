@@ -1,6 +1,6 @@
 /**
  *  @file   algorithms.cpp
- *  @brief  `forkunion/algorithms.hpp` against `std::execution::par` (libstdc++'s PSTL on oneTBB), oneTBB's
+ *  @brief  `forkunion/algorithms/algorithms.hpp` against `std::execution::par` (libstdc++'s PSTL on oneTBB), oneTBB's
  *          `parallel_reduce` / `parallel_scan` / `parallel_sort`, and OpenMP's `reduction` / `parallel for`, every
  *          algorithm at 10^3 … 10^8 elements, as medians and ratios measured side by side in one run.
  *

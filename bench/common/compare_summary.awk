@@ -46,7 +46,7 @@ END {
     printf "Ping-pong floor (two pinned threads, two cache lines, one writer each), over every run: median %.0f ns, %.0f-%.0f ns.\n\n", median("floor"), low("floor"), high("floor")
 
     reference = median("dispatch_ns|forkunion/for_n/empty"); reference_line = median("dispatch_ns|forkunion/for_n/line")
-    print "### Dispatch latency: ns per fork-join of T tasks on T threads (bench/dispatch/dispatch.cpp)"
+    print "### Dispatch latency: ns per fork-join of T tasks on T threads (bench/pools/dispatch.cpp)"
     print ""
     print "| row | ns (median) | min-max | x forkunion `for_n` | x floor | share of tasks off the caller |"
     print "| --- | ---: | ---: | ---: | ---: | ---: |"

@@ -16,7 +16,7 @@
 
 #include <benchmark/benchmark.h>
 
-#include <forkunion/atomics.hpp>
+#include <forkunion/hardware/atomics.hpp>
 
 namespace fu = forkunion;
 

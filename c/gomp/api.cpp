@@ -20,7 +20,7 @@
 #include <pthread.h> // `pthread_self`
 #include <unistd.h>  // `gethostname`, `getpid`
 
-#include <forkunion/affinity.hpp>
+#include <forkunion/topology/affinity.hpp>
 
 namespace forkunion::gomp {
 

@@ -22,9 +22,9 @@
 
 #include "omp_api.hpp"
 
-#include <forkunion/affinity.hpp>
-#include <forkunion/cores.hpp>
-#include <forkunion/parse.hpp>
+#include <forkunion/topology/affinity.hpp>
+#include <forkunion/hardware/cores.hpp>
+#include <forkunion/topology/parse.hpp>
 
 namespace forkunion::gomp {
 namespace {

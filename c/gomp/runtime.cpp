@@ -96,9 +96,9 @@
 #include <sys/syscall.h> // `SYS_futex`
 #include <unistd.h>      // `syscall`
 
-#include <forkunion/affinity.hpp>
-#include <forkunion/wait.hpp>
-#include <forkunion/wait_kernel.hpp>
+#include <forkunion/topology/affinity.hpp>
+#include <forkunion/hardware/wait.hpp>
+#include <forkunion/hardware/wait_kernel.hpp>
 
 namespace forkunion::gomp {
 

@@ -13,10 +13,10 @@
 #include <cstring>     // `std::memcmp`
 #include <type_traits> // `std::has_unique_object_representations_v`
 
-#include <forkunion/flat.hpp>
-#include <forkunion/types.hpp>
-#include <forkunion/wait.hpp>
-#include <forkunion/wait_kernel.hpp>
+#include <forkunion/pools/flat.hpp>
+#include <forkunion/base/types.hpp>
+#include <forkunion/hardware/wait.hpp>
+#include <forkunion/hardware/wait_kernel.hpp>
 
 #define FORKUNION_GOMP_EXPORT extern "C" __attribute__((visibility("default")))
 /**  Binds `name` to the default version `version` (`name@@version`): for names libgomp also exports in an older

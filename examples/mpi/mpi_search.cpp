@@ -19,8 +19,8 @@
 #include <mpi.h>
 #include <sched.h> // `sched_getaffinity`, `sched_getcpu`
 
-#include <forkunion/distributed.hpp>
-#include <forkunion/topology.hpp>
+#include <forkunion/pools/distributed.hpp>
+#include <forkunion/topology/topology.hpp>
 
 namespace fu = forkunion;
 

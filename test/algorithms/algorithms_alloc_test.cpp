@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include <forkunion/algorithms.hpp>
-#include <forkunion/distributed.hpp>
-#include <forkunion/topology.hpp>
+#include <forkunion/algorithms/algorithms.hpp>
+#include <forkunion/pools/distributed.hpp>
+#include <forkunion/topology/topology.hpp>
 
 #include "counting_new.hpp"
 #include "test_support.hpp"

@@ -3,7 +3,7 @@
  *  @brief  What the algorithm tests share: the pool kinds they run on, the thread shapes, input generators, an
  *          independent serial evaluation of the documented reduction rule, and the floating-point error bound.
  *
- *  The reference below is written from the rule's description in `forkunion/algorithms.hpp` (blocks, lanes, the
+ *  The reference below is written from the rule's description in `forkunion/algorithms/algorithms.hpp` (blocks, lanes, the
  *  tree as "split at the largest power of two below m, recursively"), not from its code: the header evaluates the
  *  tree level by level and chunk by chunk, so a bitwise match also checks that those are the same tree.
  */
@@ -18,9 +18,9 @@
 #include <limits>
 #include <vector>
 
-#include <forkunion/algorithms.hpp>
-#include <forkunion/colocated.hpp>
-#include <forkunion/distributed.hpp>
+#include <forkunion/algorithms/algorithms.hpp>
+#include <forkunion/pools/colocated.hpp>
+#include <forkunion/pools/distributed.hpp>
 
 #include "pools_support.hpp"
 #include "test_support.hpp"

@@ -23,7 +23,7 @@
 #include <numeric>
 #include <vector>
 
-#include <forkunion/algorithms.hpp>
+#include <forkunion/algorithms/algorithms.hpp>
 
 #include "algorithms_support.hpp"
 

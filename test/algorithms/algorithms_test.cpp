@@ -1,6 +1,6 @@
 /**
  *  @file   algorithms_test.cpp
- *  @brief  Tests of `include/forkunion/algorithms.hpp` on every pool kind (flat with `std::size_t` and
+ *  @brief  Tests of `include/forkunion/algorithms/algorithms.hpp` on every pool kind (flat with `std::size_t` and
  *          `std::uint8_t` indices, colocated, distributed over this machine and over two recorded sockets), at
  *          1, 2, 3 and 8 threads, caller-inclusive and caller-exclusive:
  *  - every algorithm equals its `std::` serial counterpart at n ∈ {0, 1, g − 1, g, g + 1, large}, exactly on
@@ -27,7 +27,7 @@
 #include <utility>
 #include <vector>
 
-#include <forkunion/algorithms.hpp>
+#include <forkunion/algorithms/algorithms.hpp>
 
 #include "algorithms_support.hpp"
 

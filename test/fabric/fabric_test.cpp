@@ -26,11 +26,11 @@
 #include <gtest/gtest.h>
 
 #include <forkunion.hpp>
-#include <forkunion/detail/fabric_portable.hpp>
+#include <forkunion/fabric/detail/fabric_portable.hpp>
 
 #include "topology_support.hpp"
 
-#include <forkunion/detail/system_windows.hpp> // `GetNumaHighestNodeNumber`, on Windows only
+#include <forkunion/hardware/detail/system_windows.hpp> // `GetNumaHighestNodeNumber`, on Windows only
 #include "test_support.hpp"
 
 namespace fu = forkunion;

@@ -1,6 +1,6 @@
 /**
  *  @file   fuzz_support.hpp
- *  @brief  Shared by the libFuzzer targets of `include/forkunion/parse.hpp`: a property check that aborts (so
+ *  @brief  Shared by the libFuzzer targets of `include/forkunion/topology/parse.hpp`: a property check that aborts (so
  *          libFuzzer records the input) and a list formatter buffer large enough for any mask.
  *
  *  Each target checks more than "no crash": a refused parse leaves an empty output, and an accepted one survives
@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include <forkunion/parse.hpp>
+#include <forkunion/topology/parse.hpp>
 
 namespace forkunion::fuzzing {
 

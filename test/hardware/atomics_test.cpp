@@ -20,7 +20,7 @@
 #include <type_traits>
 #include <vector>
 
-#include <forkunion/atomics.hpp>
+#include <forkunion/hardware/atomics.hpp>
 
 #include "test_support.hpp" // `FORKUNION_SKIP_UNLESS_THREADS`
 

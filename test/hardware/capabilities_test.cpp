@@ -1,6 +1,6 @@
 /**
  *  @file   capabilities_test.cpp
- *  @brief  Tests of `include/forkunion/capabilities.hpp` and `features.hpp`: names and their parse, the
+ *  @brief  Tests of `include/forkunion/hardware/capabilities.hpp` and `features.hpp`: names and their parse, the
  *          compile-time masks, and run-time detection checked against two independent sources: whether each
  *          instruction executes (every target, emulated ones included) and `/proc/cpuinfo` (native builds).
  */
@@ -16,8 +16,8 @@
 #include <sstream>
 #include <string>
 
-#include <forkunion/capabilities.hpp>
-#include <forkunion/detail/system_windows.hpp> // `AddVectoredExceptionHandler`, on Windows only
+#include <forkunion/hardware/capabilities.hpp>
+#include <forkunion/hardware/detail/system_windows.hpp> // `AddVectoredExceptionHandler`, on Windows only
 
 namespace fu = forkunion;
 

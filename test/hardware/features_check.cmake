@@ -23,7 +23,7 @@ endfunction()
 
 if(MODE STREQUAL "compile")
     set(_unit "${WORK_DIR}/unit.cpp")
-    file(WRITE "${_unit}" "#include <forkunion/features.hpp>\nint main() { return 0; }\n")
+    file(WRITE "${_unit}" "#include <forkunion/hardware/features.hpp>\nint main() { return 0; }\n")
     set(_compile "${CXX}" ${CXX_TARGET} -std=c++20 -fsyntax-only "-I${INCLUDE}" "${_unit}")
     expect_failure("FORKUNION_PORTABLE=1 with FORKUNION_WITH_${FOREIGN}=1"
                    "FORKUNION_PORTABLE=1 compiles every optional instruction out" ${_compile} -DFORKUNION_PORTABLE=1

@@ -13,7 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <forkunion/flat.hpp>
+#include <forkunion/pools/flat.hpp>
 
 namespace fu = forkunion;
 

@@ -16,9 +16,9 @@
 #include <type_traits>
 #include <vector>
 
-#include <forkunion/flat.hpp>
-#include <forkunion/wait.hpp>
-#include <forkunion/wait_kernel.hpp>
+#include <forkunion/pools/flat.hpp>
+#include <forkunion/hardware/wait.hpp>
+#include <forkunion/hardware/wait_kernel.hpp>
 
 #include "test_support.hpp"
 

@@ -4,7 +4,7 @@
  *          never hand out a wrapped offset, and every task runs exactly once, for every n in [0, 255] and every
  *          thread count T in [1, 255], under adversarial interleavings.
  *
- *  Each simulated thread replays `n_dynamic_fork_t::drain` step by step with `std::uint8_t` arithmetic and the
+ *  Each simulated thread replays `n_dynamic_job_t::drain` step by step with `std::uint8_t` arithmetic and the
  *  library's own `static_slice`, `coprime_stride` and `next_in_coprime_order`: drain its own cursor, then one
  *  victim after another (a thief loads first, the owner does not; `fetch_add(1)` until the first offset past the
  *  block, or until it claimed the block's last task). One scheduler step is one atomic access. A wide shadow
@@ -29,7 +29,7 @@
 #include <string_view> // `std::string_view`
 #include <vector>      // `std::vector`
 
-#include <forkunion/types.hpp>
+#include <forkunion/base/types.hpp>
 
 namespace {
 

@@ -1,6 +1,6 @@
 /*
  *  flat.pml: a Promela model of `basic_pool_t`'s dispatch protocol, as written down at the top of
- *  include/forkunion/flat.hpp (shared words, invariants I1-I7, transitions T0-T4, T2n and M).
+ *  include/forkunion/pools/flat.hpp (shared words, invariants I1-I7, transitions T0-T4, T2n and M).
  *
  *  Run: `ctest -L model` (test/model/CMakeLists.txt registers every configuration and mutant below), or by hand:
  *      spin -a -DEXCLUSIVE flat.pml && cc -O1 -DSAFETY -DCOLLAPSE -o pan pan.c && ./pan -m100000

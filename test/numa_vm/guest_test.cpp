@@ -38,11 +38,11 @@
 #include <unistd.h>          // `fork`, `sysconf`
 
 #include <forkunion.h>
-#include <forkunion/allocators.hpp>
-#include <forkunion/distributed.hpp>
-#include <forkunion/fabric.hpp>
-#include <forkunion/flat.hpp>
-#include <forkunion/topology.hpp>
+#include <forkunion/memory/allocators.hpp>
+#include <forkunion/pools/distributed.hpp>
+#include <forkunion/fabric/fabric.hpp>
+#include <forkunion/pools/flat.hpp>
+#include <forkunion/topology/topology.hpp>
 
 #include "shape.hpp"
 

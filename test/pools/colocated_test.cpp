@@ -1,6 +1,6 @@
 /**
  *  @file   colocated_test.cpp
- *  @brief  Tests of `include/forkunion/colocated.hpp`: the shared pool suite on a pool pinned to this machine's
+ *  @brief  Tests of `include/forkunion/pools/colocated.hpp`: the shared pool suite on a pool pinned to this machine's
  *          first compute domain, plus what placement adds: worker names in `/proc`, masks read back from the
  *          kernel inside callbacks, the caller's mask put back by `terminate` (also after refused pins and failed
  *          spawns), refused pins counted on a recorded machine whose CPUs this one lacks, the domain in prongs,
@@ -17,8 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include <forkunion/colocated.hpp>
-#include <forkunion/topology.hpp>
+#include <forkunion/pools/colocated.hpp>
+#include <forkunion/topology/topology.hpp>
 
 #include "pool_suite.hpp"
 #include "pools_support.hpp"

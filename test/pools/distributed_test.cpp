@@ -1,6 +1,6 @@
 /**
  *  @file   distributed_test.cpp
- *  @brief  Tests of `include/forkunion/distributed.hpp`: the shared pool suite on this machine's domains and on a
+ *  @brief  Tests of `include/forkunion/pools/distributed.hpp`: the shared pool suite on this machine's domains and on a
  *          recorded two-socket machine, plus what spanning domains adds: the proportional split (by hand, and on
  *          recorded machines: two sockets, eight nodes, CPU-less nodes, and a synthetic big.LITTLE chip),
  *          exactly-once execution with the right domain in every prong, `locate_thread_in` round trips, dynamic
@@ -22,8 +22,8 @@
 #include <thread>
 #include <vector>
 
-#include <forkunion/distributed.hpp>
-#include <forkunion/topology.hpp>
+#include <forkunion/pools/distributed.hpp>
+#include <forkunion/topology/topology.hpp>
 
 #include "pool_suite.hpp"
 #include "pools_support.hpp"

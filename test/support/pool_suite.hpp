@@ -34,7 +34,7 @@
 #include <thread>
 #include <vector>
 
-#include <forkunion/types.hpp>
+#include <forkunion/base/types.hpp>
 
 #include "test_support.hpp"
 

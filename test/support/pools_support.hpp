@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include <forkunion/topology.hpp>
+#include <forkunion/topology/topology.hpp>
 
 #include "topology_support.hpp"
 #include "windows_buffer.hpp"

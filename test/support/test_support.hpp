@@ -28,17 +28,17 @@
 #include <cstdio>  // `std::fprintf`
 #include <cstdlib> // `std::abort`
 
-#include <forkunion/cores.hpp>
-#include <forkunion/types.hpp>
+#include <forkunion/hardware/cores.hpp>
+#include <forkunion/base/types.hpp>
 
 #if FORKUNION_OS_WINDOWS
-#include <forkunion/detail/system_windows.hpp>
+#include <forkunion/hardware/detail/system_windows.hpp>
 #include <tlhelp32.h> // `CreateToolhelp32Snapshot`, to count this process's threads
 #else
 #include <dirent.h> // `opendir`, to count this process's threads
 #endif
 #if FORKUNION_OS_WASM
-#include <forkunion/detail/system_wasm.hpp>
+#include <forkunion/hardware/detail/system_wasm.hpp>
 #endif
 
 namespace forkunion::testing {

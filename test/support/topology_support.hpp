@@ -24,13 +24,13 @@
 #include <utility>
 #include <vector>
 
-#include <forkunion/cpu_mask.hpp>
-#include <forkunion/types.hpp>
+#include <forkunion/base/cpu_mask.hpp>
+#include <forkunion/base/types.hpp>
 
 #if FORKUNION_OS_LINUX
 #include <sched.h> // `sched_getaffinity`
 #elif FORKUNION_OS_WINDOWS
-#include <forkunion/detail/system_windows.hpp> // `GetThreadGroupAffinity`
+#include <forkunion/hardware/detail/system_windows.hpp> // `GetThreadGroupAffinity`
 #include <tlhelp32.h>                          // `CreateToolhelp32Snapshot`
 #endif
 

@@ -1,6 +1,6 @@
 /**
  *  @file   affinity_test.cpp
- *  @brief  Tests of `include/forkunion/affinity.hpp`: pinning read back with `sched_getaffinity`, save/restore
+ *  @brief  Tests of `include/forkunion/topology/affinity.hpp`: pinning read back with `sched_getaffinity`, save/restore
  *          round trips, names seen in `/proc/self/task/<tid>/comm`, counted refusals that change nothing, safe
  *          truncation of long names, and the portable back end's `unsupported`.
  *
@@ -16,14 +16,14 @@
 #include <thread>
 #include <vector>
 
-#include <forkunion/affinity.hpp>
+#include <forkunion/topology/affinity.hpp>
 
 #if FORKUNION_OS_LINUX
 #include <sched.h>       // `sched_getaffinity`, `sched_getcpu`
 #include <sys/syscall.h> // `SYS_gettid`
 #include <unistd.h>      // `syscall`
 #elif FORKUNION_OS_WINDOWS
-#include <forkunion/detail/system_windows.hpp> // `GetThreadDescription`, `GetCurrentProcessorNumberEx`
+#include <forkunion/hardware/detail/system_windows.hpp> // `GetThreadDescription`, `GetCurrentProcessorNumberEx`
 #endif
 
 #include "topology_support.hpp"

@@ -1,6 +1,6 @@
 /**
  *  @file   parse_test.cpp
- *  @brief  Tests of `include/forkunion/parse.hpp`: every parser on well-formed values, on the quirks real kernels
+ *  @brief  Tests of `include/forkunion/topology/parse.hpp`: every parser on well-formed values, on the quirks real kernels
  *          write (trailing NULs, legacy masks), and on malformed, truncated and huge input, which must be refused
  *          with a reset output. The libFuzzer targets in `test/fuzz/` explore the rest.
  */
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include <forkunion/parse.hpp>
+#include <forkunion/topology/parse.hpp>
 
 #include "topology_support.hpp"
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include <forkunion/topology.hpp>
+#include <forkunion/topology/topology.hpp>
 
 namespace fu = forkunion;
 

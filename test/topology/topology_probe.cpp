@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <vector>
 
-#include <forkunion/cores.hpp>
-#include <forkunion/topology.hpp>
+#include <forkunion/hardware/cores.hpp>
+#include <forkunion/topology/topology.hpp>
 
 namespace fu = forkunion;
 

@@ -1,6 +1,6 @@
 /**
  *  @file   topology_test.cpp
- *  @brief  Tests of `include/forkunion/topology.hpp` (and its back ends): recorded machines against their
+ *  @brief  Tests of `include/forkunion/topology/topology.hpp` (and its back ends): recorded machines against their
  *          `expected.json`, synthetic trees for the corner cases, garbage in every file, the live harvest, the
  *          single-domain stand-in and the portable back end.
  *
@@ -20,15 +20,15 @@
 #include <thread>
 #include <vector>
 
-#include <forkunion/cores.hpp>
-#include <forkunion/topology.hpp>
+#include <forkunion/hardware/cores.hpp>
+#include <forkunion/topology/topology.hpp>
 
 #if FORKUNION_OS_LINUX
 #include <sched.h>    // `sched_getaffinity`
 #include <sys/stat.h> // `mkfifo`
 #include <unistd.h>   // `symlink`
 #elif FORKUNION_OS_WINDOWS
-#include <forkunion/detail/system_windows.hpp> // `GetActiveProcessorCount`, `SetThreadGroupAffinity`
+#include <forkunion/hardware/detail/system_windows.hpp> // `GetActiveProcessorCount`, `SetThreadGroupAffinity`
 #endif
 
 #include "json_reader.hpp"

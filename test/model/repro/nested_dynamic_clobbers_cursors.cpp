@@ -15,7 +15,7 @@
 #include <cstdio> // `std::printf`
 #include <thread> // `std::this_thread::yield`
 
-#include <forkunion/flat.hpp>
+#include <forkunion/pools/flat.hpp>
 
 #include "test_support.hpp"
 

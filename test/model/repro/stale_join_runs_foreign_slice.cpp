@@ -19,7 +19,7 @@
 #include <memory>  // `std::allocator`
 #include <thread>  // `std::thread`
 
-#include <forkunion/flat.hpp>
+#include <forkunion/pools/flat.hpp>
 
 #include "test_support.hpp"
 

@@ -1,0 +1,388 @@
+/**
+ *  @file   forkunion/pools/dispatch.hpp
+ *  @brief  The dispatch vocabulary every pool kind shares: the jobs a verb publishes, the guard that joins one,
+ *          the split API's publication, and the verbs themselves, written once over any pool.
+ *
+ *  - `call_with_prong`, `call_with_slice`: the callback shapes every pool accepts (an index, or a `prong_t`).
+ *  - `detail::threads_job_t`, `n_job_t`, `slices_job_t`, `n_dynamic_job_t`: what one dispatch of `for_threads`,
+ *    `for_n`, `for_slices` and `for_n_dynamic` asks of every thread (`run(thread, domain)`) and of a caller that
+ *    runs it alone (`run_on_caller()`, the serial loop the verb stands for).
+ *  - `dispatch_guard_t<pool, job>`: joins one dispatch, reports its status, runs a refused one on the caller.
+ *  - `publication_t<generation>`: what the split API returns: an odd generation, or 0 and the refusal's status.
+ *  - `dispatch_verbs_t<pool, index>`: `for_threads`, `for_n`, `for_n_dynamic`, `for_slices`,
+ *    `unsafe_for_threads`, over a pool that supplies `unsafe_publish_job`, `steal_` and `unsafe_publish_threads`.
+ *  - `hook_point_t` and the test hook: where a test build (`FORKUNION_TEST_HOOKS=1`) may stop a thread.
+ *
+ *  The pools' headers (`flat.hpp`, `colocated.hpp`, `distributed.hpp`) state which threads may call each verb and
+ *  what ordering a join gives; nothing here touches a shared word itself.
+ */
+#pragma once
+#include <atomic>      // `std::atomic`
+#include <cstdint>     // `std::uint8_t`
+#include <type_traits> // `std::is_invocable_v`, `std::decay_t`
+#include <utility>     // `std::forward`
+
+#include <forkunion/base/types.hpp>
+/*  Whether a refused dispatch guard destroyed without its status read aborts with a message: on unless NDEBUG. */
+#if !defined(FORKUNION_CHECK_REFUSALS)
+#if defined(NDEBUG)
+#define FORKUNION_CHECK_REFUSALS 0
+#else
+#define FORKUNION_CHECK_REFUSALS 1
+#endif
+#endif
+#if FORKUNION_CHECK_REFUSALS
+#include <cstdio>  // `std::fputs`
+#include <cstdlib> // `std::abort`
+#endif
+
+/*  Test builds only: named points where a test may stop a thread to widen a race window. 0 compiles them out. */
+#if !defined(FORKUNION_TEST_HOOKS)
+#define FORKUNION_TEST_HOOKS 0
+#endif
+
+
+namespace forkunion {
+
+/**
+ *  @brief  Calls `fn(prong.task)` if `fn` takes an index, else `fn(prong)`: the two callback shapes every pool
+ *          accepts (a generic `[](auto task)` gets the index). Shared by every pool kind.
+ */
+template <typename fn_type_, typename index_type_>
+inline void call_with_prong(fn_type_ &fn, prong_t<index_type_> prong) noexcept {
+    if constexpr (std::is_invocable_v<fn_type_ &, index_type_>)
+        fn(prong.task);
+    else
+        fn(prong);
+}
+
+/**  @brief  Calls `fn(prong.task, count)` if `fn` takes two indices, else `fn(prong, count)`: `for_slices`. */
+template <typename fn_type_, typename index_type_>
+inline void call_with_slice(fn_type_ &fn, prong_t<index_type_> prong, index_type_ count) noexcept {
+    if constexpr (std::is_invocable_v<fn_type_ &, index_type_, index_type_>)
+        fn(prong.task, count);
+    else
+        fn(prong, count);
+}
+
+/**  @brief  The points of the protocol where a test build (`FORKUNION_TEST_HOOKS=1`) may stop a thread. */
+enum class hook_point_t : std::uint8_t {
+    before_claim_k,   ///< A dispatcher read the claim word and is about to CAS it.
+    after_claim_k,    ///< A dispatcher holds the pool and has not read the thread count yet.
+    after_publish_k,  ///< A dispatcher stored the epoch and woke any parked worker; its dispatch call goes on.
+    before_park_k,    ///< A worker counted itself parked and has not re-read the epoch yet.
+    before_retire_k,  ///< A contributor finished its slice and has not reported it yet.
+    before_release_k, ///< The root saw its subtree retire and has not released the pool yet.
+};
+
+namespace detail {
+
+/**  Thrown by a pool's slot when the OS refuses its thread (any exception but `std::bad_alloc` reads the same). */
+struct thread_refused_error_t {};
+
+/**  The test hook: called with the point and the pool's address when `FORKUNION_TEST_HOOKS` is 1. */
+inline std::atomic<void (*)(hook_point_t, void const *)> test_hook_k{nullptr};
+
+inline void reach_hook(hook_point_t point, void const *pool) noexcept {
+    if constexpr (FORKUNION_TEST_HOOKS)
+        if (auto const hook = test_hook_k.load(std::memory_order_acquire)) hook(point, pool);
+}
+
+#if FORKUNION_CHECK_REFUSALS
+/**  A refused guard died with its status unread: the work it stood for was lost without anyone knowing. */
+[[noreturn, gnu::cold, gnu::noinline]] inline void report_unread_refusal(char const *status) noexcept {
+    std::fputs("forkunion: a dispatch was refused (", stderr);
+    std::fputs(status, stderr);
+    std::fputs(") and its guard was destroyed without its status read: the loop never ran. Check `join()`'s "
+               "status, or call `join_or_run_on_caller()` to run it on the calling thread when the pool is busy.\n",
+               stderr);
+    std::abort();
+}
+#endif
+
+/**  The job of `for_threads`: `fn(thread)` once per thread; serially, `fn(0)` once. Shared by every pool. */
+template <typename pool_type_, typename fn_type_>
+struct threads_job_t {
+    using index_t = typename pool_type_::index_t;
+    static constexpr bool resets_cursors_k = false;
+    fn_type_ fn;
+    template <typename arg_type_>
+    threads_job_t(pool_type_ &, arg_type_ &&arg) noexcept : fn(std::forward<arg_type_>(arg)) {}
+    void run(index_t thread, index_t domain) noexcept {
+        call_with_prong(fn, forkunion::prong_t<index_t>{thread, thread, domain});
+    }
+    void run_on_caller() noexcept { call_with_prong(fn, forkunion::prong_t<index_t>{0, 0, 0}); }
+};
+
+/**  The job of `for_n`: thread t runs `static_slice(n, threads, t)`; serially, every task on thread 0. */
+template <typename pool_type_, typename fn_type_>
+struct n_job_t {
+    using index_t = typename pool_type_::index_t;
+    static constexpr bool resets_cursors_k = false;
+    pool_type_ *pool;
+    index_t n;
+    fn_type_ fn;
+    template <typename arg_type_>
+    n_job_t(pool_type_ &p, index_t tasks, arg_type_ &&arg) noexcept
+        : pool(&p), n(tasks), fn(std::forward<arg_type_>(arg)) {}
+    void run(index_t thread, index_t domain) noexcept {
+        slice_t<index_t> const block = static_slice(n, pool->threads_count(), thread);
+        for (index_t offset = 0; offset < block.count; ++offset)
+            call_with_prong(fn,
+                            forkunion::prong_t<index_t>{static_cast<index_t>(block.first + offset), thread, domain});
+    }
+    void run_on_caller() noexcept {
+        for (index_t task = 0; task < n; ++task) call_with_prong(fn, forkunion::prong_t<index_t>{task, 0, 0});
+    }
+};
+
+/**  The job of `for_slices`: one `fn(first, count)` per non-empty block; serially, `fn(0, n)` once (n > 0). */
+template <typename pool_type_, typename fn_type_>
+struct slices_job_t {
+    using index_t = typename pool_type_::index_t;
+    static constexpr bool resets_cursors_k = false;
+    pool_type_ *pool;
+    index_t n;
+    fn_type_ fn;
+    template <typename arg_type_>
+    slices_job_t(pool_type_ &p, index_t tasks, arg_type_ &&arg) noexcept
+        : pool(&p), n(tasks), fn(std::forward<arg_type_>(arg)) {}
+    void run(index_t thread, index_t domain) noexcept {
+        slice_t<index_t> const block = static_slice(n, pool->threads_count(), thread);
+        if (block.count) call_with_slice(fn, forkunion::prong_t<index_t>{block.first, thread, domain}, block.count);
+    }
+    void run_on_caller() noexcept {
+        if (n) call_with_slice(fn, forkunion::prong_t<index_t>{0, 0, 0}, n);
+    }
+};
+
+/**
+ *  The job of `for_n_dynamic`: each thread drains its own block through its cursor, then steals in the order its
+ *  pool defines (`steal_`: the flat pool's coprime walk, the distributed pool's domain-first walk); serially, every
+ *  task on thread 0.
+ */
+template <typename pool_type_, typename fn_type_>
+struct n_dynamic_job_t {
+    using index_t = typename pool_type_::index_t;
+    static constexpr bool resets_cursors_k = true;
+    pool_type_ *pool;
+    index_t n;
+    fn_type_ fn;
+    template <typename arg_type_>
+    n_dynamic_job_t(pool_type_ &p, index_t tasks, arg_type_ &&arg) noexcept
+        : pool(&p), n(tasks), fn(std::forward<arg_type_>(arg)) {}
+
+    /**
+     *  Takes tasks from `owner`'s block until `cursor` runs dry: at most one failing increment (I5), and none
+     *  after the block's last task, which ends the drain.
+     */
+    void drain(std::atomic<index_t> &cursor, index_t owner, index_t threads, index_t thread, index_t domain) noexcept {
+        slice_t<index_t> const block = static_slice(n, threads, owner);
+        // A thief loads first: thieves sweeping dry cursors share the lines instead of writing them. The owner
+        // does not: its cursor is rarely dry at its first claim, and a load before the RMW would fetch the line
+        // (which the dispatcher just reset) shared, then again to own it.
+        if (owner != thread && cursor.load(std::memory_order_relaxed) >= block.count) return;
+        // Relaxed: the RMW's atomicity alone makes every offset unique; results are published by the retirement.
+        for (index_t offset; (offset = cursor.fetch_add(1, std::memory_order_relaxed)) < block.count;) {
+            call_with_prong(fn,
+                            forkunion::prong_t<index_t>{static_cast<index_t>(block.first + offset), thread, domain});
+            // The block's last task: one more increment could only fail, and costs a locked RMW on a line that
+            // thieves may be pulling.
+            if (offset + 1 == block.count) return;
+        }
+    }
+    void run(index_t thread, index_t domain) noexcept { pool->steal_(*this, thread, domain); }
+    void run_on_caller() noexcept {
+        for (index_t task = 0; task < n; ++task) call_with_prong(fn, forkunion::prong_t<index_t>{task, 0, 0});
+    }
+};
+
+} // namespace detail
+
+/**
+ *  @brief  RAII guard of one dispatch: joins on `join()` or destruction. Returned by every blocking dispatch.
+ *
+ *  On caller-exclusive pools the workers start when the guard is constructed, so the caller may overlap its own
+ *  work, poll `is_complete()` and `join()`. On caller-inclusive pools thread 0's slice runs inside `join()` (or the
+ *  destructor), so the dispatch cannot complete before it. `join()` is idempotent and returns the dispatch's
+ *  status; a refused dispatch runs nothing unless `join_or_run_on_caller()` runs it here. Immovable, because the
+ *  workers may hold its address. Only the thread that created it may join it.
+ */
+template <typename pool_type_, typename job_type_>
+class [[nodiscard]] dispatch_guard_t {
+public:
+    using pool_t = pool_type_;
+    using job_t = job_type_;
+    using generation_t = typename pool_t::generation_t;
+
+    template <typename... args_types_>
+    explicit dispatch_guard_t(pool_t &pool, args_types_ &&...args) noexcept
+        : pool_(pool), job_(pool, std::forward<args_types_>(args)...) {
+        auto const publication = pool.unsafe_publish_job(job_);
+        generation_ = publication.generation;
+        status_ = publication.status;
+    }
+
+    dispatch_guard_t(dispatch_guard_t const &) = delete;
+    dispatch_guard_t(dispatch_guard_t &&) = delete;
+    dispatch_guard_t &operator=(dispatch_guard_t const &) = delete;
+    dispatch_guard_t &operator=(dispatch_guard_t &&) = delete;
+
+    ~dispatch_guard_t() noexcept {
+        if (generation_) {
+            if (!joined_) pool_.unsafe_join(generation_);
+            return;
+        }
+#if FORKUNION_CHECK_REFUSALS
+        if (!status_read_) detail::report_unread_refusal(status_.name());
+#endif
+    }
+
+    /**
+     *  @brief  Blocks until every slice ran (running thread 0's slice on caller-inclusive pools) and returns
+     *          success; or, if the pool refused the dispatch, returns why at once (`contended`, `not_spawned`,
+     *          `forked`) having run nothing. Idempotent.
+     */
+    [[nodiscard]] status_t join() noexcept {
+        status_read_ = true;
+        if (!joined_ && generation_) pool_.unsafe_join(generation_);
+        joined_ = true;
+        return status_;
+    }
+
+    /**
+     *  @brief  Like `join()`, but a refused dispatch runs here, on the calling thread, as a team of one: the serial
+     *          loop the verb stands for, every prong's thread 0 (`for_threads`: `fn(0)` once; `for_slices`:
+     *          `fn(0, n)` once). Every task has run when it returns. `status()` still says what the pool answered.
+     */
+    void join_or_run_on_caller() noexcept {
+        status_read_ = true;
+        if (joined_) return;
+        joined_ = true;
+        if (generation_)
+            pool_.unsafe_join(generation_);
+        else
+            job_.run_on_caller();
+    }
+
+    /**  @brief  True once every slice ran, or if the dispatch was refused. Never blocks. */
+    [[nodiscard]] bool is_complete() const noexcept {
+        return joined_ || !generation_ || pool_.is_complete(generation_);
+    }
+
+    /**  @brief  Success, or why the dispatch was refused (`contended`, `not_spawned`, `forked`). */
+    [[nodiscard]] status_t status() const noexcept {
+        status_read_ = true;
+        return status_;
+    }
+    explicit operator bool() const noexcept {
+        return static_cast<bool>(status());
+    }
+
+    /**  @brief  The odd generation token of this dispatch, or 0 if it was refused. */
+    [[nodiscard]] generation_t generation() const noexcept {
+        return generation_;
+    }
+
+private:
+    pool_t &pool_;
+    job_t job_;
+    generation_t generation_ = 0;
+    status_t status_;
+    bool joined_ = false;
+    mutable bool status_read_ = false;
+};
+
+/**
+ *  @brief  The outcome of a low-level publication: an odd generation, or 0 with the refusal's status. Converts to
+ *          the generation, so `pool.unsafe_join(pool.unsafe_for_threads(f))` reads as before.
+ */
+template <typename generation_type_>
+struct publication_t {
+    generation_type_ generation = 0;
+    status_t status;
+
+    constexpr operator generation_type_() const noexcept { return generation; } // NOLINT(google-explicit-constructor)
+    constexpr explicit operator bool() const noexcept { return static_cast<bool>(status); }
+};
+
+/**
+ *  @brief  The dispatch verbs every pool kind offers, written once over the pool's jobs (CRTP).
+ *
+ *  A pool `P` derives from `dispatch_verbs_t<P, index_t>` and supplies `unsafe_publish_job(job)` (publishes one
+ *  of the `detail::*_job_t<P, fn>` jobs, whose `run(thread, domain)` every thread calls), `steal_` (the stealing
+ *  order of `for_n_dynamic`) and `unsafe_publish_threads(fn)` (the split broadcast of an lvalue). What follows holds
+ *  for every pool kind; each pool's header says how it numbers and places its threads, and what a prong's
+ *  `compute_domain` is. Callable from any thread; a dispatch racing another one, or nested in one, is refused
+ *  (`contended`) as the pool's header describes.
+ */
+template <typename pool_type_, typename index_type_>
+class dispatch_verbs_t {
+public:
+    using index_t = index_type_;
+
+    /**
+     *  @brief  Calls `fn(thread)` (or `fn(prong)`, whose task is the thread) once on every thread.
+     *  Serial equivalent: `for (index_t t = 0; t < threads_count(); ++t) fn(t);`
+     */
+    template <typename fn_type_>
+    [[nodiscard]] auto for_threads(fn_type_ &&fn) noexcept {
+        using job_t = detail::threads_job_t<pool_type_, std::decay_t<fn_type_>>;
+        return dispatch_guard_t<pool_type_, job_t>(self_(), std::forward<fn_type_>(fn));
+    }
+
+    /**
+     *  @brief  Calls `fn(task)` (or `fn(prong)`) for every task in `[0, n)`, thread t running the contiguous
+     *          block `static_slice(n, threads_count(), t)`. Serial equivalent:
+     *          `for (index_t i = 0; i < n; ++i) fn(i);`  ~  `#pragma omp parallel for schedule(static)`
+     */
+    template <typename fn_type_>
+    [[nodiscard]] auto for_n(index_t n, fn_type_ &&fn) noexcept {
+        using job_t = detail::n_job_t<pool_type_, std::decay_t<fn_type_>>;
+        return dispatch_guard_t<pool_type_, job_t>(self_(), n, std::forward<fn_type_>(fn));
+    }
+
+    /**
+     *  @brief  Calls `fn(task)` (or `fn(prong)`) for every task in `[0, n)`, for tasks of uneven cost: each thread
+     *          drains its own static block through a private, padded `fetch_add` cursor, then steals single tasks
+     *          from other threads' cursors in a coprime-stride order seeded by its index (a distributed pool
+     *          steals inside the thief's compute domain first). Serial equivalent:
+     *          `for (index_t i = 0; i < n; ++i) fn(i);`  ~  `#pragma omp parallel for schedule(dynamic, 1)`
+     */
+    template <typename fn_type_>
+    [[nodiscard]] auto for_n_dynamic(index_t n, fn_type_ &&fn) noexcept {
+        using job_t = detail::n_dynamic_job_t<pool_type_, std::decay_t<fn_type_>>;
+        return dispatch_guard_t<pool_type_, job_t>(self_(), n, std::forward<fn_type_>(fn));
+    }
+
+    /**
+     *  @brief  Calls `fn(first, count)` (or `fn(prong, count)`, whose task is `first`) once per thread whose block
+     *          of the static split is non-empty; a thread with an empty block is not called. Serial equivalent:
+     *          `for (t = 0; t < threads; ++t) if (s = static_slice(n, threads, t); s.count) fn(s.first, s.count);`
+     */
+    template <typename fn_type_>
+    [[nodiscard]] auto for_slices(index_t n, fn_type_ &&fn) noexcept {
+        using job_t = detail::slices_job_t<pool_type_, std::decay_t<fn_type_>>;
+        return dispatch_guard_t<pool_type_, job_t>(self_(), n, std::forward<fn_type_>(fn));
+    }
+
+    /**
+     *  @brief  Broadcasts `fn(thread)` (or `fn(prong)`) to every thread without blocking and returns the
+     *          dispatch's odd generation with success, or generation 0 and why it was refused (`contended`,
+     *          `not_spawned`, `forked`). `fn` must be an lvalue that outlives the dispatch.
+     *
+     *  On exclusive pools the workers start now; poll `is_complete(generation)` and `unsafe_join(generation)`.
+     *  On inclusive pools thread 0's slice runs inside `unsafe_join`, which must be called.
+     */
+    template <typename fn_type_>
+    [[nodiscard]] auto unsafe_for_threads(fn_type_ &&fn) noexcept {
+        static_assert(std::is_lvalue_reference_v<fn_type_>,
+                      "unsafe_for_threads keeps the callable's address: pass an lvalue that outlives the dispatch");
+        return self_().unsafe_publish_threads(fn);
+    }
+
+private:
+    pool_type_ &self_() noexcept { return static_cast<pool_type_ &>(*this); }
+};
+
+} // namespace forkunion

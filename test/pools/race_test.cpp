@@ -1,0 +1,232 @@
+/**
+ *  @file   race_test.cpp
+ *  @brief  The protocol's race windows, each held open on purpose: built with `FORKUNION_TEST_HOOKS=1`, so the pool
+ *          calls `detail::test_hook_k` at its named points, and a test stops one thread there while others run
+ *          the interleaving that used to break the pool:
+ *
+ *  - a dispatcher stopped right after it published, while its dispatch completes and the controller terminates
+ *    (the old protocol re-read and exchanged the idle word there, overwriting `die`: the callback ran twice on a
+ *    dead fork and `terminate` hung);
+ *  - a foreign dispatcher stopped between reading the claim and its CAS, while the controller terminates and
+ *    respawns with another size (the old claim read the thread count before the CAS, and a respawn in between
+ *    let it claim the new pool with the old count: a wedged pool, or a join that returned early);
+ *  - a worker stopped after counting itself parked and before re-reading the epoch, while a dispatch publishes or
+ *    the idle policy changes (a missed wake-up would leave it asleep and the dispatch hung).
+ *  Each stop is a spin on an atomic the test releases: synchronization, never a sleep.
+ */
+#include <atomic>
+#include <cstddef>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <forkunion/pools/flat.hpp>
+
+#include "test_support.hpp"
+
+namespace fu = forkunion;
+using namespace forkunion::testing;
+
+static_assert(FORKUNION_TEST_HOOKS, "this suite needs the protocol's test hooks compiled in");
+
+namespace {
+
+/**
+ *  One stop: the first thread that reaches `point` on `pool` (and carries `mark`, unless it is 0) waits there for
+ *  `go`. A mark names the thread or the round a stop is meant for: a worker still on its way from the previous
+ *  round's dispatch reaches the same point with an older mark and passes, where stopping it would leave the next
+ *  dispatch's caller waiting for a worker that only the caller itself could release.
+ */
+struct stop_t {
+    std::atomic<fu::hook_point_t> point{fu::hook_point_t::before_claim_k};
+    std::atomic<void const *> pool{nullptr};
+    std::atomic<bool> armed{false};
+    std::atomic<unsigned> mark{0};
+    std::atomic<bool> reached{false};
+    std::atomic<bool> go{false};
+};
+stop_t stop;
+thread_local unsigned mark = 0;
+
+void hook(fu::hook_point_t point, void const *pool) {
+    if (point != stop.point.load(std::memory_order_acquire) || pool != stop.pool.load(std::memory_order_acquire))
+        return;
+    unsigned const wanted = stop.mark.load(std::memory_order_acquire);
+    if (wanted != 0 && mark != wanted) return;
+    bool expected = true;
+    if (!stop.armed.compare_exchange_strong(expected, false)) return; // only the first one stops
+    stop.reached.store(true, std::memory_order_release);
+    while (!stop.go.load(std::memory_order_acquire)) std::this_thread::yield();
+}
+
+/**
+ *  Arms the stop for `pool` at `point`, for threads carrying `wanted_mark` (0: any), and installs the hook; the
+ *  destructor releases it.
+ */
+struct armed_stop_t {
+    armed_stop_t(void const *pool, fu::hook_point_t point, unsigned wanted_mark) {
+        stop.point = point;
+        stop.pool = pool;
+        stop.mark = wanted_mark;
+        stop.reached = false;
+        stop.go = false;
+        stop.armed = true;
+        fu::detail::test_hook_k.store(&hook, std::memory_order_release);
+    }
+    ~armed_stop_t() { release(); }
+    bool reached() const {
+        return eventually([] { return stop.reached.load(std::memory_order_acquire); });
+    }
+    void release() {
+        stop.go.store(true, std::memory_order_release);
+        stop.armed = false;
+    }
+    armed_stop_t(armed_stop_t const &) = delete;
+    armed_stop_t &operator=(armed_stop_t const &) = delete;
+};
+
+} // namespace
+
+TEST(race, publisher_stopped_after_publishing_cannot_touch_a_terminating_pool) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
+    for (fu::idle_policy_t policy : {fu::idle_policy_t::spin(), fu::idle_policy_t::sleep(0), fu::idle_policy_t{}}) {
+        SCOPED_TRACE(fu::idle_mode_name(policy.mode));
+        fu::flat_pool_t pool;
+        ASSERT_TRUE(pool.set_idle_policy(policy));
+        ASSERT_TRUE(pool.spawn(2, fu::caller_exclusive_k));
+        std::atomic<std::size_t> ran{0};
+        auto count = [&](std::size_t) noexcept { ran.fetch_add(1, std::memory_order_relaxed); };
+        fu::status_t dispatched = fu::status_code_t::contended_k;
+        {
+            armed_stop_t held(&pool, fu::hook_point_t::after_publish_k, 1);
+            std::thread dispatcher([&] {
+                mark = 1;
+                dispatched = pool.for_threads(count).join(); // stops right after its epoch store
+            });
+            ASSERT_TRUE(held.reached());
+            // The exclusive dispatch completes without its dispatcher; the controller then takes the pool down.
+            ASSERT_TRUE(eventually([&] { return ran.load() == 2; }));
+            pool.terminate(); // must return: the stopped publisher holds nothing
+            EXPECT_EQ(pool.threads_count(), 0u);
+            held.release();
+            dispatcher.join();
+        }
+        EXPECT_TRUE(dispatched) << dispatched.name();
+        EXPECT_EQ(ran.load(), 2u) << "every slice ran exactly once, none again on a dead fork";
+        ASSERT_TRUE(pool.spawn(3));
+        ran = 0;
+        require_ran(pool.for_threads(count).join());
+        EXPECT_EQ(ran.load(), 3u) << "the pool respawns and serves";
+    }
+}
+
+TEST(race, claim_stopped_across_a_respawn_is_refused_not_served_with_a_stale_count) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
+    for (bool grow : {true, false}) {
+        SCOPED_TRACE(grow ? "respawned larger" : "respawned smaller");
+        fu::flat_pool_t pool;
+        ASSERT_TRUE(pool.spawn(grow ? 2 : 5));
+        std::atomic<std::size_t> stale_ran{0};
+        fu::status_t foreign = fu::status_code_t::success_k;
+        {
+            armed_stop_t held(&pool, fu::hook_point_t::before_claim_k, 1);
+            std::thread racer([&] {
+                mark = 1;
+                auto guard = pool.for_n(100, [&](std::size_t) noexcept { stale_ran.fetch_add(1); });
+                foreign = guard.status();
+            });
+            ASSERT_TRUE(held.reached());
+            pool.terminate();
+            ASSERT_TRUE(pool.spawn(grow ? 5 : 2, grow ? fu::caller_exclusive_k : fu::caller_inclusive_k));
+            held.release();
+            racer.join();
+        }
+        EXPECT_EQ(foreign.code(), fu::status_code_t::contended_k) << foreign.name();
+        EXPECT_EQ(stale_ran.load(), 0u) << "the refused dispatch ran nothing";
+        // The new pool is neither wedged nor short of a contributor: every task of every shape runs once.
+        for (std::size_t round = 0; round != 100; ++round) {
+            task_ledger ledger(37);
+            require_ran(
+                pool.for_n_dynamic(ledger.size(), [&](std::size_t task) noexcept { ledger.record(task); }).join());
+            ASSERT_EQ(ledger.mistakes(), 0u);
+        }
+        pool.terminate(); // returns: nothing holds the pool
+    }
+}
+
+TEST(race, worker_stopped_before_parking_still_sees_the_publication) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
+    fu::flat_pool_t pool;
+    ASSERT_TRUE(pool.set_idle_policy(fu::idle_policy_t::sleep(0)));
+    ASSERT_TRUE(pool.spawn(2));
+    require_ran(pool.for_threads([](std::size_t) noexcept {}).join());
+    for (unsigned round = 1; round <= 20; ++round) {
+        // Only a worker that ran this round's first dispatch stops: the previous round's worker may still be on
+        // its way to park, and stopping it there would hold up the dispatch below, which waits for it.
+        armed_stop_t held(&pool, fu::hook_point_t::before_park_k, round);
+        // A dispatch wakes the parked worker; idle again after it, the worker goes to park and stops on the way.
+        require_ran(pool.for_threads([round](std::size_t) noexcept { mark = round; }).join());
+        ASSERT_TRUE(held.reached()) << "the worker never tried to park";
+        // The worker counted itself parked and has not looked at the epoch again: publish now.
+        std::atomic<bool> done{false};
+        std::thread dispatcher([&] {
+            task_ledger ledger(10);
+            require_ran(pool.for_n(ledger.size(), [&](std::size_t task) noexcept { ledger.record(task); }).join());
+            EXPECT_EQ(ledger.mistakes(), 0u);
+            done = true;
+        });
+        // The caller runs its own block, then waits for the stopped worker: released, it must see the epoch (or
+        // the wake-up the publisher sent on seeing it parked), never sleep through it.
+        held.release();
+        dispatcher.join();
+        EXPECT_TRUE(done.load());
+    }
+}
+
+TEST(race, worker_stopped_before_parking_follows_a_policy_change) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
+    fu::flat_pool_t pool;
+    ASSERT_TRUE(pool.set_idle_policy(fu::idle_policy_t::sleep(0)));
+    ASSERT_TRUE(pool.spawn(3));
+    require_ran(pool.for_threads([](std::size_t) noexcept {}).join());
+    {
+        // Marked like the rounds above: a worker still on its way to park from the first dispatch passes.
+        armed_stop_t held(&pool, fu::hook_point_t::before_park_k, 1);
+        // Wakes them; they go to park again, and the first to get there stops.
+        require_ran(pool.for_threads([](std::size_t) noexcept { mark = 1; }).join());
+        ASSERT_TRUE(held.reached());
+        ASSERT_TRUE(pool.set_idle_policy(fu::idle_policy_t::spin())); // while a worker is between count and check
+        held.release();
+    }
+    // Every worker, the stopped one included, spins now: none stays parked under a policy that says spin.
+    EXPECT_TRUE(eventually([&] { return pool.parked_threads_count() == 0; })) << pool.parked_threads_count();
+    task_ledger ledger(1000);
+    require_ran(pool.for_n(ledger.size(), [&](std::size_t task) noexcept { ledger.record(task); }).join());
+    EXPECT_EQ(ledger.mistakes(), 0u);
+}
+
+TEST(race, root_stopped_before_releasing_keeps_the_pool_held) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
+    // The release of the pool by the tree's root is the completion signal: until it happens, a dispatch is in
+    // flight for everyone (refused, incomplete), and the moment it happens the pool is free again.
+    fu::flat_pool_t pool;
+    ASSERT_TRUE(pool.spawn(3, fu::caller_exclusive_k));
+    std::atomic<std::size_t> ran{0};
+    auto count = [&](std::size_t) noexcept { ran.fetch_add(1); };
+    armed_stop_t held(&pool, fu::hook_point_t::before_release_k, 0);
+    auto const publication = pool.unsafe_for_threads(count);
+    ASSERT_TRUE(publication);
+    ASSERT_TRUE(held.reached());
+    EXPECT_EQ(ran.load(), 3u) << "every slice ran before the root's release";
+    EXPECT_FALSE(pool.is_complete(publication)) << "not complete before the root releases";
+    {
+        auto racer = pool.for_threads(count);
+        EXPECT_EQ(racer.status().code(), fu::status_code_t::contended_k);
+    }
+    held.release();
+    pool.unsafe_join(publication);
+    EXPECT_TRUE(pool.is_complete(publication));
+    require_ran(pool.for_threads(count).join());
+    EXPECT_EQ(ran.load(), 6u);
+}
