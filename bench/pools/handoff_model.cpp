@@ -63,19 +63,19 @@ constexpr bool
                        sizeof(job_type_) <= pool_type_::payload_capacity_k && alignof(job_type_) <= 16;
 
 /**  Every contributor's chain starts when its slice ends: the critical path is the fan-in's alone. */
-void restart_chain_at_retire(flat::hook_point_t point, void const *) {
-    if (point == flat::hook_point_t::before_retire_k) handoff_model_t::instance().restart_chain();
+void restart_chain_at_retire(forkunion::hook_point_t point, void const *) {
+    if (point == forkunion::hook_point_t::before_retire_k) handoff_model_t::instance().restart_chain();
 }
 
 template <std::size_t alignment_>
 handoff_counts_t count(std::size_t threads, bool exclusive) {
     using pool_t = model_pool_t<alignment_>;
     // Forks that travel by pointer would make workers read the dispatcher's stack: a line the model does not see.
-    static_assert(travels_inline_k<pool_t, flat::detail::n_job_t<pool_t, quiet_body_t>> &&
-                      travels_inline_k<pool_t, flat::detail::threads_job_t<pool_t, quiet_body_t>> &&
-                      travels_inline_k<pool_t, flat::detail::n_job_t<pool_t, counting_body_t>>,
+    static_assert(travels_inline_k<pool_t, forkunion::detail::n_job_t<pool_t, quiet_body_t>> &&
+                      travels_inline_k<pool_t, forkunion::detail::threads_job_t<pool_t, quiet_body_t>> &&
+                      travels_inline_k<pool_t, forkunion::detail::n_job_t<pool_t, counting_body_t>>,
                   "the forks must travel in the dispatch line");
-    flat::detail::test_hook_k.store(&restart_chain_at_retire, std::memory_order_release);
+    forkunion::detail::test_hook_k.store(&restart_chain_at_retire, std::memory_order_release);
     handoff_model_t &model = handoff_model_t::instance();
     baton_t &baton = baton_t::instance();
     model.reset(alignment_);
