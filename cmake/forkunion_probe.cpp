@@ -25,10 +25,10 @@ void every_width(value_t value) {
     (void)fu::detail::arm64_atomics_t::fetch_max(object, value, std::memory_order_seq_cst);
     fu::detail::arm64_atomics_t::add(object, value, std::memory_order_release);
     (void)fu::detail::arm64_atomics_t::compare_exchange(object, value, value, std::memory_order_acquire,
-                                                std::memory_order_acquire);
+                                                        std::memory_order_acquire);
 #elif defined(FORKUNION_PROBE_ZACAS)
     (void)fu::detail::riscv_atomics_t::compare_exchange(object, value, value, std::memory_order_seq_cst,
-                                                std::memory_order_seq_cst);
+                                                        std::memory_order_seq_cst);
 #else
     (void)object, (void)value;
 #endif

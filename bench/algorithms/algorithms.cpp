@@ -530,10 +530,9 @@ void report_goal(knobs_t const &knobs, fu::flat_pool_t &pool, std::uint32_t seed
          {}},
         {"std:par",
          [&] {
-             sink_double =
-                 std::transform_reduce(std::execution::par, x.begin(), x.end(), sum_and_max_identity_k, combine_k,
-                                       spread_k)
-                     .sum;
+             sink_double = std::transform_reduce(std::execution::par, x.begin(), x.end(), sum_and_max_identity_k,
+                                                 combine_k, spread_k)
+                               .sum;
          },
          {}},
         {"fu:by-hand", [&] { sink_double = by_hand_sum_and_max(pool, pairs, x.data(), n).sum; }, {}},

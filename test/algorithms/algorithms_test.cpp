@@ -516,6 +516,7 @@ TEST(algorithms_contract_death_test, a_throwing_callable_terminates) {
 }
 #else
 TEST(algorithms_contract_death_test, a_throwing_callable_terminates) {
-    GTEST_SKIP() << "no death tests here: GoogleTest has none on this platform, or TSan warns about fork() with threads";
+    GTEST_SKIP()
+        << "no death tests here: GoogleTest has none on this platform, or TSan warns about fork() with threads";
 }
 #endif

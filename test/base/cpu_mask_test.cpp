@@ -82,7 +82,9 @@ TEST(cpu_mask, has_the_layout_of_cpu_set_t) {
     for (std::size_t id = 0; id != CPU_SETSIZE; ++id) EXPECT_EQ(CPU_ISSET(id, set) != 0, mask.test(id)) << id;
 }
 #else
-TEST(cpu_mask, has_the_layout_of_cpu_set_t) { GTEST_SKIP() << "cpu_set_t is glibc's Linux type"; }
+TEST(cpu_mask, has_the_layout_of_cpu_set_t) {
+    GTEST_SKIP() << "cpu_set_t is glibc's Linux type";
+}
 #endif
 
 TEST(core_ids, views_ids_and_converts_to_span) {

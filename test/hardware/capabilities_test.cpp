@@ -221,67 +221,81 @@ std::vector<probe_t> probes() {
     // TPAUSE with a deadline in the past returns at once. QEMU 7.2 decodes `66 0F AE F1` as a fence instead of
     // trapping, so execution does not imply WAITPKG there.
     list.push_back({fu::capability_x86_waitpkg_k, false, [] {
-                        return executes([] {
-                            __asm__ __volatile__(".byte 0x66, 0x0F, 0xAE, 0xF1" ::"c"(1u), "a"(0u), "d"(0u)
-                                                 : "memory", "cc");
-                        }, 4);
+                        return executes(
+                            [] {
+                                __asm__ __volatile__(".byte 0x66, 0x0F, 0xAE, 0xF1" ::"c"(1u), "a"(0u), "d"(0u)
+                                                     : "memory", "cc");
+                            },
+                            4);
                     }});
 #endif
 #if FORKUNION_ARCH_X86_64 && FORKUNION_INLINE_ASM
     list.push_back({fu::capability_x86_cmpccxadd_k, true, [] {
-                        return executes([] {
-                            std::uint32_t compare = 0;
-                            __asm__ __volatile__(".byte 0xC4, 0xE2, 0x71, 0xE6, 0x07" // CMPBEXADD [rdi], eax, ecx
-                                                 : "+a"(compare)
-                                                 : "D"(&probe_word), "c"(0u)
-                                                 : "memory", "cc");
-                        }, 5);
+                        return executes(
+                            [] {
+                                std::uint32_t compare = 0;
+                                __asm__ __volatile__(".byte 0xC4, 0xE2, 0x71, 0xE6, 0x07" // CMPBEXADD [rdi], eax, ecx
+                                                     : "+a"(compare)
+                                                     : "D"(&probe_word), "c"(0u)
+                                                     : "memory", "cc");
+                            },
+                            5);
                     }});
-    list.push_back({fu::capability_x86_raoint_k, true, [] {
-                        return executes([] {
-                            __asm__ __volatile__(".byte 0x0F, 0x38, 0xFC, 0x07" ::"D"(&probe_word), "a"(0u) : "memory");
-                        }, 4);
-                    }});
+    list.push_back(
+        {fu::capability_x86_raoint_k, true, [] {
+             return executes(
+                 [] { __asm__ __volatile__(".byte 0x0F, 0x38, 0xFC, 0x07" ::"D"(&probe_word), "a"(0u)
+                                           : "memory"); },
+                 4);
+         }});
 #endif
 #if FORKUNION_ARCH_ARM64 && FORKUNION_INLINE_ASM
     list.push_back({fu::capability_arm64_lse_k, true, [] {
-                        return executes([] {
-                            register std::uint64_t rs asm("x0") = 0;
-                            register std::uint64_t rt asm("x1");
-                            register void *rn asm("x2") = &probe_word;
-                            __asm__ __volatile__(".inst 0xF8E00041"
-                                                 : "=r"(rt)
-                                                 : "r"(rs), "r"(rn)
-                                                 : "memory"); // LDADDAL x0, x1, [x2]
-                        }, 4);
+                        return executes(
+                            [] {
+                                register std::uint64_t rs asm("x0") = 0;
+                                register std::uint64_t rt asm("x1");
+                                register void *rn asm("x2") = &probe_word;
+                                __asm__ __volatile__(".inst 0xF8E00041"
+                                                     : "=r"(rt)
+                                                     : "r"(rs), "r"(rn)
+                                                     : "memory"); // LDADDAL x0, x1, [x2]
+                            },
+                            4);
                     }});
     list.push_back({fu::capability_arm64_wfxt_k, true, [] {
-                        return executes([] {
-                            register std::uint64_t deadline asm("x0") = 0; // in the past: returns at once
-                            __asm__ __volatile__(".inst 0xD5031000" ::"r"(deadline) : "memory"); // WFET x0
-                        }, 4);
+                        return executes(
+                            [] {
+                                register std::uint64_t deadline asm("x0") = 0; // in the past: returns at once
+                                __asm__ __volatile__(".inst 0xD5031000" ::"r"(deadline) : "memory"); // WFET x0
+                            },
+                            4);
                     }});
 #endif
 #if FORKUNION_ARCH_RISCV && FORKUNION_INLINE_ASM
     list.push_back(
         {fu::capability_riscv_amo_k, true, [] {
-             return executes([] {
-                 long old;
-                 __asm__ __volatile__(".insn r 0x2F, 3, 0, %0, %1, x0" : "=r"(old) : "r"(&probe_word) : "memory");
-             }, 4);
+             return executes(
+                 [] {
+                     long old;
+                     __asm__ __volatile__(".insn r 0x2F, 3, 0, %0, %1, x0" : "=r"(old) : "r"(&probe_word) : "memory");
+                 },
+                 4);
          }});
     // WRS.STO with no reservation held returns at once.
     list.push_back({fu::capability_riscv_zawrs_k, true, [] {
                         return executes([] { __asm__ __volatile__(".4byte 0x01D00073" ::: "memory"); }, 4);
                     }});
     list.push_back({fu::capability_riscv_zacas_k, true, [] {
-                        return executes([] {
-                            long compare = 1;
-                            __asm__ __volatile__(".insn r 0x2F, 3, 0x14, %0, %1, x0" // AMOCAS.D
-                                                 : "+r"(compare)
-                                                 : "r"(&probe_word)
-                                                 : "memory");
-                        }, 4);
+                        return executes(
+                            [] {
+                                long compare = 1;
+                                __asm__ __volatile__(".insn r 0x2F, 3, 0x14, %0, %1, x0" // AMOCAS.D
+                                                     : "+r"(compare)
+                                                     : "r"(&probe_word)
+                                                     : "memory");
+                            },
+                            4);
                     }});
 #endif
     return list;

@@ -45,13 +45,19 @@ namespace forkunion::testing {
 
 #if FORKUNION_OS_WASM && !FORKUNION_WASM_THREADS
 /**  Threads a pool can have in this build: a WebAssembly build without threads starts none beyond the caller. */
-inline std::size_t spawnable_threads() { return 1; }
+inline std::size_t spawnable_threads() {
+    return 1;
+}
 #else
-inline std::size_t spawnable_threads() { return std::numeric_limits<std::size_t>::max(); }
+inline std::size_t spawnable_threads() {
+    return std::numeric_limits<std::size_t>::max();
+}
 #endif
 
 /**  `wanted` threads, or as many as this build can have in one pool (1 without threads). */
-inline std::size_t spawnable_up_to(std::size_t wanted) { return std::min(wanted, spawnable_threads()); }
+inline std::size_t spawnable_up_to(std::size_t wanted) {
+    return std::min(wanted, spawnable_threads());
+}
 
 /**  Whether this build can spawn a pool of `threads` with `exclusivity`: an inclusive pool starts all but the
  *   caller, an exclusive one all of them (so a build without threads has inclusive pools of one only). */
@@ -67,8 +73,8 @@ inline caller_exclusivity_t spawnable_exclusivity(std::size_t threads, caller_ex
 }
 
 /**  In a GoogleTest test: skips it, with the reason, when this build cannot run `threads` threads at once. */
-#define FORKUNION_SKIP_UNLESS_THREADS(threads)                                                                        \
-    if (static_cast<std::size_t>(threads) > ::forkunion::testing::spawnable_threads())                               \
+#define FORKUNION_SKIP_UNLESS_THREADS(threads)                                                                         \
+    if (static_cast<std::size_t>(threads) > ::forkunion::testing::spawnable_threads())                                 \
     GTEST_SKIP() << "needs " << (threads) << " threads; this WebAssembly build has no threads (no -pthread)"
 
 /**
@@ -156,7 +162,9 @@ inline std::size_t live_threads() {
 #elif FORKUNION_OS_WASM
 inline constexpr bool thread_count_observable_k = false;
 /**  A WebAssembly module cannot list its threads (Web Workers): 0, and `threads_settle_to` always holds. */
-inline std::size_t live_threads() { return 0; }
+inline std::size_t live_threads() {
+    return 0;
+}
 #else
 inline constexpr bool thread_count_observable_k = true;
 /**  Threads of this process, from `/proc/self/task` (Linux). */

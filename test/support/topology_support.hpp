@@ -31,7 +31,7 @@
 #include <sched.h> // `sched_getaffinity`
 #elif FORKUNION_OS_WINDOWS
 #include <forkunion/hardware/detail/system_windows.hpp> // `GetThreadGroupAffinity`
-#include <tlhelp32.h>                          // `CreateToolhelp32Snapshot`
+#include <tlhelp32.h>                                   // `CreateToolhelp32Snapshot`
 #endif
 
 namespace forkunion::testing {
@@ -109,8 +109,8 @@ inline std::set<std::size_t> kernel_affinity() {
 inline std::multiset<std::string> comms_of_this_process() {
     std::multiset<std::string> names;
     using get_t = HRESULT(WINAPI *)(HANDLE, PWSTR *);
-    auto const get = reinterpret_cast<get_t>(reinterpret_cast<void (*)()>(
-        ::GetProcAddress(::GetModuleHandleW(L"kernel32.dll"), "GetThreadDescription")));
+    auto const get = reinterpret_cast<get_t>(
+        reinterpret_cast<void (*)()>(::GetProcAddress(::GetModuleHandleW(L"kernel32.dll"), "GetThreadDescription")));
     HANDLE const snapshot = ::CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
     if (!get || snapshot == INVALID_HANDLE_VALUE) return names;
     THREADENTRY32 entry{};
@@ -134,10 +134,14 @@ inline std::multiset<std::string> comms_of_this_process() {
 #else
 inline constexpr bool kernel_affinity_observable_k = false;
 /**  No affinity exists here (WebAssembly): every thread may run anywhere, and no id can be observed. */
-inline std::set<std::size_t> kernel_affinity() { return {}; }
+inline std::set<std::size_t> kernel_affinity() {
+    return {};
+}
 /**  Nor can thread names be read back: none, and the tests that read them skip (`thread_names_observable_k`). */
 inline constexpr bool thread_names_observable_k = false;
-inline std::multiset<std::string> comms_of_this_process() { return {}; }
+inline std::multiset<std::string> comms_of_this_process() {
+    return {};
+}
 #endif
 
 /**  Skips a test that reads threads' affinity back from the kernel where none exists (GoogleTest tests only). */

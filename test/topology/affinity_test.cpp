@@ -58,8 +58,8 @@ fu::thread_handle_t handle_of(std::thread &worker, fu::thread_handle_t) {
 /**  The description of this thread, straight from Windows (`GetThreadDescription`), as UTF-8. */
 std::string comm_of_this_thread() {
     using get_t = HRESULT(WINAPI *)(HANDLE, PWSTR *);
-    auto const get = reinterpret_cast<get_t>(reinterpret_cast<void (*)()>(
-        ::GetProcAddress(::GetModuleHandleW(L"kernel32.dll"), "GetThreadDescription")));
+    auto const get = reinterpret_cast<get_t>(
+        reinterpret_cast<void (*)()>(::GetProcAddress(::GetModuleHandleW(L"kernel32.dll"), "GetThreadDescription")));
     PWSTR wide = nullptr;
     if (!get || !SUCCEEDED(get(::GetCurrentThread(), &wide)) || !wide) return {};
     char name[256] = {};
@@ -95,7 +95,7 @@ fu::thread_handle_t handle_of(std::thread &, fu::thread_handle_t published) {
 #endif
 
 /**  Skips a test that pins or names threads where no back end can (WebAssembly), saying so. */
-#define FORKUNION_SKIP_WITHOUT_AFFINITY()                                                                             \
+#define FORKUNION_SKIP_WITHOUT_AFFINITY()                                                                              \
     if (!fu::affinity_supported_k)                                                                                     \
     GTEST_SKIP() << "no thread affinity or names on this platform: its back end is the portable one, tested below"
 
@@ -127,7 +127,7 @@ TEST(affinity, pins_another_thread_by_handle) {
     fu::thread_handle_t published{};
     std::thread worker([&] {
         published = fu::affinity_backend_t::current_thread();
-        started.store(true, std::memory_order_release); // pairs with the acquire below
+        started.store(true, std::memory_order_release);                            // pairs with the acquire below
         while (!pinned.load(std::memory_order_acquire)) std::this_thread::yield(); // pairs with the release below
         seen = kernel_affinity();
         checked.store(true, std::memory_order_release);
@@ -238,7 +238,7 @@ TEST(affinity, names_by_handle) {
     fu::thread_handle_t published{};
     std::thread worker([&] {
         published = fu::affinity_backend_t::current_thread();
-        started.store(true, std::memory_order_release); // pairs with the acquire below
+        started.store(true, std::memory_order_release);                           // pairs with the acquire below
         while (!named.load(std::memory_order_acquire)) std::this_thread::yield(); // pairs with the release below
         seen = comm_of_this_thread();
     });
@@ -251,14 +251,15 @@ TEST(affinity, names_by_handle) {
 }
 
 TEST(affinity, a_sixteen_character_name_is_truncated_safely) {
-    if (fu::affinity_supported_k) on_own_thread([] {
-        EXPECT_TRUE(fu::try_name_current_thread("abcdefghijklmnop")); // 16: Linux alone would refuse it
-        EXPECT_EQ(comm_of_this_thread(), "abcdefghijklmno");
-        // A cut never splits a UTF-8 character: 14 ASCII bytes then "é" (2 bytes) keeps 14 bytes.
-        EXPECT_TRUE(fu::try_name_current_thread("abcdefghijklmn\xC3\xA9"));
-        EXPECT_EQ(comm_of_this_thread(), "abcdefghijklmn");
-        EXPECT_TRUE(fu::try_name_current_thread("")) << "an empty name is a name";
-    });
+    if (fu::affinity_supported_k)
+        on_own_thread([] {
+            EXPECT_TRUE(fu::try_name_current_thread("abcdefghijklmnop")); // 16: Linux alone would refuse it
+            EXPECT_EQ(comm_of_this_thread(), "abcdefghijklmno");
+            // A cut never splits a UTF-8 character: 14 ASCII bytes then "é" (2 bytes) keeps 14 bytes.
+            EXPECT_TRUE(fu::try_name_current_thread("abcdefghijklmn\xC3\xA9"));
+            EXPECT_EQ(comm_of_this_thread(), "abcdefghijklmn");
+            EXPECT_TRUE(fu::try_name_current_thread("")) << "an empty name is a name";
+        });
     char out[fu::thread_name_capacity_k];
     EXPECT_EQ(fu::truncate_thread_name(out, "short"), 5u);
     EXPECT_STREQ(out, "short");

@@ -149,8 +149,9 @@ inline constexpr std::size_t reduction_lanes_k = 16;
  *          0.99-1.02x (`docs/benchmarks.md`). Changing it changes every floating-point result of that type.
  */
 template <typename value_type_>
-inline constexpr std::size_t reduction_lanes_for_k =
-    sizeof(value_type_) <= 8 ? reduction_lanes_k : (sizeof(value_type_) > 64 ? 1 : 64 / sizeof(value_type_));
+inline constexpr std::size_t reduction_lanes_for_k = sizeof(value_type_) <= 8
+                                                         ? reduction_lanes_k
+                                                         : (sizeof(value_type_) > 64 ? 1 : 64 / sizeof(value_type_));
 
 /**  @brief  Most chunks (pool tasks) one call splits its blocks into; fewer for values over 64 bytes. */
 inline constexpr std::size_t max_chunks_k = 256;

@@ -9,9 +9,9 @@
  *  strict weak order the results are sorted (stable where the name says so).
  */
 #pragma once
-#include <cstddef>  // `std::size_t`
-#include <new>      // placement `new`
-#include <utility>  // `std::move`, `std::swap`
+#include <cstddef> // `std::size_t`
+#include <new>     // placement `new`
+#include <utility> // `std::move`, `std::swap`
 
 #if defined(__GLIBCXX__) && __has_include(<bits/iterator_concepts.h>)
 #include <bits/iterator_concepts.h> // `std::iter_value_t`, `std::iter_difference_t`

@@ -128,7 +128,8 @@ public:
                                std::memory_order failure) const noexcept {
         return dispatch_<atomic_verb_t::compare_exchange_k>(success, [&](auto backend) noexcept {
             if constexpr (std::is_same_v<decltype(backend), portable_atomics_t>)
-                return detail::standard_atomic_ref_t<value_t>(*object_).compare_exchange_weak(expected, desired, success, failure);
+                return detail::standard_atomic_ref_t<value_t>(*object_).compare_exchange_weak(expected, desired,
+                                                                                              success, failure);
             else
                 return decltype(backend)::compare_exchange(*object_, expected, desired, success, failure);
         });

@@ -41,7 +41,6 @@
 #define FORKUNION_TEST_HOOKS 0
 #endif
 
-
 namespace forkunion {
 
 /**

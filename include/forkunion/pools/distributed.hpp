@@ -796,7 +796,7 @@ private:
     static void drain_(job_type_ &job, domain_t &owner_domain, index_t local, index_t threads, index_t thread,
                        index_t domain) noexcept {
         job.drain(owner_domain.slot->pool.unsafe_claim_cursor(local),
-                   static_cast<index_t>(owner_domain.first_thread + local), threads, thread, domain);
+                  static_cast<index_t>(owner_domain.first_thread + local), threads, thread, domain);
     }
 
     /**  `for_n_dynamic`'s order: 1. its own block, 2. the rest of its domain, 3. the other domains, each from local

@@ -103,7 +103,7 @@ inline constexpr std::size_t windows_max_groups_k = max_cpus_k / 64;
  *          its processors are active. 3 KiB, no allocation.
  */
 struct windows_groups_t {
-    std::size_t count = 0;                            ///< Active groups read (at most `windows_max_groups_k`).
+    std::size_t count = 0;                             ///< Active groups read (at most `windows_max_groups_k`).
     std::uint32_t first_id[windows_max_groups_k] = {}; ///< Σ `MaximumProcessorCount` of the groups before.
     std::uint32_t maximum[windows_max_groups_k] = {};  ///< `MaximumProcessorCount`, at most 64.
     std::uint64_t active[windows_max_groups_k] = {};   ///< `ActiveProcessorMask`, cut to `maximum` bits.
@@ -149,8 +149,8 @@ struct windows_groups_t {
             std::size_t const entry = 32 + g * 48;
             std::uint32_t const most = static_cast<std::uint32_t>(record.read(entry, 1));
             maximum[g] = most > 64 ? 64 : most;
-            active[g] = record.read(entry + 40, 8) & (maximum[g] == 64 ? ~std::uint64_t(0)
-                                                                       : (std::uint64_t(1) << maximum[g]) - 1);
+            active[g] = record.read(entry + 40, 8) &
+                        (maximum[g] == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << maximum[g]) - 1);
             first_id[g] = next;
             next += maximum[g];
         }

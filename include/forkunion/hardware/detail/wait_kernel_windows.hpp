@@ -28,7 +28,8 @@ struct windows_kernel_wait_t {
     static void wait(std::atomic<std::uint32_t> &word, std::uint32_t expected, std::uint64_t timeout_us) noexcept {
         std::uint64_t const rounded_ms = timeout_us / 1000u + (timeout_us % 1000u != 0);
         DWORD const milliseconds =
-            timeout_us == 0 ? INFINITE : static_cast<DWORD>(rounded_ms < longest_wait_ms_k ? rounded_ms : longest_wait_ms_k);
+            timeout_us == 0 ? INFINITE
+                            : static_cast<DWORD>(rounded_ms < longest_wait_ms_k ? rounded_ms : longest_wait_ms_k);
         // FALSE with `ERROR_TIMEOUT`, a wake, or a spurious return all mean "re-check": the caller loops.
         (void)::WaitOnAddress(reinterpret_cast<std::uint32_t volatile *>(&word), &expected, sizeof(expected),
                               milliseconds);

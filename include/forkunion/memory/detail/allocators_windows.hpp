@@ -62,9 +62,10 @@ struct windows_memory_backend_t {
         privileges.PrivilegeCount = 1;
         privileges.Privileges[0].Attributes = SE_PRIVILEGE_ENABLED;
         // `AdjustTokenPrivileges` succeeds with `ERROR_NOT_ALL_ASSIGNED` when the token lacks the privilege.
-        bool const enabled = ::LookupPrivilegeValueW(nullptr, L"SeLockMemoryPrivilege", &privileges.Privileges[0].Luid) &&
-                             ::AdjustTokenPrivileges(token, FALSE, &privileges, 0, nullptr, nullptr) &&
-                             ::GetLastError() == ERROR_SUCCESS;
+        bool const enabled =
+            ::LookupPrivilegeValueW(nullptr, L"SeLockMemoryPrivilege", &privileges.Privileges[0].Luid) &&
+            ::AdjustTokenPrivileges(token, FALSE, &privileges, 0, nullptr, nullptr) &&
+            ::GetLastError() == ERROR_SUCCESS;
         ::CloseHandle(token);
         return enabled ? status_code_t::success_k : status_code_t::placement_refused_k;
     }
@@ -91,19 +92,21 @@ struct windows_memory_backend_t {
         HANDLE const process = ::GetCurrentProcess();
         std::size_t const large = ::GetLargePageMinimum();
         if (huge_page_bytes > base_page_bytes() && huge_page_bytes == large && one_node && try_enable_large_pages())
-            if (void *address = ::VirtualAllocExNuma(process, nullptr, bytes, MEM_RESERVE | MEM_COMMIT | MEM_LARGE_PAGES,
-                                                     PAGE_READWRITE, preferred_(node_of(0))))
+            if (void *address =
+                    ::VirtualAllocExNuma(process, nullptr, bytes, MEM_RESERVE | MEM_COMMIT | MEM_LARGE_PAGES,
+                                         PAGE_READWRITE, preferred_(node_of(0))))
                 return {address, large};
         void *address = ::VirtualAlloc(nullptr, bytes, MEM_RESERVE, PAGE_READWRITE);
         if (!address) return {nullptr, 0, status_code_t::bad_alloc_k};
         for (std::size_t slice = 0; slice != slices; ++slice) {
             void *const first = static_cast<char *>(address) + slice * slice_bytes;
-            if (::VirtualAllocExNuma(process, first, slice_bytes, MEM_COMMIT, PAGE_READWRITE, preferred_(node_of(slice))))
+            if (::VirtualAllocExNuma(process, first, slice_bytes, MEM_COMMIT, PAGE_READWRITE,
+                                     preferred_(node_of(slice))))
                 continue;
             DWORD const error = ::GetLastError();
             unmap(address, bytes);
-            bool const out_of_memory = error == ERROR_NOT_ENOUGH_MEMORY || error == ERROR_COMMITMENT_LIMIT ||
-                                       error == ERROR_OUTOFMEMORY;
+            bool const out_of_memory =
+                error == ERROR_NOT_ENOUGH_MEMORY || error == ERROR_COMMITMENT_LIMIT || error == ERROR_OUTOFMEMORY;
             return {nullptr, 0, out_of_memory ? status_code_t::bad_alloc_k : status_code_t::placement_refused_k};
         }
         return {address, base_page_bytes()};

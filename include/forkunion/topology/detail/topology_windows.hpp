@@ -82,7 +82,8 @@ struct windows_topology_parser_t {
                 node_set.set(node);
                 cpus.intersect_with(usable);
                 for (std::size_t cpu = cpus.first(); cpu != cpu_mask_t::npos_k; cpu = cpus.next_from(cpu + 1))
-                    if (node_of[cpu] == unclaimed_k || node < node_of[cpu]) node_of[cpu] = static_cast<std::uint32_t>(node);
+                    if (node_of[cpu] == unclaimed_k || node < node_of[cpu])
+                        node_of[cpu] = static_cast<std::uint32_t>(node);
                 return;
             }
             case windows_relation_t::processor_core_k: {
@@ -93,7 +94,8 @@ struct windows_topology_parser_t {
                     class_of[cpu] = efficiency;
                 return;
             }
-            default: return;
+            default:
+                return;
             }
         });
         for (std::size_t cpu = usable.first(); cpu != cpu_mask_t::npos_k; cpu = usable.next_from(cpu + 1))
@@ -120,11 +122,11 @@ struct windows_topology_parser_t {
                     domain.memory_domain = unlisted ? 0 : index;
                     domain.level = level;
                     for (std::size_t cpu = usable.first(); cpu != cpu_mask_t::npos_k; cpu = usable.next_from(cpu + 1)) {
-                        bool const in_node = numa ? (unlisted ? node_of[cpu] == unclaimed_k : node_of[cpu] == nodes[index])
-                                                  : !unlisted;
+                        bool const in_node =
+                            numa ? (unlisted ? node_of[cpu] == unclaimed_k : node_of[cpu] == nodes[index]) : !unlisted;
                         std::size_t cpu_group = 0, bit = 0;
-                        if (!in_node || level_of_class[class_of[cpu]] != level || !groups.try_locate(cpu, cpu_group, bit) ||
-                            cpu_group != group)
+                        if (!in_node || level_of_class[class_of[cpu]] != level ||
+                            !groups.try_locate(cpu, cpu_group, bit) || cpu_group != group)
                             continue;
                         domain_of[cpu] = static_cast<std::uint32_t>(harvest.compute.size());
                         harvest.cores.push_back(static_cast<std::uint32_t>(cpu));
@@ -199,7 +201,8 @@ struct windows_topology_source_t {
             return false;
         MEMORYSTATUSEX status{};
         status.dwLength = sizeof(status);
-        if (harvest.memory.size() == 1 && ::GlobalMemoryStatusEx(&status)) harvest.memory[0].ram_bytes = status.ullTotalPhys;
+        if (harvest.memory.size() == 1 && ::GlobalMemoryStatusEx(&status))
+            harvest.memory[0].ram_bytes = status.ullTotalPhys;
         facts = static_cast<harvest_t &&>(harvest);
         return true;
     }
