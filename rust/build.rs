@@ -1,6 +1,11 @@
 //! Builds the C library (`libforkunion_static.a`) with the repository's own CMake project, so its source list, its
 //! compile probes and the C++ runtime it needs are defined in one place, and links it into this crate.
 //!
+//! - The sources come from `vendor/forkunion/` inside the crate when it exists (a packaged `.crate` carries them
+//!   there: `package.sh` copies the repository's `CMakeLists.txt`, `cmake/`, `include/`, `c/` but the OpenMP
+//!   drop-in, and what the tests read), else from the repository around the crate (`..`). The folder chosen is
+//!   passed to the crate's own compilation as `FORKUNION_SOURCE_ROOT` (the header the FFI tests parse, the README
+//!   section and the sysfs fixture the tests read).
 //! - Configures `..` (the repository root) into `$OUT_DIR/cmake` with the tests, benchmarks and examples off, and
 //!   builds the one target `forkunion_static`, with `ccache` as the compiler launcher when it is on `PATH`.
 //! - Cargo features map onto the C build: `portable` is `FORKUNION_PORTABLE=ON`; `place-memory-on-domain` has no
@@ -21,16 +26,32 @@ use std::process::Command;
 
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
-    let root = manifest.parent().expect("the crate lives in rust/ of the repository").to_path_buf();
-    if !root.join("CMakeLists.txt").is_file() || !root.join("c").join("forkunion.cpp").is_file() {
+    let vendored = manifest.join("vendor").join("forkunion");
+    let around = manifest.parent().map(Path::to_path_buf).unwrap_or_default();
+    let root = if is_source_tree(&vendored) {
+        if is_source_tree(&around) {
+            println!(
+                "cargo:warning=building the C library from {}, a copy that package.sh left, not from the repository \
+                 around the crate: remove that folder to build the repository's sources",
+                vendored.display()
+            );
+        }
+        vendored.clone()
+    } else if is_source_tree(&around) {
+        around
+    } else {
         fail(&format!(
-            "the C sources are not at {}: this crate builds the C library of the repository around it \
-             (../CMakeLists.txt, ../c, ../include), so it builds only inside that repository",
-            root.display()
-        ));
-    }
+            "the C sources are neither in {} (a packaged crate) nor at {} (the repository around the crate): \
+             each needs CMakeLists.txt, c/forkunion.cpp and include/forkunion.h; a .crate made without rust/package.sh \
+             lacks them",
+            vendored.display(),
+            around.display()
+        ))
+    };
     check_versions(&manifest, &root);
+    println!("cargo:rustc-env=FORKUNION_SOURCE_ROOT={}", root.display());
 
+    println!("cargo:rerun-if-changed={}", vendored.display());
     for path in ["CMakeLists.txt", "c", "include", "cmake"] {
         println!("cargo:rerun-if-changed={}", root.join(path).display());
     }
@@ -67,6 +88,7 @@ fn main() {
 
     let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     let build = out.join("cmake");
+    forget_other_sources(&build, &root);
     let build_type = env::var("FORKUNION_CMAKE_BUILD_TYPE").unwrap_or_else(|_| "Release".to_string());
     let mut configure = Command::new("cmake");
     configure
@@ -134,8 +156,34 @@ fn main() {
     if target_os != "windows" {
         println!("cargo:rustc-link-lib=pthread");
     }
-    // Read by dependents' build scripts as DEP_FORKUNION_ROOT: the repository the library was built from.
+    // Read by dependents' build scripts as DEP_FORKUNION_ROOT: the source tree the library was built from.
     println!("cargo:root={}", root.display());
+}
+
+/// Removes the CMake build folder when its cache was configured from another source tree (the repository and a
+/// packaged copy of it can share one `OUT_DIR`: `cargo package` verifies in the same target folder), which CMake
+/// refuses to reconfigure.
+fn forget_other_sources(build: &Path, root: &Path) {
+    let cache = match fs::read_to_string(build.join("CMakeCache.txt")) {
+        Ok(text) => text,
+        Err(_) => return,
+    };
+    let configured = cache.lines().find_map(|line| line.strip_prefix("CMAKE_HOME_DIRECTORY:INTERNAL="));
+    let same = configured.map_or(false, |dir| {
+        fs::canonicalize(dir).ok().zip(fs::canonicalize(root).ok()).map_or(false, |(a, b)| a == b)
+    });
+    if !same {
+        fs::remove_dir_all(build).unwrap_or_else(|error| {
+            fail(&format!("cannot remove {}, configured from other sources: {}", build.display(), error))
+        });
+    }
+}
+
+/// Whether `dir` holds the C library's CMake project: the repository's root, or its copy in a packaged crate.
+fn is_source_tree(dir: &Path) -> bool {
+    dir.join("CMakeLists.txt").is_file()
+        && dir.join("c").join("forkunion.cpp").is_file()
+        && dir.join("include").join("forkunion.h").is_file()
 }
 
 /// The `-l` libraries of `c_libs_static` in `forkunion.pc`, besides the library itself and threads.

@@ -234,7 +234,7 @@ extern "C" {
 mod tests {
     //! These declarations against the header they transcribe, so that either changing alone fails a test.
 
-    const HEADER: &str = include_str!("../../include/forkunion.h");
+    const HEADER: &str = include_str!(concat!(env!("FORKUNION_SOURCE_ROOT"), "/include/forkunion.h"));
     const DECLARATIONS: &str = include_str!("ffi.rs");
 
     /// The names of the functions the header exports: the last word before `(` on each line that starts with

@@ -75,10 +75,13 @@
 //!   `forkunion_static` only, `ccache` when present) into cargo's `OUT_DIR`, so the sources, compile probes and
 //!   the C++ runtime it links live in one place. It needs CMake 3.21 and a C++20 compiler.
 //! - Minimum Rust version: **1.63** (`rust-version` in `Cargo.toml`), checked by building and testing with
-//!   Debian 12's `rustc` 1.63; CI uses the machine image's newer toolchain.
-//! - **Not publishable as it stands**: the crate reaches outside its folder for the C sources (`../c`,
-//!   `../include`, `../cmake`), which a registry package would not contain, so `Cargo.toml` says
-//!   `publish = false`. Use it from the repository (a `path` or `git` dependency).
+//!   Debian 12's `rustc` 1.63; CI uses the machine image's newer toolchain. The crate's examples also build
+//!   and run under edition 2024 (`rust/editions/`).
+//! - **Packaging**: `rust/package.sh` copies the C library's CMake project, headers and C API sources into
+//!   `vendor/forkunion/` inside the crate, runs `cargo package --offline`, and builds and tests the `.crate`
+//!   unpacked outside the repository. The build script takes its sources from `vendor/forkunion/` when present,
+//!   else from the repository around the crate (`..`); a plain `cargo package` without the copy is refused by
+//!   the build script of its own verification.
 //! - The crate's version is the C library's; the build fails when they differ.
 //!
 //! # Testing without Miri
@@ -127,5 +130,5 @@ pub struct DocumentedSnippets;
 
 /// The README section's examples, compiled and run.
 #[cfg(doctest)]
-#[doc = include_str!("../../docs/readme-sections/rust.md")]
+#[doc = include_str!(concat!(env!("FORKUNION_SOURCE_ROOT"), "/docs/readme-sections/rust.md"))]
 pub struct ReadmeSection;

@@ -54,9 +54,9 @@ impl Tally {
     }
 }
 
-/// The repository's recorded sysfs trees.
+/// The repository's recorded sysfs trees (in a packaged crate, the copy that `package.sh` vendored).
 pub fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("test").join("fixtures").join("sysfs")
+    Path::new(env!("FORKUNION_SOURCE_ROOT")).join("test").join("fixtures").join("sysfs")
 }
 
 /// `machine`'s recorded tree, extracted (once per build) under cargo's temporary directory; `None`, with the
