@@ -1,11 +1,15 @@
 //! Rayon-style parallel iterators over an explicit pool: sources, adaptors, schedules and terminal operations.
 //!
 //! A chain starts from a source ([`IntoParallelIterator::into_par_iter`] on a slice, a mutable slice or an
-//! integer range; `par_iter()` / `par_iter_mut()` on slices and vectors), takes adaptors ([`map`],
-//! [`filter`], [`zip`], [`enumerate`]), is bound to a pool with [`with_pool`] (static schedule) or
-//! [`with_schedule`] (`StaticScheduler` or `DynamicScheduler`), and ends in a terminal operation on
+//! integer range; `par_iter()` / `par_iter_mut()` on slices and vectors; [`ParallelSlice`]'s `par_chunks`,
+//! `par_chunks_exact`, `par_windows` and [`ParallelSliceMut`]'s `par_chunks_mut`, `par_chunks_exact_mut`), takes
+//! adaptors ([`map`], [`filter`], `filter_map`, `inspect`, `copied`, `cloned`; on indexed chains [`zip`],
+//! `zip_eq`, [`enumerate`], `take`, `skip`, `rev`, `step_by`), is bound to a pool with [`with_pool`] (static
+//! schedule) or [`with_schedule`] (`StaticScheduler` or `DynamicScheduler`), and ends in a terminal operation on
 //! [`Scheduled`]: `for_each`, `try_for_each`, `sum`, `product`, `count`, `reduce`, `reduce_with_scratch`, `min`,
-//! `max`, `min_by_key`, `max_by_key`, `find_any`, `find_first`, `find_last`, `any`, `all`, `collect_vec`.
+//! `max`, `min_by`, `max_by`, `min_by_key`, `max_by_key`, `find_any`, `find_first`, `find_last`,
+//! `find_map_any`, `find_map_first`, `find_map_last`, `any`, `all`, `collect`; on indexed chains also
+//! `position_any`, `position_first`, `position_last`, `collect_vec`. `docs/rust.md` compares them with Rayon's.
 //!
 //! # Positions
 //! Every chain addresses its items by position, `0..n` for a source of `n` items; `filter` drops positions but
@@ -356,6 +360,250 @@ macro_rules! range_sources {
 }
 range_sources!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
 
+// ---- Slice sources: chunks and windows ----
+
+/// The chunk size of a `par_chunks*` or `par_windows` call: refuses 0, as `std`'s `chunks` and Rayon do, with the
+/// method's name, before anything runs.
+fn chunk_size(method: &str, size: usize) -> usize {
+    assert!(size > 0, "forkunion: {} with a chunk size of 0", method);
+    size
+}
+
+/// `par_chunks`, `par_chunks_exact` and `par_windows` on a slice (and, through `Deref`, a vector): indexed
+/// parallel iterators over sub-slices, the parallel forms of `std`'s `chunks`, `chunks_exact` and `windows`.
+///
+/// ```
+/// use forkunion::prelude::*;
+/// let topology = forkunion::Topology::new().unwrap();
+/// let pool = forkunion::spawn(&topology, 2);
+/// let data: Vec<u32> = (0..10).collect();
+/// let sums = data.par_chunks(4).map(|chunk| chunk.iter().sum::<u32>()).with_pool(&pool).collect_vec();
+/// assert_eq!(sums, vec![6, 22, 17]); // [0..4], [4..8], and the shorter tail [8, 9]
+/// ```
+pub trait ParallelSlice<T: Sync> {
+    /// Chunks of `size` items in order, the last one shorter when `size` does not divide the length; none for an
+    /// empty slice. Serial equivalent: `slice.chunks(size)`. Panics if `size` is 0.
+    fn par_chunks(&self, size: usize) -> Chunks<'_, T>;
+
+    /// Chunks of exactly `size` items; the `len % size` items left over are [`ChunksExact::remainder`]. Serial
+    /// equivalent: `slice.chunks_exact(size)`. Panics if `size` is 0.
+    fn par_chunks_exact(&self, size: usize) -> ChunksExact<'_, T>;
+
+    /// Every window of `size` consecutive items, overlapping, in order; none when the slice is shorter than
+    /// `size`. Serial equivalent: `slice.windows(size)`. Panics if `size` is 0.
+    fn par_windows(&self, size: usize) -> Windows<'_, T>;
+}
+
+impl<T: Sync> ParallelSlice<T> for [T] {
+    fn par_chunks(&self, size: usize) -> Chunks<'_, T> {
+        Chunks { slice: self, size: chunk_size("par_chunks", size) }
+    }
+    fn par_chunks_exact(&self, size: usize) -> ChunksExact<'_, T> {
+        let size = chunk_size("par_chunks_exact", size);
+        let whole = self.len() - self.len() % size;
+        ChunksExact { slice: &self[..whole], remainder: &self[whole..], size }
+    }
+    fn par_windows(&self, size: usize) -> Windows<'_, T> {
+        Windows { slice: self, size: chunk_size("par_windows", size) }
+    }
+}
+
+/// `par_chunks_mut` and `par_chunks_exact_mut` on a mutable slice (and a vector): each chunk goes to one thread as
+/// `&mut [T]`, so a loop writes rows of an output in place.
+///
+/// ```
+/// use forkunion::prelude::*;
+/// let topology = forkunion::Topology::new().unwrap();
+/// let pool = forkunion::spawn(&topology, 2);
+/// let (rows, columns) = (3, 4);
+/// let mut table = vec![0usize; rows * columns];
+/// table.par_chunks_mut(columns).enumerate().with_pool(&pool).for_each(|(row, cells)| {
+///     for (column, cell) in cells.iter_mut().enumerate() {
+///         *cell = row * 10 + column;
+///     }
+/// });
+/// assert_eq!(table[2 * columns + 3], 23);
+/// ```
+pub trait ParallelSliceMut<T: Send> {
+    /// Chunks of `size` items in order as `&mut [T]`, the last one shorter when `size` does not divide the length.
+    /// Serial equivalent: `slice.chunks_mut(size)`. Panics if `size` is 0.
+    fn par_chunks_mut(&mut self, size: usize) -> ChunksMut<'_, T>;
+
+    /// Chunks of exactly `size` items as `&mut [T]`; the items left over are
+    /// [`ChunksExactMut::into_remainder`]. Serial equivalent: `slice.chunks_exact_mut(size)`. Panics if `size` is 0.
+    fn par_chunks_exact_mut(&mut self, size: usize) -> ChunksExactMut<'_, T>;
+}
+
+impl<T: Send> ParallelSliceMut<T> for [T] {
+    fn par_chunks_mut(&mut self, size: usize) -> ChunksMut<'_, T> {
+        let size = chunk_size("par_chunks_mut", size);
+        ChunksMut { start: self.as_mut_ptr(), len: self.len(), size, _borrow: PhantomData }
+    }
+    fn par_chunks_exact_mut(&mut self, size: usize) -> ChunksExactMut<'_, T> {
+        let size = chunk_size("par_chunks_exact_mut", size);
+        let whole = self.len() - self.len() % size;
+        let (chunks, remainder) = self.split_at_mut(whole);
+        ChunksExactMut {
+            chunks: ChunksMut { start: chunks.as_mut_ptr(), len: whole, size, _borrow: PhantomData },
+            remainder,
+        }
+    }
+}
+
+/// [`ParallelSlice::par_chunks`].
+#[derive(Clone, Copy, Debug)]
+pub struct Chunks<'a, T> {
+    slice: &'a [T],
+    size: usize,
+}
+
+impl<'a, T> ParallelIterator for Chunks<'a, T> {
+    type Item = &'a [T];
+    fn positions(&self) -> usize {
+        div_ceil(self.slice.len(), self.size)
+    }
+    unsafe fn produce(&self, position: usize) -> Option<&'a [T]> {
+        // SAFETY: the caller keeps `get`'s contract, which is `produce`'s.
+        Some(unsafe { self.get(position) })
+    }
+}
+impl<'a, T> IndexedParallelIterator for Chunks<'a, T> {
+    unsafe fn get(&self, position: usize) -> &'a [T] {
+        let first = position * self.size;
+        &self.slice[first..self.slice.len().min(first + self.size)]
+    }
+}
+
+/// [`ParallelSlice::par_chunks_exact`].
+#[derive(Clone, Copy, Debug)]
+pub struct ChunksExact<'a, T> {
+    slice: &'a [T],
+    remainder: &'a [T],
+    size: usize,
+}
+
+impl<'a, T> ChunksExact<'a, T> {
+    /// The last `len % size` items, which no chunk holds.
+    pub fn remainder(&self) -> &'a [T] {
+        self.remainder
+    }
+}
+
+impl<'a, T> ParallelIterator for ChunksExact<'a, T> {
+    type Item = &'a [T];
+    fn positions(&self) -> usize {
+        self.slice.len() / self.size
+    }
+    unsafe fn produce(&self, position: usize) -> Option<&'a [T]> {
+        // SAFETY: the caller keeps `get`'s contract, which is `produce`'s.
+        Some(unsafe { self.get(position) })
+    }
+}
+impl<'a, T> IndexedParallelIterator for ChunksExact<'a, T> {
+    unsafe fn get(&self, position: usize) -> &'a [T] {
+        let first = position * self.size;
+        &self.slice[first..first + self.size]
+    }
+}
+
+/// [`ParallelSlice::par_windows`].
+#[derive(Clone, Copy, Debug)]
+pub struct Windows<'a, T> {
+    slice: &'a [T],
+    size: usize,
+}
+
+impl<'a, T> ParallelIterator for Windows<'a, T> {
+    type Item = &'a [T];
+    fn positions(&self) -> usize {
+        (self.slice.len() + 1).saturating_sub(self.size)
+    }
+    unsafe fn produce(&self, position: usize) -> Option<&'a [T]> {
+        // SAFETY: the caller keeps `get`'s contract, which is `produce`'s.
+        Some(unsafe { self.get(position) })
+    }
+}
+impl<'a, T> IndexedParallelIterator for Windows<'a, T> {
+    unsafe fn get(&self, position: usize) -> &'a [T] {
+        &self.slice[position..position + self.size]
+    }
+}
+
+/// [`ParallelSliceMut::par_chunks_mut`]: each chunk handed to one thread.
+#[derive(Debug)]
+pub struct ChunksMut<'a, T> {
+    start: *mut T,
+    len: usize,
+    size: usize,
+    _borrow: PhantomData<&'a mut [T]>,
+}
+
+// SAFETY: the iterator stands for `&'a mut [T]`, which may move to another thread when `T: Send`.
+unsafe impl<T: Send> Send for ChunksMut<'_, T> {}
+// SAFETY: threads sharing the iterator get `&mut [T]` to disjoint chunks only (each position is produced at most
+// once per terminal, and chunks of distinct positions do not overlap), sound exactly when `T: Send`.
+unsafe impl<T: Send> Sync for ChunksMut<'_, T> {}
+
+impl<'a, T> ParallelIterator for ChunksMut<'a, T> {
+    type Item = &'a mut [T];
+    fn positions(&self) -> usize {
+        div_ceil(self.len, self.size)
+    }
+    unsafe fn produce(&self, position: usize) -> Option<&'a mut [T]> {
+        // SAFETY: the caller keeps `get`'s contract, which is `produce`'s.
+        Some(unsafe { self.get(position) })
+    }
+}
+impl<'a, T> IndexedParallelIterator for ChunksMut<'a, T> {
+    unsafe fn get(&self, position: usize) -> &'a mut [T] {
+        let first = position * self.size;
+        let count = self.size.min(self.len - first);
+        // SAFETY: `position < positions()`, so `first < len` and `first + count <= len`; the chunk is produced at most
+        // once, and no other position's chunk overlaps it, so no other reference to these elements exists.
+        unsafe { std::slice::from_raw_parts_mut(self.start.add(first), count) }
+    }
+}
+
+/// [`ParallelSliceMut::par_chunks_exact_mut`].
+#[derive(Debug)]
+pub struct ChunksExactMut<'a, T> {
+    chunks: ChunksMut<'a, T>,
+    remainder: &'a mut [T],
+}
+
+// SAFETY: a shared `ChunksExactMut` gives access to its chunks only (the remainder needs `&mut self` or `self`), and
+// those are `ChunksMut`'s: `Sync` when `T: Send`.
+unsafe impl<T: Send> Sync for ChunksExactMut<'_, T> {}
+
+impl<'a, T> ChunksExactMut<'a, T> {
+    /// The last `len % size` items, which no chunk holds; the chunks are given up.
+    pub fn into_remainder(self) -> &'a mut [T] {
+        self.remainder
+    }
+    /// The last `len % size` items, once: later calls, and [`into_remainder`](Self::into_remainder), see an empty
+    /// slice. The chunks stay usable, since the remainder is disjoint from them.
+    pub fn take_remainder(&mut self) -> &'a mut [T] {
+        std::mem::take(&mut self.remainder)
+    }
+}
+
+impl<'a, T> ParallelIterator for ChunksExactMut<'a, T> {
+    type Item = &'a mut [T];
+    fn positions(&self) -> usize {
+        self.chunks.positions()
+    }
+    unsafe fn produce(&self, position: usize) -> Option<&'a mut [T]> {
+        // SAFETY: the caller's contract, passed on (every chunk is whole: `len` is a multiple of `size`).
+        unsafe { self.chunks.produce(position) }
+    }
+}
+impl<'a, T> IndexedParallelIterator for ChunksExactMut<'a, T> {
+    unsafe fn get(&self, position: usize) -> &'a mut [T] {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.chunks.get(position) }
+    }
+}
+
 // ---- The iterator traits and adaptors ----
 
 /// A parallel iterator: positions `0..n`, each yielding an item or, past a `filter`, nothing.
@@ -393,6 +641,40 @@ pub trait ParallelIterator: Sized {
         Filter { base: self, predicate }
     }
 
+    /// The items passed through `f`, those that give `Some`; positions are kept, not renumbered.
+    fn filter_map<R, F>(self, f: F) -> FilterMap<Self, F>
+    where
+        F: Fn(Self::Item) -> Option<R>,
+    {
+        FilterMap { base: self, f }
+    }
+
+    /// Each item, after `f` saw it.
+    fn inspect<F>(self, f: F) -> Inspect<Self, F>
+    where
+        F: Fn(&Self::Item),
+    {
+        Inspect { base: self, f }
+    }
+
+    /// Copies of the items `&T`.
+    fn copied<'a, T>(self) -> Copied<Self>
+    where
+        T: 'a + Copy,
+        Self: ParallelIterator<Item = &'a T>,
+    {
+        Copied { base: self }
+    }
+
+    /// Clones of the items `&T`.
+    fn cloned<'a, T>(self) -> Cloned<Self>
+    where
+        T: 'a + Clone,
+        Self: ParallelIterator<Item = &'a T>,
+    {
+        Cloned { base: self }
+    }
+
     /// Binds the chain to `pool` (`&pool` or `&mut pool`) with the static schedule: one contiguous share of
     /// the positions per thread.
     fn with_pool<'p, P: AsPool<'p>>(self, pool: P) -> Scheduled<'p, Self, StaticScheduler> {
@@ -423,9 +705,42 @@ pub trait IndexedParallelIterator: ParallelIterator {
         Zip { a: self, b: other.into_par_iter() }
     }
 
+    /// [`zip`](Self::zip) for iterators of equal length: panics, before anything runs, when the lengths differ.
+    fn zip_eq<B>(self, other: B) -> Zip<Self, B::Iter>
+    where
+        B: IntoParallelIterator,
+        B::Iter: IndexedParallelIterator,
+    {
+        let other = other.into_par_iter();
+        let (left, right) = (self.positions(), other.positions());
+        assert!(left == right, "forkunion: zip_eq of iterators of {} and {} items", left, right);
+        Zip { a: self, b: other }
+    }
+
     /// `(position, item)` pairs.
     fn enumerate(self) -> Enumerate<Self> {
         Enumerate { base: self }
+    }
+
+    /// The first `n` items (all of them when there are fewer).
+    fn take(self, n: usize) -> Take<Self> {
+        Take { base: self, n }
+    }
+
+    /// The items after the first `n` (none when there are fewer).
+    fn skip(self, n: usize) -> Skip<Self> {
+        Skip { base: self, n }
+    }
+
+    /// The items in reverse order: position `p` yields the item at `len - 1 - p`.
+    fn rev(self) -> Rev<Self> {
+        Rev { base: self }
+    }
+
+    /// Every `step`-th item, starting with the first. Panics, before anything runs, if `step` is 0.
+    fn step_by(self, step: usize) -> StepBy<Self> {
+        assert!(step > 0, "forkunion: step_by with a step of 0");
+        StepBy { base: self, step }
     }
 
     /// The number of items.
@@ -528,6 +843,147 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Enumerate<I> {
     }
 }
 
+/// [`ParallelIterator::filter_map`].
+#[derive(Clone, Debug)]
+pub struct FilterMap<I, F> {
+    base: I,
+    f: F,
+}
+
+impl<I: ParallelIterator, R, F: Fn(I::Item) -> Option<R>> ParallelIterator for FilterMap<I, F> {
+    type Item = R;
+    fn positions(&self) -> usize {
+        self.base.positions()
+    }
+    unsafe fn produce(&self, position: usize) -> Option<R> {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.base.produce(position) }.and_then(&self.f)
+    }
+}
+
+/// [`ParallelIterator::inspect`].
+#[derive(Clone, Debug)]
+pub struct Inspect<I, F> {
+    base: I,
+    f: F,
+}
+
+impl<I: ParallelIterator, F: Fn(&I::Item)> ParallelIterator for Inspect<I, F> {
+    type Item = I::Item;
+    fn positions(&self) -> usize {
+        self.base.positions()
+    }
+    unsafe fn produce(&self, position: usize) -> Option<I::Item> {
+        // SAFETY: the caller's contract, passed on.
+        let item = unsafe { self.base.produce(position) };
+        if let Some(item) = &item {
+            (self.f)(item);
+        }
+        item
+    }
+}
+impl<I: IndexedParallelIterator, F: Fn(&I::Item)> IndexedParallelIterator for Inspect<I, F> {
+    unsafe fn get(&self, position: usize) -> I::Item {
+        // SAFETY: the caller's contract, passed on.
+        let item = unsafe { self.base.get(position) };
+        (self.f)(&item);
+        item
+    }
+}
+
+/// [`ParallelIterator::copied`].
+#[derive(Clone, Debug)]
+pub struct Copied<I> {
+    base: I,
+}
+
+impl<'a, T: 'a + Copy, I: ParallelIterator<Item = &'a T>> ParallelIterator for Copied<I> {
+    type Item = T;
+    fn positions(&self) -> usize {
+        self.base.positions()
+    }
+    unsafe fn produce(&self, position: usize) -> Option<T> {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.base.produce(position) }.copied()
+    }
+}
+impl<'a, T: 'a + Copy, I: IndexedParallelIterator<Item = &'a T>> IndexedParallelIterator for Copied<I> {
+    unsafe fn get(&self, position: usize) -> T {
+        // SAFETY: the caller's contract, passed on.
+        *unsafe { self.base.get(position) }
+    }
+}
+
+/// [`ParallelIterator::cloned`].
+#[derive(Clone, Debug)]
+pub struct Cloned<I> {
+    base: I,
+}
+
+impl<'a, T: 'a + Clone, I: ParallelIterator<Item = &'a T>> ParallelIterator for Cloned<I> {
+    type Item = T;
+    fn positions(&self) -> usize {
+        self.base.positions()
+    }
+    unsafe fn produce(&self, position: usize) -> Option<T> {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.base.produce(position) }.cloned()
+    }
+}
+impl<'a, T: 'a + Clone, I: IndexedParallelIterator<Item = &'a T>> IndexedParallelIterator for Cloned<I> {
+    unsafe fn get(&self, position: usize) -> T {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.base.get(position) }.clone()
+    }
+}
+
+/// Index-remapping adaptors: position `p` of the adaptor is position `map(p)` of the base, a one-to-one map
+/// into `0..base.positions()`, so each base position is still produced at most once.
+macro_rules! remapped {
+    ($name:ident, $doc:literal, { $($field:ident: $type:ty),* }, |$this:ident| $positions:expr, |$this2:ident, $p:ident| $map:expr) => {
+        #[doc = $doc]
+        #[derive(Clone, Debug)]
+        pub struct $name<I> {
+            base: I,
+            $($field: $type,)*
+        }
+        impl<I: IndexedParallelIterator> ParallelIterator for $name<I> {
+            type Item = I::Item;
+            fn positions(&self) -> usize {
+                let $this = self;
+                $positions
+            }
+            unsafe fn produce(&self, position: usize) -> Option<I::Item> {
+                // SAFETY: the caller keeps `get`'s contract, which is `produce`'s.
+                Some(unsafe { self.get(position) })
+            }
+        }
+        impl<I: IndexedParallelIterator> IndexedParallelIterator for $name<I> {
+            unsafe fn get(&self, position: usize) -> I::Item {
+                let ($this2, $p) = (self, position);
+                // SAFETY: `position < positions()` maps to a distinct base position below the base's count.
+                unsafe { self.base.get($map) }
+            }
+        }
+    };
+}
+remapped!(Take, "[`IndexedParallelIterator::take`].", { n: usize }, |it| it.base.positions().min(it.n), |_it, p| p);
+remapped!(
+    Skip,
+    "[`IndexedParallelIterator::skip`].",
+    { n: usize },
+    |it| it.base.positions().saturating_sub(it.n),
+    |it, p| p + it.n
+);
+remapped!(Rev, "[`IndexedParallelIterator::rev`].", {}, |it| it.base.positions(), |it, p| it.base.positions() - 1 - p);
+remapped!(
+    StepBy,
+    "[`IndexedParallelIterator::step_by`].",
+    { step: usize },
+    |it| div_ceil(it.base.positions(), it.step),
+    |it, p| p * it.step
+);
+
 // ---- Binding to a pool ----
 
 /// What [`ParallelIterator::with_pool`] accepts: `&ThreadPool` or `&mut ThreadPool`.
@@ -608,6 +1064,29 @@ impl<'p, I: ParallelIterator, S: Scheduler> Scheduled<'p, I, S> {
         self.rebind(|iter| iter.filter(predicate))
     }
 
+    /// [`ParallelIterator::filter_map`], keeping the binding.
+    pub fn filter_map<R, F: Fn(I::Item) -> Option<R>>(self, f: F) -> Scheduled<'p, FilterMap<I, F>, S> {
+        self.rebind(|iter| iter.filter_map(f))
+    }
+    /// [`ParallelIterator::inspect`], keeping the binding.
+    pub fn inspect<F: Fn(&I::Item)>(self, f: F) -> Scheduled<'p, Inspect<I, F>, S> {
+        self.rebind(|iter| iter.inspect(f))
+    }
+    /// [`ParallelIterator::copied`], keeping the binding.
+    pub fn copied<'a, T: 'a + Copy>(self) -> Scheduled<'p, Copied<I>, S>
+    where
+        I: ParallelIterator<Item = &'a T>,
+    {
+        self.rebind(|iter| iter.copied())
+    }
+    /// [`ParallelIterator::cloned`], keeping the binding.
+    pub fn cloned<'a, T: 'a + Clone>(self) -> Scheduled<'p, Cloned<I>, S>
+    where
+        I: ParallelIterator<Item = &'a T>,
+    {
+        self.rebind(|iter| iter.cloned())
+    }
+
     fn rebind<J>(self, adapt: impl FnOnce(I) -> J) -> Scheduled<'p, J, S> {
         Scheduled { iter: adapt(self.iter), pool: self.pool, schedule: self.schedule, grain: self.grain }
     }
@@ -629,6 +1108,30 @@ impl<'p, I: IndexedParallelIterator, S: Scheduler> Scheduled<'p, I, S> {
     /// [`IndexedParallelIterator::enumerate`], keeping the binding.
     pub fn enumerate(self) -> Scheduled<'p, Enumerate<I>, S> {
         self.rebind(|iter| iter.enumerate())
+    }
+    /// [`IndexedParallelIterator::zip_eq`], keeping the binding.
+    pub fn zip_eq<B>(self, other: B) -> Scheduled<'p, Zip<I, B::Iter>, S>
+    where
+        B: IntoParallelIterator,
+        B::Iter: IndexedParallelIterator,
+    {
+        self.rebind(|iter| iter.zip_eq(other))
+    }
+    /// [`IndexedParallelIterator::take`], keeping the binding.
+    pub fn take(self, n: usize) -> Scheduled<'p, Take<I>, S> {
+        self.rebind(|iter| iter.take(n))
+    }
+    /// [`IndexedParallelIterator::skip`], keeping the binding.
+    pub fn skip(self, n: usize) -> Scheduled<'p, Skip<I>, S> {
+        self.rebind(|iter| iter.skip(n))
+    }
+    /// [`IndexedParallelIterator::rev`], keeping the binding.
+    pub fn rev(self) -> Scheduled<'p, Rev<I>, S> {
+        self.rebind(|iter| iter.rev())
+    }
+    /// [`IndexedParallelIterator::step_by`], keeping the binding.
+    pub fn step_by(self, step: usize) -> Scheduled<'p, StepBy<I>, S> {
+        self.rebind(|iter| iter.step_by(step))
     }
 
     /// The items in position order, in a new vector. Serial equivalent: `iter.collect::<Vec<_>>()`.
@@ -888,6 +1391,101 @@ where
         !self.any(|item| !predicate(item))
     }
 
+    /// The least item by `compare`, the first of equals. Serial equivalent: `iter.min_by(compare)`.
+    pub fn min_by<F>(self, compare: F) -> Option<I::Item>
+    where
+        I::Item: Send,
+        F: Fn(&I::Item, &I::Item) -> std::cmp::Ordering + Sync,
+    {
+        self.best_by(|a, b| compare(b, a) == std::cmp::Ordering::Less)
+    }
+
+    /// The greatest item by `compare`, the last of equals. Serial equivalent: `iter.max_by(compare)`.
+    pub fn max_by<F>(self, compare: F) -> Option<I::Item>
+    where
+        I::Item: Send,
+        F: Fn(&I::Item, &I::Item) -> std::cmp::Ordering + Sync,
+    {
+        self.best_by(|a, b| compare(b, a) != std::cmp::Ordering::Less)
+    }
+
+    /// Some `Some` value of `f`, from whichever item a thread reached first; every thread stops claiming blocks
+    /// once one is found.
+    pub fn find_map_any<R, F>(self, f: F) -> Option<R>
+    where
+        R: Send,
+        F: Fn(I::Item) -> Option<R> + Sync,
+    {
+        self.find_map(Search::Any, f)
+    }
+
+    /// The `Some` value of `f` at the lowest position. Serial equivalent: `iter.find_map(f)`.
+    pub fn find_map_first<R, F>(self, f: F) -> Option<R>
+    where
+        R: Send,
+        F: Fn(I::Item) -> Option<R> + Sync,
+    {
+        self.find_map(Search::First, f)
+    }
+
+    /// The `Some` value of `f` at the highest position. Serial equivalent: `iter.filter_map(f).last()`.
+    pub fn find_map_last<R, F>(self, f: F) -> Option<R>
+    where
+        R: Send,
+        F: Fn(I::Item) -> Option<R> + Sync,
+    {
+        self.find_map(Search::Last, f)
+    }
+
+    /// The items in position order, gathered into any collection. Serial equivalent: `iter.collect()`.
+    ///
+    /// Threads gather up to [`MAX_REDUCTION_TASKS`] runs of whole blocks (of [`with_grain`](Self::with_grain)
+    /// positions, [`DEFAULT_GRAIN`] by default) into a vector each, which the caller then feeds to
+    /// `C::from_iter` in order; so this allocates those vectors besides the collection. An indexed chain that
+    /// wants a `Vec` gets one allocation, and no copy, from [`collect_vec`](Self::collect_vec).
+    pub fn collect<C>(self) -> C
+    where
+        C: FromIterator<I::Item>,
+        I::Item: Send,
+    {
+        let iter = &self.iter;
+        let n = iter.positions();
+        let grain = self.reduction_grain();
+        let plan = TreePlan::new(n, grain);
+        let gather = |task: usize| -> Vec<I::Item> {
+            let (first, last) = plan.subtree(task);
+            // SAFETY: subtrees partition the blocks, and blocks the positions: each position is produced once.
+            (first * grain..n.min(last * grain)).filter_map(|position| unsafe { iter.produce(position) }).collect()
+        };
+        if plan.tasks <= 1 {
+            return no_unwind(|| (0..plan.tasks).flat_map(gather).collect());
+        }
+        let mut parts: Vec<Option<Vec<I::Item>>> = (0..plan.tasks).map(|_| None).collect();
+        let out = SyncPtr(parts.as_mut_ptr());
+        let task = |prong: Prong| {
+            let part = gather(prong.task_index);
+            // SAFETY: each task index runs once and writes only its own slot.
+            unsafe { *out.get().add(prong.task_index) = Some(part) };
+        };
+        if S::DYNAMIC {
+            self.pool.for_n_dynamic_or_run_on_caller(plan.tasks, task);
+        } else {
+            self.pool.for_n_or_run_on_caller(plan.tasks, task);
+        }
+        no_unwind(|| parts.into_iter().flat_map(|part| part.expect("every part was gathered")).collect())
+    }
+
+    fn find_map<R, F>(self, kind: Search, f: F) -> Option<R>
+    where
+        R: Send,
+        F: Fn(I::Item) -> Option<R> + Sync,
+    {
+        let iter = &self.iter;
+        // SAFETY: each position is probed at most once.
+        let probe = |position: usize| unsafe { iter.produce(position) }.and_then(&f);
+        search(self.pool, iter.positions(), self.reduction_grain(), kind, &probe).map(|(_, value)| value)
+    }
+
     fn find<P>(self, kind: Search, predicate: P) -> Option<I::Item>
     where
         I::Item: Send,
@@ -918,6 +1516,46 @@ where
         let start = |at: Prong| unsafe { iter.produce(at.task_index) }.map(|item| (at.task_index, item));
         let step = |best, at: Prong| pick(best, start(at));
         self.reduce_blocks(&start, &step, &pick).flatten().map(|(_, item)| item)
+    }
+}
+
+impl<'p, I, S> Scheduled<'p, I, S>
+where
+    I: IndexedParallelIterator + Sync,
+    S: Scheduler,
+{
+    /// The position of some item for which `predicate` holds, found by whichever thread got there first.
+    pub fn position_any<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(I::Item) -> bool + Sync,
+    {
+        self.position(Search::Any, predicate)
+    }
+
+    /// The lowest position whose item satisfies `predicate`. Serial equivalent: `iter.position(predicate)`.
+    pub fn position_first<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(I::Item) -> bool + Sync,
+    {
+        self.position(Search::First, predicate)
+    }
+
+    /// The highest position whose item satisfies `predicate`. Serial equivalent: `iter.rposition(predicate)`.
+    pub fn position_last<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(I::Item) -> bool + Sync,
+    {
+        self.position(Search::Last, predicate)
+    }
+
+    fn position<P>(self, kind: Search, predicate: P) -> Option<usize>
+    where
+        P: Fn(I::Item) -> bool + Sync,
+    {
+        let iter = &self.iter;
+        // SAFETY: each position is probed at most once, and is below `positions()`.
+        let probe = |position: usize| Some(()).filter(|_| predicate(unsafe { iter.get(position) }));
+        search(self.pool, iter.positions(), self.reduction_grain(), kind, &probe).map(|(position, _)| position)
     }
 }
 

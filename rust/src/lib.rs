@@ -117,7 +117,8 @@ pub use topology::{ComputeDomain, MemoryDomain, Topology};
 pub mod prelude {
     pub use crate::iter::{
         AsPool, DynamicScheduler, IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator,
-        IntoParallelRefMutIterator, ParallelIterator, Scheduled, Scheduler, StaticScheduler,
+        IntoParallelRefMutIterator, ParallelIterator, ParallelSlice, ParallelSliceMut, Scheduled, Scheduler,
+        StaticScheduler,
     };
     pub use crate::sync::CacheAligned;
 }
