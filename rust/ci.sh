@@ -5,7 +5,11 @@
 #   3. the same against a C library built with ASan and UBSan, the sanitizer runtime linked into every test binary;
 #   4. rust/bench built against Debian's Rayon (librust-rayon-dev), its settings refusals, a short N-body and dispatch
 #      run of every backend, and the N-body's final state against the C++ binary's when the release workflow built it;
-#   5. the compile_fail doc tests' error codes, which only a nightly rustdoc checks: skipped, saying so, without one.
+#   5. the compile_fail doc tests' error codes, which only a nightly rustdoc checks: skipped, saying so, without one;
+#   6. editions/e2021 and editions/e2024: crates of each edition that depend on this one by path and run the README's
+#      Rust section, the documented snippets and every doc-comment example as their own doc tests (sharing target/);
+#   7. package.sh: `cargo package --offline` with the C sources vendored, the .crate built and tested unpacked in a
+#      temporary folder outside the repository, and refused without them.
 # Each step prints its wall time. Needs cargo (Rust >= 1.63), CMake >= 3.21, a C++20 compiler.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -68,9 +72,23 @@ nightly_error_codes() {
     cargo +nightly test --offline --doc --target-dir target/nightly
 }
 
+editions() {
+    local edition minor
+    minor="$(rustc --version | sed -n 's/^rustc 1\.\([0-9]*\).*/\1/p')"
+    for edition in 2021 2024; do
+        if [[ $edition == 2024 && ${minor:-0} -lt 85 ]]; then
+            echo "skipped: edition 2024 needs Rust 1.85 or newer ($(rustc --version))"
+            continue
+        fi
+        (cd "editions/e$edition" && cargo test --offline --target-dir ../../target)
+    done
+}
+
 step "cargo test" cargo test --offline
 step "cargo test --features portable,place-memory-on-domain" \
     cargo test --offline --features portable,place-memory-on-domain --target-dir target/features
 step "cargo test against the C library with ASan and UBSan" sanitized_tests
 step "benchmarks (against Debian's Rayon)" benchmarks
 step "compile_fail error codes (nightly rustdoc)" nightly_error_codes
+step "edition 2021 and 2024 crates" editions
+step "cargo package, and the .crate built and tested alone" bash package.sh
