@@ -68,7 +68,8 @@ fn doc_text(line: &str) -> Option<&str> {
 /// This crate's version must be forkunion's: its examples compare `forkunion::version()` with `CARGO_PKG_VERSION`,
 /// which in a doc test is the version of the crate running it.
 fn check_version(manifest: &Path) {
-    let text = fs::read_to_string(manifest).unwrap_or_else(|error| panic!("cannot read {}: {}", manifest.display(), error));
+    let text =
+        fs::read_to_string(manifest).unwrap_or_else(|error| panic!("cannot read {}: {}", manifest.display(), error));
     let theirs = text
         .lines()
         .find_map(|line| line.strip_prefix("version = "))

@@ -470,7 +470,8 @@ impl<'a, T> ParallelIterator for Chunks<'a, T> {
 impl<'a, T> IndexedParallelIterator for Chunks<'a, T> {
     unsafe fn get(&self, position: usize) -> &'a [T] {
         let first = position * self.size;
-        &self.slice[first..self.slice.len().min(first + self.size)]
+        // `size.min(len - first)`, not `min(len, first + size)`: a slice of zero-sized items may be `usize::MAX` long.
+        &self.slice[first..first + self.size.min(self.slice.len() - first)]
     }
 }
 
@@ -516,7 +517,8 @@ pub struct Windows<'a, T> {
 impl<'a, T> ParallelIterator for Windows<'a, T> {
     type Item = &'a [T];
     fn positions(&self) -> usize {
-        (self.slice.len() + 1).saturating_sub(self.size)
+        // No `len + 1`: a slice of zero-sized items may be `usize::MAX` long.
+        self.slice.len().checked_sub(self.size - 1).unwrap_or(0)
     }
     unsafe fn produce(&self, position: usize) -> Option<&'a [T]> {
         // SAFETY: the caller keeps `get`'s contract, which is `produce`'s.
@@ -1455,7 +1457,9 @@ where
         let gather = |task: usize| -> Vec<I::Item> {
             let (first, last) = plan.subtree(task);
             // SAFETY: subtrees partition the blocks, and blocks the positions: each position is produced once.
-            (first * grain..n.min(last * grain)).filter_map(|position| unsafe { iter.produce(position) }).collect()
+            (first * grain..n.min(last.saturating_mul(grain)))
+                .filter_map(|position| unsafe { iter.produce(position) })
+                .collect()
         };
         if plan.tasks <= 1 {
             return no_unwind(|| (0..plan.tasks).flat_map(gather).collect());

@@ -256,7 +256,7 @@ fn item_adaptors_and_terminals_match_std() {
 
             let big = |&x: &i64| if x > 480 { Some(x * 10) } else { None };
             assert_eq!(data.par_iter().with_pool(&pool).find_map_first(big), data.iter().find_map(big), "{}", context);
-            assert_eq!(data.par_iter().with_pool(&pool).find_map_last(big), data.iter().filter_map(big).last());
+            assert_eq!(data.par_iter().with_pool(&pool).find_map_last(big), data.iter().filter_map(big).next_back());
             let any = data.par_iter().with_pool(&pool).find_map_any(big);
             assert_eq!(any.is_some(), data.iter().any(|x| big(x).is_some()), "{}", context);
             assert!(any.map_or(true, |v| data.contains(&(v / 10))));
@@ -269,4 +269,18 @@ fn item_adaptors_and_terminals_match_std() {
             assert!(at.map_or(true, |i| odd(&data[i])));
         }
     }
+}
+
+#[test]
+fn slices_of_zero_sized_items_as_long_as_usize_allows() {
+    // `usize::MAX` items take no memory: the counts must not overflow computing chunk ends or window counts.
+    let units = vec![(); usize::MAX];
+    let pool = pool(2);
+    let half = usize::MAX / 2 + 1;
+    assert_eq!(units.par_chunks(half).len(), 2);
+    let lengths = units.par_chunks(half).map(<[()]>::len).with_pool(&pool).collect_vec();
+    assert_eq!(lengths, vec![half, usize::MAX - half]);
+    assert_eq!(units.par_windows(usize::MAX).len(), 1);
+    assert_eq!(units.par_windows(1).skip(usize::MAX - 2).with_pool(&pool).count(), 2);
+    assert_eq!(units[..3].par_windows(usize::MAX).len(), 0);
 }
