@@ -274,7 +274,9 @@ fn item_adaptors_and_terminals_match_std() {
 #[test]
 fn slices_of_zero_sized_items_as_long_as_usize_allows() {
     // `usize::MAX` items take no memory: the counts must not overflow computing chunk ends or window counts.
-    let units = vec![(); usize::MAX];
+    // SAFETY: zero-sized items need no memory, so any aligned non-null pointer holds `usize::MAX` of them (not
+    // `vec![(); usize::MAX]`, which older toolchains fill one item at a time).
+    let units: &[()] = unsafe { std::slice::from_raw_parts(std::ptr::NonNull::dangling().as_ptr(), usize::MAX) };
     let pool = pool(2);
     let half = usize::MAX / 2 + 1;
     assert_eq!(units.par_chunks(half).len(), 2);
