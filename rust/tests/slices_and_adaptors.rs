@@ -286,3 +286,26 @@ fn slices_of_zero_sized_items_as_long_as_usize_allows() {
     assert_eq!(units.par_windows(1).skip(usize::MAX - 2).with_pool(&pool).count(), 2);
     assert_eq!(units[..3].par_windows(usize::MAX).len(), 0);
 }
+
+#[test]
+fn adaptors_after_binding_match_adaptors_before_it() {
+    let pool = pool(3);
+    let data: Vec<u64> = (0..5000).map(|i| (i * 7919) % 1013).collect();
+    let before = data.par_iter().copied().rev().skip(3).take(4000).step_by(3).with_pool(&pool).collect_vec();
+    let after = data.par_iter().with_pool(&pool).copied().rev().skip(3).take(4000).step_by(3).collect_vec();
+    let serial: Vec<u64> = data.iter().copied().rev().skip(3).take(4000).step_by(3).collect();
+    assert_eq!((&before, &after), (&serial, &serial));
+    let seen = Tally::new(data.len());
+    let cloned: Vec<u64> = data
+        .par_iter()
+        .enumerate()
+        .with_schedule(&pool, DynamicScheduler)
+        .inspect(|(i, _)| seen.hit(*i))
+        .map(|(_, x)| x)
+        .cloned()
+        .zip_eq(&data)
+        .map(|(a, &b)| a + b)
+        .collect();
+    assert_eq!(cloned, data.iter().map(|x| 2 * x).collect::<Vec<_>>());
+    assert_eq!(seen.wrong(), vec![]);
+}
