@@ -82,6 +82,9 @@ pub fn version() std.SemanticVersion {
     };
 }
 
+/// Whether the C library was built with every optional instruction path compiled out (`-Dportable`).
+pub const portable: bool = build_options.portable;
+
 /// Whether this build requires memory placement (`-Dplace-memory-on-domain`).
 pub const place_memory_on_domain: bool = build_options.place_memory_on_domain;
 

@@ -109,6 +109,15 @@ test "capability bits equal the C header's macros; names parse back" {
     try testing.expectEqual(@as(usize, @intCast(fu.c.fu_version_major())), fu.version().major);
 }
 
+test "-Dportable compiles every instruction family out of the C library, and only it does" {
+    const instructions: u64 = 0xFFFF_FFFF; // the low half: the CPU instruction families
+    if (fu.portable) {
+        try testing.expectEqual(@as(u64, 0), fu.comptimeCapabilities() & instructions);
+    } else if (@import("builtin").cpu.arch == .x86_64) {
+        try testing.expect(fu.comptimeCapabilities() & fu.capability.x86_waitpkg != 0);
+    }
+}
+
 // ---- Topology ----
 
 test "topology: the cores of the compute domains add up, queries out of range answer 0" {
@@ -545,16 +554,15 @@ fn childSteps(top: fu.Topology, inherited: fu.Pool) !i32 {
 test "domain memory: zeroed, page-rounded, slices per domain, refusals" {
     var top = try topology();
     defer top.deinit();
-    var allocation = try fu.Allocation.initOn(top, 0, 10000, .{});
+    var allocation = try fu.Allocation.initOn(top, 0, 10000, placeable());
     defer allocation.deinit();
     const bytes = allocation.bytes();
     try testing.expect(bytes.len >= 10000 and bytes.len % std.mem.page_size == 0);
     for (bytes) |byte| try testing.expectEqual(@as(u8, 0), byte);
     @memset(bytes, 0xAB);
     try testing.expectEqual(@as(usize, 1), allocation.slicesCount());
-    if (fu.place_memory_on_domain) try testing.expect(allocation.placed());
 
-    var symmetric = try fu.Allocation.initSymmetric(top, 5000, .{});
+    var symmetric = try fu.Allocation.initSymmetric(top, 5000, placeable());
     defer symmetric.deinit();
     try testing.expectEqual(top.memoryDomainsCount(), symmetric.slicesCount());
     for (0..symmetric.slicesCount()) |domain| try testing.expect(symmetric.slice(domain).len >= 5000);
@@ -562,7 +570,7 @@ test "domain memory: zeroed, page-rounded, slices per domain, refusals" {
     var unbound = try fu.Allocation.initOn(top, 0, 100, .{ .allowed = fu.capability.none });
     defer unbound.deinit();
     try testing.expect(!unbound.placed());
-    var empty = try fu.Allocation.initOn(top, 0, 0, .{});
+    var empty = try fu.Allocation.initOn(top, 0, 0, placeable());
     defer empty.deinit();
     try testing.expectEqual(@as(usize, 0), empty.bytes().len);
 
@@ -571,10 +579,34 @@ test "domain memory: zeroed, page-rounded, slices per domain, refusals" {
     try testing.expectError(error.OutOfMemory, fu.Allocation.initOn(top, 0, std.math.maxInt(usize), .{}));
 }
 
+/// Options that every build accepts: without placement where this machine cannot place memory, which
+/// `-Dplace-memory-on-domain` would refuse.
+fn placeable() fu.AllocationOptions {
+    const can_place = fu.runtimeCapabilities() & fu.comptimeCapabilities() & fu.capability.memory_placement != 0;
+    return .{ .allowed = if (can_place) fu.capability.all else fu.capability.none };
+}
+
+test "place-memory-on-domain: memory is placed, or refused as unsupported, unless placement is opted out of" {
+    var top = try topology();
+    defer top.deinit();
+    const can_place = fu.runtimeCapabilities() & fu.comptimeCapabilities() & fu.capability.memory_placement != 0;
+    if (fu.Allocation.initOn(top, 0, 4096, .{})) |result| {
+        var allocation = result;
+        defer allocation.deinit();
+        if (fu.place_memory_on_domain) try testing.expect(allocation.placed());
+        if (can_place) try testing.expect(allocation.placed());
+    } else |err| {
+        try testing.expect(fu.place_memory_on_domain and !can_place and err == error.Unsupported);
+    }
+    var unbound = try fu.Allocation.initOn(top, 0, 4096, .{ .allowed = fu.capability.none });
+    defer unbound.deinit();
+    try testing.expect(!unbound.placed());
+}
+
 test "DomainArena is a std.mem.Allocator: alignment, growth in place, reuse of the last block, exhaustion" {
     var top = try topology();
     defer top.deinit();
-    var arena = try fu.DomainArena.init(top, 0, 1 << 16, .{});
+    var arena = try fu.DomainArena.init(top, 0, 1 << 16, placeable());
     defer arena.deinit();
     const allocator = arena.allocator();
     try testing.expect(arena.capacity() >= 1 << 16);
