@@ -53,8 +53,16 @@ pub fn build(b: *std.Build) void {
     const tests = b.addTest(.{ .root_source_file = .{ .path = "tests/tests.zig" }, .target = target, .optimize = optimize });
     tests.addModule("forkunion", module);
     link(tests, library);
-    const test_step = b.step("test", "Run the binding's tests");
-    test_step.dependOn(&b.addRunArtifact(tests).step);
+    const test_step = b.step("test", "Run the binding's tests and the README's example");
+    const run_tests = b.addRunArtifact(tests);
+    run_tests.has_side_effects = true; // run every time: a passing result is not reused from Zig's cache
+    test_step.dependOn(&run_tests.step);
+    const example = b.addExecutable(.{ .name = "squares", .root_source_file = .{ .path = "examples/squares.zig" }, .target = target, .optimize = optimize });
+    example.addModule("forkunion", module);
+    link(example, library);
+    const run_example = b.addRunArtifact(example);
+    run_example.has_side_effects = true;
+    test_step.dependOn(&run_example.step);
 
     const bench_step = b.step("bench", "Build the N-body and propagation benchmarks");
     inline for (.{ "nbody", "propagation" }) |name| {
