@@ -320,10 +320,12 @@ pub fn measureFloorNs() f64 {
 
 /// Prints each backend's median of round medians, the spread, and its ratio to the first backend.
 pub fn printSummary(benchmark: []const u8, unit: []const u8, backends: []const []const u8, medians: [][]f64) void {
-    var central: [16]f64 = undefined;
-    for (medians, 0..) |rounds, i| {
-        const copy = std.heap.page_allocator.dupe(f64, rounds) catch rounds;
-        central[i] = median(copy);
+    const central = std.heap.page_allocator.alloc(f64, medians.len) catch return;
+    defer std.heap.page_allocator.free(central);
+    for (medians, central) |rounds, *value| {
+        const copy = std.heap.page_allocator.dupe(f64, rounds) catch return;
+        defer std.heap.page_allocator.free(copy);
+        value.* = median(copy);
     }
     for (backends, 0..) |backend, i| {
         var low: f64 = std.math.floatMax(f64);
