@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Zig binding (zig/): installs the pinned Zig from npm into a cache outside the clone, then
 #   1. `zig build test` (Debug: Zig's safety checks on), and again with -Dportable=true -Dplace-memory-on-domain=true;
-#      then every ```zig block of the README and docs/ must be verbatim text of a .zig file under zig/;
+#      then every ```zig block of the README and docs/ must be verbatim text of a .zig file under zig/, and
+#      zig/tests/consumer (a project using the package from outside, as the README says) builds and runs;
 #   2. `zig build bench -Doptimize=ReleaseFast` and zig/bench/check_ports.sh: every Zig N-body and propagation
 #      backend in CHECK mode, compared bit for bit with the C++ binaries (build_release/bench, which the release
 #      workflow stage builds) and rust/bench's N-body (which the Rust stage builds), each compared where it exists.
@@ -48,6 +49,11 @@ start=$SECONDS
 "$zig" build test --summary all --prefix "$out"
 "$zig" build test -Dportable=true -Dplace-memory-on-domain=true --summary all --prefix "$out"
 "$zig" run tests/snippets.zig -- . "$root/README.md" "$root"/docs/*.md "$root"/docs/readme-sections/*.md
+# A project outside zig/ that reaches the package through `b.anonymousDependency`, the repository linked in.
+mkdir "$out/app"
+cp tests/consumer/build.zig tests/consumer/app.zig "$out/app/"
+ln -s "$root" "$out/app/forkunion"
+(cd "$out/app" && "$zig" build run)
 echo "tests: $((SECONDS - start)) s"
 
 start=$SECONDS
