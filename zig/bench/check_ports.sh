@@ -25,7 +25,8 @@ else
     cxx_nbody="$(find_cxx forkunion_bench_nbody)" cxx_propagation="$(find_cxx forkunion_bench_propagation)"
 fi
 [[ -x "${cxx_nbody:-}" ]] || { echo "note: no C++ N-body binary: Zig checked against its serial run only"; cxx_nbody=; }
-[[ -x "${cxx_propagation:-}" ]] || { echo "note: no C++ propagation binary: Zig checked against its serial run only"; cxx_propagation=; }
+[[ -x "${cxx_propagation:-}" ]] ||
+    { echo "note: no C++ propagation binary: Zig checked against its serial run only"; cxx_propagation=; }
 [[ -x "$rust" ]] || { echo "note: no Rust N-body binary ($rust): not compared with Rust"; rust=; }
 
 zig_backends="$("$zig_bin/forkunion_zig_nbody" --list | paste -sd, -)"
@@ -36,7 +37,8 @@ hash_of() { grep -o 'state_after_8_steps=0x[0-9a-f]*' | cut -d= -f2 | sort -u; }
 for case in "42 2" "42 7" "7 64" "123456 33" "4294967295 5"; do
     read -r seed count <<<"$case"
     settings=("${quick[@]}" FORKUNION_SEED="$seed" FORKUNION_NBODY_COUNT="$count" FORKUNION_NBODY_CHECK=1)
-    zig="$(env "${settings[@]}" FORKUNION_BACKEND="$zig_backends" FORKUNION_ROUNDS=1 "$zig_bin/forkunion_zig_nbody" | hash_of)"
+    zig="$(env "${settings[@]}" FORKUNION_BACKEND="$zig_backends" FORKUNION_ROUNDS=1 "$zig_bin/forkunion_zig_nbody" |
+        hash_of)"
     expected="$zig" line="seed $seed, $count bodies: Zig $zig"
     if [[ -n "$cxx_nbody" ]]; then
         expected="$(env "${settings[@]}" "$cxx_nbody" | hash_of)"
@@ -55,7 +57,9 @@ for case in "42 2" "42 7" "7 64" "123456 33" "4294967295 5"; do
     fi
 done
 
-outcome_of() { grep '^RESULT' | grep -o ' \(edges\|rounds\|components\|checksum\)=[0-9]*' | sed 's/^ //' | paste -sd' ' -; }
+outcome_of() {
+    grep '^RESULT' | grep -o ' \(edges\|rounds\|components\|checksum\)=[0-9]*' | sed 's/^ //' | paste -sd' ' -
+}
 for case in "42 6 3 16" "7 8 8 16" "99 0 5 4" "42 10 1 8"; do
     read -r seed scale communities factor <<<"$case"
     settings=("${quick[@]}" FORKUNION_SEED="$seed" FORKUNION_PROPAGATION_SCALE="$scale"
@@ -68,7 +72,8 @@ for case in "42 6 3 16" "7 8 8 16" "99 0 5 4" "42 10 1 8"; do
         if [[ -n "$zig" && "$zig" == "$expected" ]]; then
             echo "propagation seed $seed, 2^$scale x $communities, factor $factor, $backend: $zig: equal"
         else
-            echo "propagation seed $seed, 2^$scale x $communities, factor $factor, $backend: Zig [$zig], C++ [$expected]" >&2
+            echo "propagation seed $seed, 2^$scale x $communities, factor $factor, $backend:" \
+                "Zig [$zig], C++ [$expected]" >&2
             failures=$((failures + 1))
         fi
     done

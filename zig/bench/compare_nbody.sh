@@ -22,7 +22,8 @@ for ((round = 1; round <= rounds; ++round)); do
         output="$(env "${settings[@]}" "$binary")"
         us="$(field us_per_step <<<"$output")"
         all[$port]+="$us "
-        line+=" $port $us us (floor $(field floor_ns <<<"$output") ns, $(field bodies <<<"$output") bodies, $(field threads <<<"$output") threads)"
+        line+=" $port $us us (floor $(field floor_ns <<<"$output") ns, $(field bodies <<<"$output") bodies,"
+        line+=" $(field threads <<<"$output") threads)"
     done
     echo "$line"
 done

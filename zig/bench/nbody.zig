@@ -209,9 +209,8 @@ pub fn main() !void {
         rounds.* = run.medians.items;
         const us_per_step = harness.median(try allocator.dupe(f64, run.medians.items));
         harness.print("RESULT benchmark=nbody backend={s} threads={} bodies={} steps={} off_caller={d:.6} us_per_step={d:.6} us_per_step_mean={d:.6} floor_ns={d:.6} dispatch_over_floor={d:.6} state_after_8_steps=0x{x:0>16} check={s}\n", .{
-            backend,                                                          settings.threads, settings.nbody_count, run.steps, run.off_caller, us_per_step,
-            run.seconds * 1e6 / @as(f64, @floatFromInt(@max(run.steps, 1))), floor_ns,
-            if (floor_ns > 0) us_per_step * 1e3 / 2.0 / floor_ns else 0, hash, check,
+            backend,                                                         settings.threads, settings.nbody_count,                                        run.steps, run.off_caller, us_per_step,
+            run.seconds * 1e6 / @as(f64, @floatFromInt(@max(run.steps, 1))), floor_ns,         if (floor_ns > 0) us_per_step * 1e3 / 2.0 / floor_ns else 0, hash,      check,
         });
         run.pool.deinit();
     }

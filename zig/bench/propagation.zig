@@ -412,9 +412,9 @@ pub fn main() !void {
         }
         const edges: f64 = @floatFromInt(final.neighbours.len);
         harness.print("RESULT benchmark=propagation backend={s} threads={} vertices={} edges={} rounds={} components={} checksum={} passes={} passes_timed={} timed_rounds={} seconds={d:.6} gteps={d:.6} gteps_mean={d:.6} ms_per_round={d:.6} floor_ns={d:.6} off_caller={d:.6} check={s}\n", .{
-            backend,                                                                      settings.threads,           final.vertices, final.neighbours.len, rounds.first.rounds, rounds.first.components, rounds.first.checksum,
-            rounds.passes,                                                                rounds.passes - passes_before, window.iterations, window.seconds, edges / window.median_seconds / 1e9,
-            @as(f64, @floatFromInt(window.iterations)) * edges / window.seconds / 1e9, window.median_seconds * 1e3, floor_ns, census.offCallerShare(), check,
+            backend,       settings.threads,              final.vertices,    final.neighbours.len, rounds.first.rounds,                 rounds.first.components,                                                   rounds.first.checksum,
+            rounds.passes, rounds.passes - passes_before, window.iterations, window.seconds,       edges / window.median_seconds / 1e9, @as(f64, @floatFromInt(window.iterations)) * edges / window.seconds / 1e9, window.median_seconds * 1e3,
+            floor_ns,      census.offCallerShare(),       check,
         });
     }
 }

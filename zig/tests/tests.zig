@@ -69,10 +69,10 @@ const Tally = struct {
 test "every C status maps to its own error, success to none" {
     try fu.check(fu.c.fu_success_k);
     const pairs = .{
-        .{ fu.c.fu_bad_alloc_k, error.OutOfMemory },           .{ fu.c.fu_invalid_argument_k, error.InvalidArgument },
-        .{ fu.c.fu_already_spawned_k, error.AlreadySpawned },  .{ fu.c.fu_not_spawned_k, error.NotSpawned },
-        .{ fu.c.fu_thread_refused_k, error.ThreadRefused },    .{ fu.c.fu_contended_k, error.Contended },
-        .{ fu.c.fu_unsupported_k, error.Unsupported },         .{ fu.c.fu_placement_refused_k, error.PlacementRefused },
+        .{ fu.c.fu_bad_alloc_k, error.OutOfMemory },            .{ fu.c.fu_invalid_argument_k, error.InvalidArgument },
+        .{ fu.c.fu_already_spawned_k, error.AlreadySpawned },   .{ fu.c.fu_not_spawned_k, error.NotSpawned },
+        .{ fu.c.fu_thread_refused_k, error.ThreadRefused },     .{ fu.c.fu_contended_k, error.Contended },
+        .{ fu.c.fu_unsupported_k, error.Unsupported },          .{ fu.c.fu_placement_refused_k, error.PlacementRefused },
         .{ fu.c.fu_stale_generation_k, error.StaleGeneration }, .{ fu.c.fu_forked_k, error.Forked },
     };
     inline for (pairs) |pair| try testing.expectError(pair[1], fu.check(pair[0]));
@@ -82,14 +82,14 @@ test "every C status maps to its own error, success to none" {
 
 test "capability bits equal the C header's macros; names parse back" {
     const pairs = .{
-        .{ fu.capability.none, fu.c.fu_capabilities_none_k },          .{ fu.capability.all, fu.c.fu_capabilities_all_k },
-        .{ fu.capability.x86_waitpkg, fu.c.fu_capability_x86_waitpkg_k }, .{ fu.capability.x86_cmpccxadd, fu.c.fu_capability_x86_cmpccxadd_k },
-        .{ fu.capability.x86_raoint, fu.c.fu_capability_x86_raoint_k },   .{ fu.capability.x86_cldemote, fu.c.fu_capability_x86_cldemote_k },
-        .{ fu.capability.arm64_lse, fu.c.fu_capability_arm64_lse_k },     .{ fu.capability.arm64_wfxt, fu.c.fu_capability_arm64_wfxt_k },
-        .{ fu.capability.arm64_evtstrm, fu.c.fu_capability_arm64_evtstrm_k }, .{ fu.capability.riscv_amo, fu.c.fu_capability_riscv_amo_k },
-        .{ fu.capability.riscv_zawrs, fu.c.fu_capability_riscv_zawrs_k }, .{ fu.capability.riscv_zacas, fu.c.fu_capability_riscv_zacas_k },
-        .{ fu.capability.riscv_zicbom, fu.c.fu_capability_riscv_zicbom_k }, .{ fu.capability.os_threads, fu.c.fu_capability_os_threads_k },
-        .{ fu.capability.topology, fu.c.fu_capability_topology_k },       .{ fu.capability.thread_pinning, fu.c.fu_capability_thread_pinning_k },
+        .{ fu.capability.none, fu.c.fu_capabilities_none_k },                       .{ fu.capability.all, fu.c.fu_capabilities_all_k },
+        .{ fu.capability.x86_waitpkg, fu.c.fu_capability_x86_waitpkg_k },           .{ fu.capability.x86_cmpccxadd, fu.c.fu_capability_x86_cmpccxadd_k },
+        .{ fu.capability.x86_raoint, fu.c.fu_capability_x86_raoint_k },             .{ fu.capability.x86_cldemote, fu.c.fu_capability_x86_cldemote_k },
+        .{ fu.capability.arm64_lse, fu.c.fu_capability_arm64_lse_k },               .{ fu.capability.arm64_wfxt, fu.c.fu_capability_arm64_wfxt_k },
+        .{ fu.capability.arm64_evtstrm, fu.c.fu_capability_arm64_evtstrm_k },       .{ fu.capability.riscv_amo, fu.c.fu_capability_riscv_amo_k },
+        .{ fu.capability.riscv_zawrs, fu.c.fu_capability_riscv_zawrs_k },           .{ fu.capability.riscv_zacas, fu.c.fu_capability_riscv_zacas_k },
+        .{ fu.capability.riscv_zicbom, fu.c.fu_capability_riscv_zicbom_k },         .{ fu.capability.os_threads, fu.c.fu_capability_os_threads_k },
+        .{ fu.capability.topology, fu.c.fu_capability_topology_k },                 .{ fu.capability.thread_pinning, fu.c.fu_capability_thread_pinning_k },
         .{ fu.capability.memory_placement, fu.c.fu_capability_memory_placement_k }, .{ fu.capability.huge_pages, fu.c.fu_capability_huge_pages_k },
         .{ fu.capability.waits, fu.c.fu_capabilities_waits_k },
     };
