@@ -392,6 +392,62 @@ test "nested dispatch is refused as contended; the fallback runs it on the calli
     }
 }
 
+/// A dispatch that holds the pool until another thread has tried its own: no sleeps, only flags.
+const Holder = struct {
+    started: Atomic(bool) = Atomic(bool).init(false),
+    release: Atomic(bool) = Atomic(bool).init(false),
+    fn task(self: *Holder, prong: fu.Prong) void {
+        if (prong.task != 0) return;
+        self.started.store(true, .Release);
+        while (!self.release.load(.Acquire)) std.atomic.spinLoopHint();
+    }
+};
+
+const Contender = struct {
+    fn run(pool: fu.Pool, holder: *Holder, refused: *?fu.Error, fallback: *Tally) void {
+        while (!holder.started.load(.Acquire)) std.atomic.spinLoopHint();
+        pool.forN(40, fallback, Tally.task) catch |err| {
+            refused.* = err;
+        };
+        pool.forNOrRunOnCaller(40, fallback, Tally.task) catch {};
+        holder.release.store(true, .Release);
+    }
+};
+
+test "a concurrent dispatch from another thread is refused at once; any thread may dispatch in turn" {
+    var top = try topology();
+    defer top.deinit();
+    var pool = try spawned(top, 3, .inclusive);
+    defer pool.deinit();
+    var holder = Holder{};
+    var refused: ?fu.Error = null;
+    var fallback = try Tally.init(testing.allocator, 40, 3);
+    defer fallback.deinit(testing.allocator);
+    const contender = try std.Thread.spawn(.{}, Contender.run, .{ pool, &holder, &refused, &fallback });
+    try pool.forN(6, &holder, Holder.task); // returns only after the contender released it
+    contender.join();
+    try testing.expectEqual(@as(?fu.Error, error.Contended), refused);
+    try fallback.expectEveryTaskOnce();
+    for (fallback.threads_of) |*thread| try testing.expectEqual(@as(usize, 0), thread.load(.Monotonic));
+
+    // Once free, another thread's dispatch runs on the pool.
+    const Other = struct {
+        fn run(p: fu.Pool, tally: *Tally, result: *?fu.Error) void {
+            p.forN(40, tally, Tally.task) catch |err| {
+                result.* = err;
+            };
+        }
+    };
+    var tally = try Tally.init(testing.allocator, 40, 3);
+    defer tally.deinit(testing.allocator);
+    var result: ?fu.Error = null;
+    const other = try std.Thread.spawn(.{}, Other.run, .{ pool, &tally, &result });
+    other.join();
+    try testing.expectEqual(@as(?fu.Error, null), result);
+    try tally.expectEveryTaskOnce();
+    try tally.expectStaticSplit();
+}
+
 // ---- The split API ----
 
 /// Bounded poll: true once `isComplete`, false after ten seconds (a hung pool fails instead of hanging CI).
