@@ -5,6 +5,7 @@
 //!   `...OrRunOnCaller`, the split dispatch `unsafeForThreads` / `isComplete` / `unsafeJoin` with its generation
 //!   token, the idle policy and the workers' stack size.
 //! - `Allocation` (memory bound to a memory domain) and `DomainArena`, a `std.mem.Allocator` over one allocation.
+//! - `Fabric`: measured latencies and bandwidths of the compute-to-memory edges.
 //!
 //! Callbacks are a context value and a comptime-known function: `pool.forN(n, &sums, addTask)` calls
 //! `addTask(&sums, prong)`. A `void` context drops the first argument (`pool.forN(n, {}, task)` calls
@@ -473,6 +474,48 @@ pub const Pool = struct {
             .inclusive => c.fu_caller_inclusive_k,
             .exclusive => c.fu_caller_exclusive_k,
         };
+    }
+};
+
+// ---- Fabric ----------------------------------------------------------------------------------------------------
+
+/// The memory fabric as measured: latency and bandwidth of every compute-to-memory edge. Queries read 0 (levels:
+/// the levels count) until a harvest, and for unreached edges.
+pub const Fabric = struct {
+    handle: c.fu_fabric_t,
+
+    pub fn init() Error!Fabric {
+        return .{ .handle = c.fu_fabric_new() orelse return error.OutOfMemory };
+    }
+    pub fn deinit(self: *Fabric) void {
+        c.fu_fabric_delete(self.handle);
+        self.* = undefined;
+    }
+    /// Measures every edge through `pool`'s workers, pinned to each compute domain in turn, with buffers of
+    /// `buffer_bytes` per memory domain (0: the default). Seconds of work; from the pool's controlling thread.
+    /// A failed harvest leaves the fabric as it was.
+    pub fn harvest(self: Fabric, topology: Topology, pool: Pool, buffer_bytes: usize) Error!void {
+        try check(c.fu_fabric_harvest(self.handle, topology.handle, pool.handle, buffer_bytes));
+    }
+    pub fn harvested(self: Fabric) bool {
+        return c.fu_fabric_harvested(self.handle) != 0;
+    }
+    pub fn memoryLevelsCount(self: Fabric) usize {
+        return c.fu_fabric_memory_levels_count(self.handle);
+    }
+    pub fn memoryLevelIn(self: Fabric, memory_domain: usize) usize {
+        return c.fu_fabric_memory_level_in(self.handle, memory_domain);
+    }
+    /// Measured distance on the SLIT scale (10 = local).
+    pub fn memoryDistance(self: Fabric, compute_domain: usize, memory_domain: usize) usize {
+        return c.fu_fabric_memory_distance(self.handle, compute_domain, memory_domain);
+    }
+    pub fn memoryLatencyNs(self: Fabric, compute_domain: usize, memory_domain: usize) f64 {
+        return c.fu_fabric_memory_latency_ns(self.handle, compute_domain, memory_domain);
+    }
+    /// Saturated read bandwidth in bytes per second.
+    pub fn memoryBandwidth(self: Fabric, compute_domain: usize, memory_domain: usize) f64 {
+        return c.fu_fabric_memory_bandwidth(self.handle, compute_domain, memory_domain);
     }
 };
 

@@ -605,6 +605,26 @@ fn childSteps(top: fu.Topology, inherited: fu.Pool) !i32 {
     return 0;
 }
 
+test "fabric: zeros before a harvest; harvests refused by an unspawned pool or one that may not pin" {
+    var top = try topology();
+    defer top.deinit();
+    var fabric = try fu.Fabric.init();
+    defer fabric.deinit();
+    try testing.expect(!fabric.harvested());
+    try testing.expectEqual(@as(usize, 0), fabric.memoryLevelsCount());
+    try testing.expectEqual(@as(usize, 0), fabric.memoryDistance(0, 0));
+    try testing.expectEqual(@as(f64, 0), fabric.memoryLatencyNs(0, 0));
+    try testing.expectEqual(@as(f64, 0), fabric.memoryBandwidth(0, 0));
+    var unspawned = try fu.Pool.init(null, fu.capability.all);
+    defer unspawned.deinit();
+    try testing.expectError(error.NotSpawned, fabric.harvest(top, unspawned, 1 << 20));
+    var unpinned = try fu.Pool.init(null, fu.capability.all & ~fu.capability.thread_pinning);
+    defer unpinned.deinit();
+    try unpinned.spawn(top, 2, .inclusive);
+    try testing.expectError(error.Unsupported, fabric.harvest(top, unpinned, 1 << 20));
+    try testing.expect(!fabric.harvested());
+}
+
 // ---- Memory ----
 
 test "domain memory: zeroed, page-rounded, slices per domain, refusals" {
