@@ -164,7 +164,7 @@ FORKUNION_GOMP_EXPORT int omp_get_dynamic(void) {
     return task().icv.dynamic;
 }
 FORKUNION_GOMP_EXPORT int omp_get_thread_limit(void) {
-    return static_cast<int>(settings().thread_limit);
+    return static_cast<int>(thread_limit_of(task()));
 }
 FORKUNION_GOMP_EXPORT int omp_get_level(void) {
     return task().level;
@@ -198,7 +198,9 @@ FORKUNION_GOMP_EXPORT int omp_get_max_active_levels(void) {
     return settings().max_active_levels.load(std::memory_order_relaxed);
 }
 FORKUNION_GOMP_EXPORT void omp_set_nested(int on) {
-    omp_set_max_active_levels(on ? supported_active_levels_k : 1);
+    // As libgomp: on allows every supported level; off leaves 0 and 1 alone and turns more into 1.
+    if (on) return omp_set_max_active_levels(supported_active_levels_k);
+    if (omp_get_max_active_levels() > 1) omp_set_max_active_levels(1);
 }
 FORKUNION_GOMP_EXPORT int omp_get_nested(void) {
     return omp_get_max_active_levels() > 1;

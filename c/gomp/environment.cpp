@@ -567,20 +567,17 @@ void read_environment(settings_t &s) noexcept {
     std::uint64_t number = 0;
     if (read_integer("OMP_THREAD_LIMIT", 1, 0x7fffffffu, number, "a positive integer"))
         s.thread_limit = static_cast<unsigned>(number);
+    // max-active-levels-var as libgomp sets it: `OMP_MAX_ACTIVE_LEVELS` (clamped to the supported levels), else
+    // `OMP_NESTED`, else every supported level when `OMP_NUM_THREADS` or `OMP_PROC_BIND` lists several levels.
     bool nested = false;
-    if (read_integer("OMP_MAX_ACTIVE_LEVELS", 0, 0x7fffffffu, number, "a non-negative integer")) {
+    if (read_integer("OMP_MAX_ACTIVE_LEVELS", 0, 0x7fffffffu, number, "a non-negative integer"))
         s.max_active_levels.store(number < supported_active_levels_k ? static_cast<int>(number)
                                                                      : supported_active_levels_k,
                                   std::memory_order_relaxed);
-        if (number > static_cast<std::uint64_t>(supported_active_levels_k))
-            std::fprintf(stderr,
-                         "forkunion gomp: OMP_MAX_ACTIVE_LEVELS=%llu: nested regions run with a team of one "
-                         "here (1 active level is supported)\n",
-                         static_cast<unsigned long long>(number));
-    }
-    if (read_boolean("OMP_NESTED", nested) && nested)
-        std::fprintf(stderr, "forkunion gomp: OMP_NESTED=true: nested regions run with a team of one here (1 active "
-                             "level is supported)\n");
+    else if (read_boolean("OMP_NESTED", nested))
+        s.max_active_levels.store(nested ? supported_active_levels_k : 1, std::memory_order_relaxed);
+    else if (s.nthreads_list_size > 1 || s.bind_list_size > 1)
+        s.max_active_levels.store(supported_active_levels_k, std::memory_order_relaxed);
     bool flag = false;
     if (read_boolean("OMP_CANCELLATION", flag)) s.cancellation = flag;
     if (read_boolean("OMP_DISPLAY_AFFINITY", flag)) s.display_affinity = flag;
@@ -612,7 +609,8 @@ void display_environment(settings_t const &s, bool verbose) noexcept {
     std::fprintf(out, "\nOPENMP DISPLAY ENVIRONMENT BEGIN\n");
     std::fprintf(out, "  _OPENMP = '201511'\n");
     std::fprintf(out, "  OMP_DYNAMIC = '%s'\n", s.initial.dynamic ? "TRUE" : "FALSE");
-    std::fprintf(out, "  OMP_NESTED = 'FALSE'\n");
+    std::fprintf(out, "  OMP_NESTED = '%s'\n",
+                 s.max_active_levels.load(std::memory_order_relaxed) > 1 ? "TRUE" : "FALSE");
     std::fprintf(out, "  OMP_NUM_THREADS = '");
     if (s.nthreads_list_size == 0) std::fprintf(out, "%u", s.initial.nthreads);
     for (unsigned i = 0; i != s.nthreads_list_size; ++i) std::fprintf(out, "%s%u", i ? "," : "", s.nthreads_list[i]);

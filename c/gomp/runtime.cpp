@@ -18,19 +18,22 @@
  *  cannot keep a member that still has work off its core.
  *
  *  Concurrent regions. Each root has a busy flag. A thread's first region claims a free root, else a new one (at
- *  most `max_roots_k`), and never waits for a busy root; with none left it runs as a team of one. The thread then
- *  keeps that root, as libgomp keeps a thread's pool, until it exits (a thread-local destructor frees it for the
- *  next thread), so every later region's claim is two loads and no locked instruction. So regions that two user
- *  threads start at the same time each get a full team of the size they asked for, on different threads, and
+ *  most `max_roots_k`), and never waits for a busy root; with none left it runs as a team of one (stderr says so).
+ *  The thread then keeps that root, as libgomp keeps a thread's pool, until it exits (a thread-local destructor
+ *  frees it for the next thread), so every later region's claim is two loads and no locked instruction. So regions that
+ * two user threads start at the same time each get a full team of the size they asked for, on different threads, and
  *  nothing can deadlock. A pool is only ever dispatched, grown or terminated by its root's holder, so its dispatch
  *  is a sole claim (`unsafe_for_threads_sole`, no compare-and-swap either) and is never refused `contended` (a
  *  refusal would be a broken invariant, and aborts loudly). Why no locked instruction before the publication:
  *  GCC's code stores `.omp_data_o` just before `GOMP_parallel`, members hold that line from the last region, and
  *  a locked instruction would wait for those stores' invalidations before the epoch's could even start.
  *
- *  Nesting. A region inside an active region (more than one thread) runs with a team of one: max-active-levels is
- *  1, the only level supported (`omp_get_supported_active_levels`), and requests for more are clamped to it, as the
- *  specification prescribes. A region inside an inactive one (a team of one) may be active.
+ *  Nesting. A region inside an active region runs with a team of one once max-active-levels-var active levels
+ *  are open (1 by default, as with libgomp); below that, its encountering thread runs it on a root of its own for
+ *  that active level (`claim_nested`), kept until the thread exits like the root of its outermost regions. So a
+ *  nested team is an ordinary team whose master is a member of the enclosing one. Every region opened outside an
+ *  active region starts a contention group (`group_t`): its thread limit is `OMP_THREAD_LIMIT` or the `teams`
+ *  region's, and when there is one, nested regions take their extra threads from what it leaves.
  *
  *  Worksharing. Every member counts the worksharing constructs it meets; construct `id` uses slot
  *  `id % ws_slots_k` of the team (see `ws_slot_t` for its state machine), and the numbering continues across
@@ -198,10 +201,15 @@ namespace {
 struct thread_state_t {
     task_t initial;
     bool initialized = false;
-    bool started = false;   ///< The thread ran its first region as a team member (pinning, the affinity line).
-    int place = -1;         ///< The place this thread is bound to, or -1.
-    root_t *home = nullptr; ///< The root this thread holds from its first region until it exits (`claim_root`).
-    unsigned home_forks = 0;
+    bool started = false;    ///< The thread ran its first region as a team member (pinning, the affinity line).
+    int place = -1;          ///< The place this thread is bound to, or -1.
+    root_t *home = nullptr;  ///< The root this thread holds from its first region until it exits (`claim_root`).
+    unsigned home_forks = 0; ///< `forks_` when `home` and `nested` were last claimed.
+    /**  The roots of the nested regions this thread opened: `nested[a - 1]` serves the regions it opens at active
+     *   level `a`, held until the thread exits like `home` (the roots of active level 0). Heap, `nested_capacity`
+     *   entries, grown on a region deeper than any before. */
+    root_t **nested = nullptr;
+    unsigned nested_capacity = 0;
 };
 
 // Initial-exec: one `%fs`-relative access instead of a `__tls_get_addr` call. It is ~350 bytes of static TLS, which
@@ -257,9 +265,11 @@ void team_barrier(team_t &team) noexcept {
 
 // ---- Roots ----
 
-/**  At most this many roots, one per live thread that has started a region: the 257th such thread's regions run
- *   as teams of one until one of those threads exits. A pointer each until used. */
-inline constexpr unsigned max_roots_k = 256;
+/**  At most this many roots, one per live thread and active level at which it has started a region (a nested
+ *   region's encountering thread holds a root of its own for it): beyond that, a thread's new regions run as teams
+ *   of one until a holder exits, and a note on stderr says so once. A pointer each until used; roots are only ever
+ *   appended (a fork child forgets them all), so every scan stops at the first empty entry. */
+inline constexpr unsigned max_roots_k = 4096;
 
 /**  Pools per root: the first spawn and every later growth add one. */
 inline constexpr unsigned max_segments_k = 16;
@@ -268,6 +278,17 @@ inline constexpr unsigned max_segments_k = 16;
  *   its own, since only that thread writes it while a region runs. */
 struct alignas(line_k) member_task_t {
     task_t task;
+};
+
+/**
+ *  A contention group: the threads of a region opened outside any active region and of every region nested in it.
+ *  `limit` is its thread-limit-var (a `teams` region's `thread_limit`, else `OMP_THREAD_LIMIT`); under a limit,
+ *  `busy` counts the group's threads that are in a team, and a nested region takes the threads it adds from what
+ *  the limit leaves, first come first served (libgomp's order). Without a limit nothing is counted.
+ */
+struct alignas(line_k) group_t {
+    std::atomic<unsigned> busy{1};
+    unsigned limit = unlimited_threads_k;
 };
 
 struct root_t {
@@ -295,7 +316,13 @@ struct root_t {
         member_task_t *tasks = nullptr; ///< Team thread `t`'s implicit task is `tasks[t].task`, `capacity` of them.
         unsigned capacity = 0;          ///< Threads the cursor table and `tasks` have room for.
         unsigned forks = 0;             ///< `forks_` when the root was created.
+        /**  The contention group of the current region: this root's own `group` for a region opened outside any
+         *   active region, the encountering team's for a nested one. Written (when it changes) before publication. */
+        group_t *group = nullptr;
     } shape;
+
+    /**  This root's own contention group, for the regions it serves outside any active region. */
+    group_t group;
 
     /**  What only the master touches, region after region: apart from the members' lines. */
     struct alignas(line_k) master_t {
@@ -305,6 +332,7 @@ struct root_t {
         std::uint64_t ws_next = 0;                    ///< Number of the next region's first worksharing construct.
         task_t *legacy_saved = nullptr; ///< `GOMP_parallel_start`: the task the master's implicit task replaced.
         unsigned policy_threads = 0;    ///< `process_threads()` that `team.header.policy` was derived from; 0 none.
+        unsigned legacy_reserved = 0;   ///< `GOMP_parallel_start` of a nested team: threads taken from its group.
     } master;
 
     bool try_claim() noexcept {
@@ -411,10 +439,12 @@ bool ensure_capacity(root_t &root, unsigned capacity) noexcept {
 [[gnu::noinline]] void refresh_idle_policies() noexcept {
     bool const oversubscribed = process_threads() > settings().allowed_cores;
     std::lock_guard<std::mutex> const lock(shapes_mutex_);
-    for (auto &slot : roots_)
-        if (root_t *root = slot.load(std::memory_order_acquire))
-            for (unsigned segment = 0; segment != root->shape.segments_count; ++segment)
-                (void)root->shape.segments[segment]->set_idle_policy(idle_policy_for(oversubscribed));
+    for (auto &slot : roots_) {
+        root_t *root = slot.load(std::memory_order_acquire);
+        if (!root) break; // roots are appended: none after the first empty entry
+        for (unsigned segment = 0; segment != root->shape.segments_count; ++segment)
+            (void)root->shape.segments[segment]->set_idle_policy(idle_policy_for(oversubscribed));
+    }
 }
 
 /**  Makes `root` have at least `wanted` team threads; returns how many it has (fewer when the OS refuses). */
@@ -463,22 +493,23 @@ bool ensure_capacity(root_t &root, unsigned capacity) noexcept {
 // A region's steps below are `always_inline`: the master's path from `GOMP_parallel` to its join is one function,
 // with no call that saves and restores registers between the steps.
 
-/**  Hands the calling thread's root back when the thread exits, for the next thread that has none. */
+/**  Hands the calling thread's roots back when the thread exits, for the next threads that have none. */
 struct home_keeper_t {
-    root_t *root = nullptr;
-    unsigned forks = 0;
     ~home_keeper_t() {
-        // Not in a `fork()` child that forgot the root (its pools' threads stayed in the parent).
-        if (!root || forks != forks_.load(std::memory_order_relaxed)) return;
-        thread_state.home = nullptr;
-        root->release();
+        thread_state_t &state = thread_state;
+        // Not in a `fork()` child that forgot the roots (their pools' threads stayed in the parent).
+        if (state.home_forks != forks_.load(std::memory_order_relaxed)) return;
+        if (state.home) state.home->release();
+        state.home = nullptr;
+        for (unsigned level = 0; level != state.nested_capacity; ++level)
+            if (state.nested[level]) state.nested[level]->release();
+        delete[] state.nested;
+        state.nested = nullptr, state.nested_capacity = 0;
     }
 };
 
-/**  The calling thread's first root: any free one, or a new one; null when none is left. */
-[[gnu::noinline]] root_t *claim_home() noexcept {
-    thread_state_t &state = thread_state;
-    unsigned const forks = forks_.load(std::memory_order_relaxed);
+/**  Any free root, claimed, or a new one; null when none is left. Registers the thread's keeper. */
+[[gnu::noinline]] root_t *claim_free_root() noexcept {
     root_t *found = nullptr;
     for (unsigned index = 0; index != max_roots_k && !found; ++index) {
         root_t *root = roots_[index].load(std::memory_order_acquire);
@@ -488,22 +519,68 @@ struct home_keeper_t {
         }
         if (root->try_claim()) found = root;
     }
-    if (!found) return nullptr;
-    state.home = found, state.home_forks = forks;
+    if (!found) {
+        static std::atomic<bool> said{false};
+        if (!said.exchange(true, std::memory_order_relaxed))
+            std::fprintf(stderr,
+                         "forkunion gomp: %u threads and levels hold teams: further regions run with a team "
+                         "of one until one of those threads exits\n",
+                         max_roots_k);
+        return nullptr;
+    }
     // Constructed (and its destructor registered) on the thread's first claim only.
     thread_local home_keeper_t keeper;
-    keeper.root = found, keeper.forks = forks;
+    (void)keeper;
     return found;
 }
 
-/**
- *  The root of a region the calling thread starts: the one it holds, else a new hold (`claim_home`). A thread keeps
- *  its root from its first region until it exits, as libgomp keeps a thread's pool: the claim of every later region
- *  is then two loads and no locked instruction, which would wait for the stores of `.omp_data_o` to leave the
- *  store buffer (see `publish_team`).
- */
-[[gnu::always_inline]] inline root_t *claim_root() noexcept {
+/**  The calling thread's first root (for regions outside any active region); null when none is left. */
+[[gnu::noinline]] root_t *claim_home() noexcept {
+    thread_state_t &state = thread_state;
+    root_t *const found = claim_free_root();
+    if (found) state.home = found, state.home_forks = forks_.load(std::memory_order_relaxed);
+    return found;
+}
+
+/**  The calling thread's root for the regions it opens at active level `level` > 0 (a nested region): the one it
+ *   holds for that level, else a new hold. Never the root of a region the thread is in: that one serves a lower
+ *   level. Null when none is left. */
+[[gnu::noinline]] root_t *claim_nested(int level) noexcept {
+    thread_state_t &state = thread_state;
+    unsigned const index = static_cast<unsigned>(level) - 1;
+    if (index >= state.nested_capacity) {
+        unsigned const capacity = index + 4;
+        auto **grown = new (std::nothrow) root_t *[capacity]();
+        if (!grown) return nullptr;
+        for (unsigned old = 0; old != state.nested_capacity; ++old) grown[old] = state.nested[old];
+        delete[] state.nested;
+        state.nested = grown, state.nested_capacity = capacity;
+    }
+    if (state.nested[index]) return state.nested[index];
+    root_t *const found = claim_free_root();
+    if (found) state.nested[index] = found, state.home_forks = forks_.load(std::memory_order_relaxed);
+    return found;
+}
+
+/**  Whether the calling thread holds `root` (for any level). */
+bool holds(root_t const &root) noexcept {
     thread_state_t const &state = thread_state;
+    if (&root == state.home) return true;
+    for (unsigned level = 0; level != state.nested_capacity; ++level)
+        if (&root == state.nested[level]) return true;
+    return false;
+}
+
+/**
+ *  The root of a region the calling thread starts from active level `level`: the one it holds for that level,
+ *  else a new hold (`claim_home`, `claim_nested`). A thread keeps its roots until it exits, as libgomp keeps a
+ *  thread's pool: the claim of every later region outside any active region is then two loads and no locked
+ *  instruction, which would wait for the stores of `.omp_data_o` to leave the store buffer (see `publish_team`).
+ */
+[[gnu::always_inline]] inline root_t *claim_root(int level) noexcept {
+    thread_state_t const &state = thread_state;
+    if (level > 0) [[unlikely]]
+        return claim_nested(level);
     if (state.home && state.home_forks == forks_.load(std::memory_order_relaxed)) [[likely]]
         return state.home;
     return claim_home();
@@ -594,6 +671,34 @@ task_icv_t child_icv(task_t const &parent) noexcept {
     return size ? size : 1;
 }
 
+/**  The thread limit of a region opened outside any active region: a `teams` region's, else thread-limit-var. */
+unsigned outer_thread_limit() noexcept {
+    int const teams_limit = teams_thread_limit();
+    return teams_limit > 0 ? static_cast<unsigned>(teams_limit) : loaded_settings().thread_limit;
+}
+
+/**
+ *  A nested region's share of its contention group: takes up to `size - 1` more threads from what the group's
+ *  limit leaves, first come first served, and returns the team size that leaves (1 when nothing is left). Without
+ *  a limit, nothing is counted and `size` stands.
+ */
+[[gnu::noinline]] unsigned take_threads(group_t &group, unsigned size) noexcept {
+    if (group.limit == unlimited_threads_k) return size;
+    unsigned busy = group.busy.load(std::memory_order_relaxed);
+    unsigned taken;
+    do {
+        unsigned const left = group.limit > busy ? group.limit - busy : 0;
+        taken = size - 1 < left ? size - 1 : left;
+        if (taken == 0) return 1;
+        // Relaxed: the count is all that is shared; the region's own publication orders everything else.
+    } while (!group.busy.compare_exchange_weak(busy, busy + taken, std::memory_order_relaxed));
+    return taken + 1;
+}
+/**  Hands back what `take_threads` took for a team of `taken + 1` threads. */
+void give_back_threads(group_t *group, unsigned taken) noexcept {
+    if (group && taken && group->limit != unlimited_threads_k) group->busy.fetch_sub(taken, std::memory_order_relaxed);
+}
+
 /**  Runs a region with a team of one: no root, no barrier, every worksharing construct on this thread alone. */
 void run_serial(task_t &parent, void (*fn)(void *), void *data, loop_shape_t const *loop,
                 std::uint64_t const *sections) noexcept {
@@ -610,17 +715,33 @@ void run_serial(task_t &parent, void (*fn)(void *), void *data, loop_shape_t con
     swap_current_task(saved);
 }
 
-/**  Claims a root of at least `size` threads and writes the team header; null when the region must run alone. */
-[[gnu::always_inline]] inline root_t *prepare_team(task_t &parent, unsigned &size, void (*fn)(void *),
-                                                   void *data) noexcept {
-    root_t *root = claim_root();
+/**
+ *  Claims a root of at least `size` threads and writes the team header; null when the region must run alone.
+ *  `group`: the contention group of a nested region (null outside any active region: the root's own group, whose
+ *  limit and count the region sets).
+ */
+[[gnu::always_inline]] inline root_t *prepare_team(task_t &parent, unsigned &size, void (*fn)(void *), void *data,
+                                                   group_t *group) noexcept {
+    root_t *root = claim_root(parent.active_level);
     if (!root) return nullptr;
     settings_t const &s = loaded_settings();
-    unsigned const initial = s.initial.nthreads > size ? s.initial.nthreads : size;
+    // A root's first spawn makes the threads of nthreads-var at once, unless the region is nested (whose roots
+    // serve only nested regions) or that would pass the thread limit.
+    unsigned const initial = s.initial.nthreads > size && !group ? s.initial.nthreads : size;
     unsigned const wanted = root->shape.threads ? size : (initial > s.thread_limit ? size : initial);
     unsigned const have = root->shape.threads >= wanted ? root->shape.threads : grow(*root, wanted);
     if (have < 2) return nullptr; // the root stays this thread's, to grow at its next region
     if (size > have) size = have;
+    if (group) [[unlikely]] {
+        update(root->shape.group, group);
+    } else {
+        update(root->shape.group, &root->group);
+        // Counted only under a limit; the nested regions of this one read it after the publication.
+        unsigned const limit = outer_thread_limit();
+        update(root->group.limit, limit);
+        if (limit != unlimited_threads_k) [[unlikely]]
+            root->group.busy.store(size, std::memory_order_relaxed);
+    }
     team_t::header_t &header = root->team.header;
     update(header.fn, fn);
     update(header.data, data);
@@ -687,11 +808,11 @@ void run_serial(task_t &parent, void (*fn)(void *), void *data, loop_shape_t con
 /**  Claims `root` for maintenance unless the calling thread holds it already (its own root, between regions). */
 bool claim_for_maintenance(root_t &root, unsigned forks) noexcept {
     if (root.shape.forks != forks) return false;
-    return &root == thread_state.home || root.try_claim();
+    return holds(root) || root.try_claim();
 }
 /**  Ends `claim_for_maintenance`: frees the root unless it is the calling thread's own. */
 void end_maintenance(root_t &root) noexcept {
-    if (&root != thread_state.home) root.release();
+    if (!holds(root)) root.release();
 }
 
 } // namespace
@@ -700,13 +821,26 @@ int current_place() noexcept {
     return thread_state.place;
 }
 
+group_t *group_of(task_t const &task) noexcept {
+    for (task_t const *here = task.implicit; here; here = here->parent ? here->parent->implicit : nullptr)
+        if (here->team) return here->team->header.root->shape.group;
+    return nullptr;
+}
+
+unsigned thread_limit_of(task_t const &task) noexcept {
+    if (group_t const *group = group_of(task)) return group->limit;
+    int const teams_limit = teams_thread_limit();
+    return teams_limit > 0 ? static_cast<unsigned>(teams_limit) : settings().thread_limit;
+}
+
 int pause_idle_roots() noexcept {
     if (current_task().active_level > 0) return -1; // the threads of a running region cannot be released
     unsigned const forks = forks_.load(std::memory_order_relaxed);
     for (auto &slot : roots_) {
         root_t *root = slot.load(std::memory_order_acquire);
+        if (!root) break; // roots are appended: none after the first empty entry
         // Free roots and the caller's own: another thread's root may be in a region, as libgomp's pools would be.
-        if (!root || !claim_for_maintenance(*root, forks)) continue;
+        if (!claim_for_maintenance(*root, forks)) continue;
         // The next region spawns the threads afresh; construct numbers and cursors carry on.
         std::lock_guard<std::mutex> const lock(shapes_mutex_);
         for (unsigned segment = 0; segment != root->shape.segments_count; ++segment) {
@@ -781,7 +915,18 @@ void run_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned fl
     (void)flags; // the `proc_bind` clause: threads are pinned once, by the binding of the region they first run
     task_t &parent = current_task();
     unsigned size = team_size_for(parent, nthreads);
-    root_t *root = size > 1 ? prepare_team(parent, size, fn, data) : nullptr;
+    group_t *group = nullptr;
+    unsigned taken = 0; // threads taken from a nested region's group
+    if (parent.active_level > 0 && size > 1) [[unlikely]] {
+        group = group_of(parent); // never null at an active level
+        size = group ? take_threads(*group, size) : size;
+        taken = size - 1;
+    }
+    root_t *root = size > 1 ? prepare_team(parent, size, fn, data, group) : nullptr;
+    if (group) [[unlikely]] { // hand back what the team did not get (or will not hold once it ends)
+        give_back_threads(group, root ? taken - (size - 1) : taken);
+        taken = root ? size - 1 : 0;
+    }
     if (!root) [[unlikely]]
         return run_serial(parent, fn, data, loop, sections);
 
@@ -800,13 +945,27 @@ void run_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned fl
     if (forks_.load(std::memory_order_relaxed) != forks) return;
     join_team(*root);
     finish_team(*root, master);
+    if (taken) [[unlikely]]
+        give_back_threads(group, taken);
 }
 
 void start_parallel(void (*fn)(void *), void *data, unsigned nthreads, loop_shape_t const *loop,
                     std::uint64_t const *sections) noexcept {
     task_t &parent = current_task();
     unsigned size = team_size_for(parent, nthreads);
-    root_t *root = size > 1 ? prepare_team(parent, size, fn, data) : nullptr;
+    group_t *group = nullptr;
+    unsigned taken = 0;
+    if (parent.active_level > 0 && size > 1) [[unlikely]] {
+        group = group_of(parent); // never null at an active level
+        size = group ? take_threads(*group, size) : size;
+        taken = size - 1;
+    }
+    root_t *root = size > 1 ? prepare_team(parent, size, fn, data, group) : nullptr;
+    if (group) {
+        give_back_threads(group, root ? taken - (size - 1) : taken);
+        taken = root ? size - 1 : 0;
+    }
+    if (root) root->master.legacy_reserved = taken;
     auto *master = new (std::nothrow) task_t();
     if (!master) refuse("GOMP_parallel_start", "out of memory for the master's task");
     if (!root) {
@@ -843,6 +1002,8 @@ void end_parallel() noexcept {
     swap_current_task(root->master.legacy_saved);
     join_team(*root);
     finish_team(*root, master);
+    give_back_threads(root->shape.group, root->master.legacy_reserved);
+    root->master.legacy_reserved = 0;
     delete &master;
 }
 
@@ -857,7 +1018,9 @@ void forget_roots_in_child() noexcept {
     forks_.fetch_add(1, std::memory_order_relaxed);
     process_threads_.store(0, std::memory_order_relaxed);
     new (&roots_mutex_) std::mutex();
-    thread_state.home = nullptr;
+    thread_state_t &state = thread_state;
+    state.home = nullptr;
+    for (unsigned level = 0; level != state.nested_capacity; ++level) state.nested[level] = nullptr;
 }
 
 __attribute__((constructor)) void load() noexcept {
@@ -870,7 +1033,8 @@ __attribute__((destructor)) void unload() noexcept {
     // exit; a root another live thread holds (it may be in a region) is left running, its workers parked or soon.
     for (auto &slot : roots_) {
         root_t *root = slot.load(std::memory_order_acquire);
-        if (!root || !claim_for_maintenance(*root, forks_.load(std::memory_order_relaxed))) continue;
+        if (!root) break; // roots are appended: none after the first empty entry
+        if (!claim_for_maintenance(*root, forks_.load(std::memory_order_relaxed))) continue;
         for (unsigned segment = 0; segment != root->shape.segments_count; ++segment)
             root->shape.segments[segment]->terminate();
     }

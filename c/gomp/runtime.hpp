@@ -98,7 +98,7 @@ struct settings_t {
     unsigned nthreads_list_size = 0;
     int bind_list[8] = {0}; ///< `OMP_PROC_BIND` list.
     unsigned bind_list_size = 0;
-    unsigned thread_limit = 0x7fffffffu;   ///< thread-limit-var.
+    unsigned thread_limit = 0x7fffffffu;   ///< thread-limit-var; `unlimited_threads_k` when unset.
     std::atomic<int> max_active_levels{1}; ///< max-active-levels-var, clamped to `supported_active_levels_k`.
     bool cancellation = false;             ///< cancel-var.
     int max_task_priority = 0;
@@ -117,8 +117,11 @@ struct settings_t {
     std::atomic<std::uint32_t> affinity_format_lock{0};
 };
 
-/**  Deepest nesting with more than one thread per team: nested regions always run with a team of one. */
-inline constexpr int supported_active_levels_k = 1;
+/**  Deepest nesting of active regions that max-active-levels-var may allow: libgomp's 255. */
+inline constexpr int supported_active_levels_k = 255;
+
+/**  thread-limit-var when neither `OMP_THREAD_LIMIT` nor a `teams` region sets it: no limit, nothing counted. */
+inline constexpr unsigned unlimited_threads_k = 0x7fffffffu;
 
 settings_t &settings() noexcept;
 
@@ -261,7 +264,7 @@ struct ws_state_t {
  */
 struct task_t {
     task_icv_t icv;
-    team_t *team = nullptr;     ///< Null for a team of one (serialized or nested region, initial task).
+    team_t *team = nullptr;     ///< Null for a team of one (a serialized region, the initial task).
     task_t *implicit = nullptr; ///< This thread's implicit task at this level (itself, for implicit tasks).
     task_t *parent = nullptr;   ///< The task that encountered the region (ancestor queries).
     unsigned thread_num = 0;
@@ -474,6 +477,13 @@ loop_shape_t unsigned_shape(bool up, unsigned long long start, unsigned long lon
 loop_kind_t runtime_kind(task_t const &task, bool monotonic, bool ordered, long &chunk) noexcept;
 
 // ---- Regions (runtime.cpp) ----
+
+struct group_t;
+/**  The contention group `task` belongs to: that of the innermost active region around it; null outside any. */
+group_t *group_of(task_t const &task) noexcept;
+/**  thread-limit-var as `task` sees it: its contention group's limit; outside any active region, the `teams`
+ *   region's `thread_limit`, else `OMP_THREAD_LIMIT`. */
+unsigned thread_limit_of(task_t const &task) noexcept;
 
 /**  A `parallel` region: resolves the team size and runs `fn(data)` on every member. `loop` or `sections`, when not
  *   null, is a combined construct's first worksharing construct, entered by every member before `fn` runs. */

@@ -43,8 +43,6 @@ static void print_schedule(char const *label) {
 
 int main(void) {
     report_server();
-    int const forkunion = served_by_forkunion();
-
     // Values the specification leaves to the implementation: what libgomp does, the drop-in does.
     omp_set_schedule(omp_sched_static, 0), print_schedule("static,0");
     omp_set_schedule(omp_sched_static, 5), print_schedule("static,5");
@@ -73,10 +71,10 @@ int main(void) {
     printf("places %d, place %d, partition %d\n", omp_get_num_places(), omp_get_place_num(),
            omp_get_partition_num_places());
 
-    // Nesting: one active level here by design; libgomp supports 255.
+    // Nesting: the levels asked for, up to the supported 255 (test/gomp/nested.c runs nested teams).
     omp_set_max_active_levels(5);
-    int const levels = omp_get_max_active_levels();
-    CHECK(forkunion ? levels == 1 && omp_get_supported_active_levels() == 1 : levels == 5);
+    printf("max active levels after setting 5: %d of %d supported\n", omp_get_max_active_levels(),
+           omp_get_supported_active_levels());
     omp_set_max_active_levels(1);
 
     // ICVs are per task: a setter inside a region changes only its own implicit task.

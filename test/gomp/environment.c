@@ -22,6 +22,8 @@ int main(void) {
            chunk, omp_get_dynamic(), omp_get_thread_limit());
     printf("proc_bind %d, places %d:", (int)omp_get_proc_bind(), omp_get_num_places());
     for (int place = 0; place < omp_get_num_places(); ++place) printf(" %d", omp_get_place_num_procs(place));
+    printf("\nmax active levels %d, nested %d, supported active levels %d", omp_get_max_active_levels(),
+           omp_get_nested(), omp_get_supported_active_levels());
     printf("\ncancellation %d, default device %d, max task priority %d, max teams %d, teams thread limit %d\n",
            omp_get_cancellation(), omp_get_default_device(), omp_get_max_task_priority(), omp_get_max_teams(),
            omp_get_teams_thread_limit());
