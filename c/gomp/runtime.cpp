@@ -86,18 +86,13 @@
 #include "omp_api.hpp"
 #include "runtime.hpp"
 
-#include <cerrno>  // `errno`
 #include <cstdio>  // `std::fprintf`
 #include <cstdlib> // `std::abort`
 #include <cstring> // `std::memset`
 #include <mutex>   // `std::mutex`
 #include <new>     // `std::nothrow`
-#include <thread>  // `std::this_thread::yield`
 
-#include <linux/futex.h> // `FUTEX_WAKE_PRIVATE`
-#include <pthread.h>     // `pthread_atfork`, `pthread_setattr_default_np`
-#include <sys/syscall.h> // `SYS_futex`
-#include <unistd.h>      // `syscall`
+#include <pthread.h> // `pthread_atfork`
 
 #include <forkunion/topology/affinity.hpp>
 #include <forkunion/hardware/wait.hpp>
@@ -159,14 +154,6 @@ wait_policy_t wait_policy(std::size_t threads) noexcept {
     return policy;
 }
 
-namespace {
-
-void futex_wake_one(std::atomic<std::uint32_t> &word) noexcept {
-    (void)::syscall(SYS_futex, reinterpret_cast<std::uint32_t *>(&word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
-}
-
-} // namespace
-
 void mutex_lock(std::atomic<std::uint32_t> &word) noexcept {
     std::uint32_t expected = 0;
     // Acquire pairs with the release in `mutex_unlock`: the previous holder's writes are visible.
@@ -189,8 +176,10 @@ bool mutex_try_lock(std::atomic<std::uint32_t> &word) noexcept {
 }
 
 void mutex_unlock(std::atomic<std::uint32_t> &word) noexcept {
-    // Release pairs with the acquire of the next `mutex_lock`.
-    if (word.exchange(0, std::memory_order_release) == 2) futex_wake_one(word);
+    // Release pairs with the acquire of the next `mutex_lock`. `wait_kernel.hpp` wakes every sleeper: one takes the
+    // word (as 2, since others may still sleep) and the rest find it taken and sleep again. Only a contended lock
+    // that outlasted the spin count pays that, once per sleeper.
+    if (word.exchange(0, std::memory_order_release) == 2) kernel_wake_all(word);
 }
 
 // ---- Tasks and the calling thread ----

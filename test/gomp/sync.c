@@ -170,6 +170,34 @@ omp_set_nest_lock(&nest);
     if (omp_get_thread_num() == 1) held_elsewhere = omp_test_nest_lock(&nest); // another task owns it
 }
 omp_unset_nest_lock(&nest);
+// Handoffs to waiters: thread 0 holds the lock until every other thread is about to ask for it, then works a
+// while before it lets go, so the others are asleep in the lock (at once with OMP_WAIT_POLICY=passive) when an
+// unlock must wake them. A lost wake-up hangs here.
+long handoffs = 0;
+#pragma omp parallel num_threads(3) reduction(+ : handoffs)
+for (int round = 0; round < 10; ++round) {
+    static int asking = 0;
+    if (omp_get_thread_num() == 0) omp_set_lock(&lock);
+#pragma omp barrier
+    if (omp_get_thread_num() != 0) {
+#pragma omp atomic
+        asking++;
+        omp_set_lock(&lock);
+        handoffs += 1;
+        omp_unset_lock(&lock);
+    } else {
+        for (int now = 0; now != omp_get_num_threads() - 1;) {
+#pragma omp atomic read
+            now = asking;
+        }
+        for (volatile long work = 0; work < 100000; ++work) {}
+        omp_unset_lock(&lock);
+    }
+#pragma omp barrier
+#pragma omp single
+    asking = 0;
+}
+printf("lock handoffs to waiting threads: %ld\n", handoffs);
 omp_destroy_lock(&lock);
 omp_destroy_nest_lock(&nest);
 printf("locks: guarded %ld, nested depths %ld, test from another task %d\n", guarded, nested_depth_sum, held_elsewhere);
