@@ -75,6 +75,7 @@
  *  pools' threads do not exist in the child; their memory is abandoned, never touched) and bumps `forks_`, so the
  *  child's next region spawns new pools. A region that the forking thread was running as master returns without
  *  joining the threads that stayed in the parent (the master runs its share outside the pools, so nothing waits).
+ *  Every lock of the runtime is made free in the child (`forget_roots_in_child` lists them).
  *
  *  Refused, loudly, at the call with the construct's name (`refused.cpp`): target offload and device memory,
  *  OpenACC, the offload plugin interface, task reductions (`reduction(task, ...)`, `in_reduction`,
@@ -181,6 +182,16 @@ void mutex_unlock(std::atomic<std::uint32_t> &word) noexcept {
     // that outlasted the spin count pays that, once per sleeper.
     if (word.exchange(0, std::memory_order_release) == 2) kernel_wake_all(word);
 }
+
+namespace {
+
+struct alignas(line_k) global_lock_t {
+    std::atomic<std::uint32_t> word{0};
+};
+global_lock_t critical_lock_; // the unnamed `critical`
+global_lock_t atomic_lock_;   // `atomic` updates that have no lock-free instruction
+
+} // namespace
 
 // ---- Tasks and the calling thread ----
 
@@ -1000,13 +1011,26 @@ void end_parallel() noexcept {
 
 namespace {
 
+/**
+ *  The `fork()` child's handler: the calling thread is the child's only one. Every lock of the runtime that another
+ *  thread of the parent may have held at the fork is made free, since its holder does not exist here: the roots'
+ *  and shapes' mutexes (creating a root; growing, pausing or re-tuning one, which joins threads while holding it),
+ *  the `atomic` fallback lock and the affinity format's (held only around their own short copies), and an
+ *  environment read another thread was in the middle of (read again). The data they guard is the roots', which the
+ *  child abandons, or is written again. The unnamed and named `critical` sections and the `omp_*_lock`s are the
+ *  program's: one held by another thread at the fork stays held in the child, as a POSIX mutex does.
+ */
 void forget_roots_in_child() noexcept {
-    // The only thread of the child. The roots' pools have no threads here: abandon them (never destroy: that would
-    // join threads that do not exist) and start afresh.
+    // The roots' pools have no threads here: abandon them (never destroy: that would join threads that do not
+    // exist) and start afresh.
     for (auto &slot : roots_) slot.store(nullptr, std::memory_order_relaxed);
     forks_.fetch_add(1, std::memory_order_relaxed);
     process_threads_.store(0, std::memory_order_relaxed);
     new (&roots_mutex_) std::mutex();
+    new (&shapes_mutex_) std::mutex();
+    atomic_lock_.word.store(0, std::memory_order_relaxed);
+    settings_instance_.affinity_format_lock.store(0, std::memory_order_relaxed);
+    if (environment_state_.load(std::memory_order_relaxed) == 1) environment_state_.store(0, std::memory_order_relaxed);
     thread_state_t &state = thread_state;
     state.home = nullptr;
     for (unsigned level = 0; level != state.nested_capacity; ++level) state.nested[level] = nullptr;
@@ -1058,16 +1082,6 @@ FORKUNION_GOMP_EXPORT bool GOMP_barrier_cancel(void) {
     GOMP_barrier();
     return false; // cancellation is never active: `GOMP_cancel` refuses it when cancel-var is true
 }
-
-namespace {
-
-struct alignas(forkunion::gomp::line_k) global_lock_t {
-    std::atomic<std::uint32_t> word{0};
-};
-global_lock_t critical_lock_; // the unnamed `critical`
-global_lock_t atomic_lock_;   // `atomic` updates that have no lock-free instruction
-
-} // namespace
 
 FORKUNION_GOMP_EXPORT void GOMP_critical_start(void) {
     mutex_lock(critical_lock_.word);

@@ -1,9 +1,14 @@
 /*  fork(): a child of a process that ran parallel regions gets a fresh runtime and runs full teams (libgomp's
  *  child hangs there: its team threads are gone but it waits for them); a child forked inside a region returns
- *  from that region and runs new ones. Each child has 30 s before an alarm fails it. Runs under the drop-in only. */
+ *  from that region and runs new ones; children forked at random points while other threads run regions, grow
+ *  teams, nest them and release every thread with `omp_pause_resource_all` (whatever lock of the runtime those
+ *  hold at the fork) run full teams too. Each child has 30 s before an alarm fails it. Runs under the drop-in
+ *  only. */
 #include "gomp_test.h"
 
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,6 +33,65 @@ static void expect_child(pid_t child, char const *what) {
         abort();
     }
     printf("%s: child ran full teams\n", what);
+}
+
+static atomic_int stop_busy;
+
+/**  Regions of growing sizes (each new size grows the thread's root by a segment), with nested teams. */
+static void *regions_loop(void *argument) {
+    (void)argument;
+    omp_set_max_active_levels(2);
+    for (unsigned round = 0; !atomic_load(&stop_busy); ++round) {
+        int sum = 0;
+#pragma omp parallel num_threads(2 + round % 5) reduction(+ : sum)
+        {
+#pragma omp parallel num_threads(2) reduction(+ : sum)
+            sum += 1;
+        }
+        CHECK(sum >= 2);
+    }
+    return NULL;
+}
+
+/**  Releases every idle thread again and again: the pause joins them while holding the runtime's locks. */
+static void *pause_loop(void *argument) {
+    (void)argument;
+    while (!atomic_load(&stop_busy)) {
+        CHECK(omp_pause_resource_all(omp_pause_soft) == 0);
+        int team = 0;
+#pragma omp parallel num_threads(3)
+#pragma omp single
+        team = omp_get_num_threads();
+        CHECK(team == 3);
+    }
+    return NULL;
+}
+
+/**  Forks `forks` children at pseudo-random moments while two threads run regions and pauses; each child must run
+ *   full teams. */
+static void fork_while_busy(int forks) {
+    pthread_t threads[2];
+    atomic_store(&stop_busy, 0);
+    CHECK(pthread_create(&threads[0], NULL, regions_loop, NULL) == 0);
+    CHECK(pthread_create(&threads[1], NULL, pause_loop, NULL) == 0);
+    unsigned state = 12345;
+    int hung = 0;
+    for (int fork_index = 0; fork_index < forks; ++fork_index) {
+        state = state * 1103515245u + 12345u;
+        for (volatile unsigned spin = 0; spin < (state >> 8) % 200000u; ++spin) {
+        }
+        fflush(stdout);
+        pid_t const child = fork();
+        CHECK(child >= 0);
+        if (child == 0) _exit(child_regions());
+        int status = 0;
+        CHECK(waitpid(child, &status, 0) == child);
+        hung += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+    }
+    atomic_store(&stop_busy, 1);
+    CHECK(pthread_join(threads[0], NULL) == 0 && pthread_join(threads[1], NULL) == 0);
+    printf("%d forks while other threads ran regions and pauses: %d children failed\n", forks, hung);
+    CHECK(hung == 0);
 }
 
 int main(void) {
@@ -62,5 +126,7 @@ int main(void) {
 #pragma omp parallel num_threads(2) reduction(+ : after)
     after += 1;
     CHECK(after == 2);
+
+    fork_while_busy(getenv("GOMP_TEST_FORKS") ? atoi(getenv("GOMP_TEST_FORKS")) : 60);
     return 0;
 }
