@@ -659,22 +659,21 @@ task_icv_t child_icv(task_t const &parent) noexcept {
     return icv;
 }
 
+/**  The thread limit of a region opened outside any active region: a `teams` region's, else thread-limit-var. */
+unsigned outer_thread_limit() noexcept {
+    int const teams_limit = teams_thread_limit();
+    return teams_limit > 0 ? static_cast<unsigned>(teams_limit) : loaded_settings().thread_limit;
+}
+
 /**  How many threads a region asked for with `nthreads` (0 = nthreads-var) gets, per the specification's rules. */
 [[gnu::always_inline]] inline unsigned team_size_for(task_t const &parent, unsigned nthreads) noexcept {
     settings_t const &s = loaded_settings();
     if (parent.active_level >= s.max_active_levels.load(std::memory_order_relaxed)) return 1;
     unsigned size = nthreads ? nthreads : parent.icv.nthreads;
-    if (size > s.thread_limit) size = s.thread_limit;
-    if (int const limit = teams_thread_limit(); limit > 0 && size > static_cast<unsigned>(limit))
-        size = static_cast<unsigned>(limit);
+    // A nested region's limit is its contention group's (`take_threads`), which is this one where it started.
+    if (unsigned const limit = outer_thread_limit(); size > limit) size = limit;
     if (parent.icv.dynamic && size > s.allowed_cores) size = s.allowed_cores;
     return size ? size : 1;
-}
-
-/**  The thread limit of a region opened outside any active region: a `teams` region's, else thread-limit-var. */
-unsigned outer_thread_limit() noexcept {
-    int const teams_limit = teams_thread_limit();
-    return teams_limit > 0 ? static_cast<unsigned>(teams_limit) : loaded_settings().thread_limit;
 }
 
 /**

@@ -225,6 +225,16 @@ FORKUNION_GOMP_EXPORT void GOMP_taskgroup_end(void) {}
 
 namespace forkunion::gomp {
 constinit thread_local teams_state_t teams_state __attribute__((tls_model("initial-exec")));
+
+namespace {
+/**  A `teams` region's thread-limit-var: its `thread_limit` clause, else teams-thread-limit-var
+ *   (`OMP_TEAMS_THREAD_LIMIT`, `omp_set_teams_thread_limit`), else none (0). */
+unsigned teams_limit(unsigned clause) noexcept {
+    if (clause) return clause;
+    int const variable = settings().teams_thread_limit.load(std::memory_order_relaxed);
+    return variable > 0 ? static_cast<unsigned>(variable) : 0;
+}
+} // namespace
 } // namespace forkunion::gomp
 
 FORKUNION_GOMP_EXPORT void GOMP_teams_reg(void (*fn)(void *), void *data, unsigned num_teams, unsigned thread_limit,
@@ -233,6 +243,7 @@ FORKUNION_GOMP_EXPORT void GOMP_teams_reg(void (*fn)(void *), void *data, unsign
     settings_t const &s = settings();
     int const nteams = s.num_teams.load(std::memory_order_relaxed);
     if (num_teams == 0) num_teams = nteams > 0 ? static_cast<unsigned>(nteams) : 1;
+    thread_limit = teams_limit(thread_limit);
     teams_state_t const saved = teams_state;
     task_t &parent = current_task();
     task_icv_t const icv = parent.icv;
@@ -253,7 +264,7 @@ FORKUNION_GOMP_EXPORT bool GOMP_teams4(unsigned num_teams_low, unsigned num_team
         unsigned count = num_teams_high ? num_teams_high : num_teams_low;
         int const nteams = settings().num_teams.load(std::memory_order_relaxed);
         if (count == 0) count = nteams > 0 ? static_cast<unsigned>(nteams) : 1;
-        teams_state = {0, static_cast<int>(count), static_cast<int>(thread_limit)};
+        teams_state = {0, static_cast<int>(count), static_cast<int>(teams_limit(thread_limit))};
         return true;
     }
     if (teams_state.number + 1 >= teams_state.count) {

@@ -41,6 +41,11 @@ static void print_schedule(char const *label) {
     printf("%s: kind %#x chunk %d\n", label, (unsigned)kind, chunk);
 }
 
+/**  `omp_get_thread_limit` from a function, since GCC refuses the call written directly in a `teams` body. */
+__attribute__((noinline)) static int thread_limit_here(void) {
+    return omp_get_thread_limit();
+}
+
 int main(void) {
     report_server();
     // Values the specification leaves to the implementation: what libgomp does, the drop-in does.
@@ -96,6 +101,23 @@ int main(void) {
     }
     printf("teams: %d teams, each once: %d %d %d %d\n", teams_count, team_seen[0], team_seen[1], team_seen[2],
            team_seen[3]);
+
+    // thread-limit-var in a `teams` region: its `thread_limit` clause, else teams-thread-limit-var once set; the same
+    // in a region inside it, whose team it also bounds.
+    int limit_in_teams = 0, limit_in_region = 0, region_size = 0, limit_after_set = 0;
+#pragma omp teams num_teams(1) thread_limit(13)
+    {
+        limit_in_teams = thread_limit_here();
+#pragma omp parallel num_threads(20)
+#pragma omp master
+        limit_in_region = omp_get_thread_limit(), region_size = omp_get_num_threads();
+    }
+    omp_set_teams_thread_limit(15);
+#pragma omp teams num_teams(1)
+    limit_after_set = thread_limit_here();
+    printf("thread limit in teams thread_limit(13): %d, in a region there: %d (team of %d asked 20); after "
+           "omp_set_teams_thread_limit(15): %d, outside: %d\n",
+           limit_in_teams, limit_in_region, region_size, limit_after_set, omp_get_thread_limit());
 
     // The affinity format: fields with widths, short and long names; `%i` and `%A` vary by run, so not printed.
     char buffer[256];
