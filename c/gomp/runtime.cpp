@@ -5,17 +5,19 @@
  *
  *  @section design Design
  *
- *  Teams on pools. A region of k > 1 threads runs on a *root*: persistent caller-exclusive flat pools whose workers
- *  are the team's threads 1 .. T-1, spawned on first use and sized by nthreads-var (`OMP_NUM_THREADS`, else the
- *  allowed cores); the thread that starts the region is thread 0, the master, and runs its share itself between
- *  the publication and the join. A region that asks for more threads than the root has grows it by one more pool
- *  (a segment) holding the missing threads, numbered after the existing ones. No thread is ever replaced, so a
- *  thread number keeps its OS thread, and with it its `threadprivate` values (GCC keeps them in TLS), however the
- *  team grows or shrinks. A region of k < T threads is published to the segments it needs; their threads k .. T-1
+ *  Teams on pools. A region of k > 1 threads runs on a *root*: persistent caller-exclusive flat pools whose workers are
+ *  the team's threads 1 .. T-1, spawned on first use and sized by nthreads-var (`OMP_NUM_THREADS`, else the allowed
+ *  cores); the thread that starts the region is thread 0, the master, and runs its share itself between the publication
+ *  and the join. A region that asks for more threads than the root has grows it by one more pool (a segment) holding
+ *  the missing threads, numbered after the existing ones. No thread is replaced, so a thread number keeps its OS
+ *  thread, and with it its `threadprivate` values (GCC keeps them in TLS), however the team grows or shrinks, until a
+ *  root that already has `max_segments_k` segments grows again: then the segments after the first are stopped and their
+ *  threads spawned again as one (`merge_segments`), so a team of any size up to the thread limit costs at most
+ *  `max_segments_k` dispatches. A region of k < T threads is published to the segments it needs; their threads k .. T-1
  *  return at once, and the team's barriers count k. A region therefore costs one dispatch per segment it uses (one,
  *  unless the team ever grew), and its end is the pools' join. A team with more threads than cores ends at a gate
- *  instead (the master waits spin-then-futex for the members' `fn` to return), so the join's spinning master
- *  cannot keep a member that still has work off its core.
+ *  instead (the master waits spin-then-futex for the members' `fn` to return), so the join's spinning master cannot
+ *  keep a member that still has work off its core.
  *
  *  Concurrent regions. Each root has a busy flag. A thread's first region claims a free root, else a new one (at
  *  most `max_roots_k`), and never waits for a busy root; with none left it runs as a team of one (stderr says so).
@@ -447,11 +449,34 @@ bool ensure_capacity(root_t &root, unsigned capacity) noexcept {
     }
 }
 
+/**
+ *  Makes room for one more segment in a root that has `max_segments_k`: stops the threads of every segment but the
+ *  first, which leaves the root with the first segment's threads (the team it was first spawned with), for the
+ *  growth that follows to add back as one segment. Those thread numbers get new OS threads: OpenMP keeps
+ *  `threadprivate` values only between teams of one size, and a region's cost stays one dispatch per segment.
+ */
+[[gnu::noinline, gnu::cold]] void merge_segments(root_t &root) noexcept {
+    unsigned const kept = root.shape.first[1] + 1; // the master and the first segment's workers
+    {
+        std::lock_guard<std::mutex> const lock(shapes_mutex_);
+        for (unsigned segment = 1; segment != root.shape.segments_count; ++segment) {
+            root.shape.segments[segment]->terminate();
+            delete root.shape.segments[segment];
+            root.shape.segments[segment] = nullptr;
+        }
+        root.shape.segments_count = 1;
+    }
+    process_threads_.fetch_sub(root.shape.threads - kept, std::memory_order_relaxed);
+    root.shape.threads = kept;
+}
+
 /**  Makes `root` have at least `wanted` team threads; returns how many it has (fewer when the OS refuses). */
 [[gnu::noinline]] unsigned grow(root_t &root, unsigned wanted) noexcept {
     if (root.shape.threads >= wanted) return root.shape.threads;
+    if (!ensure_capacity(root, wanted)) return root.shape.threads ? root.shape.threads : 1;
+    if (root.shape.segments_count == max_segments_k) [[unlikely]]
+        merge_segments(root);
     unsigned const have = root.shape.threads ? root.shape.threads : 1; // the master is always there
-    if (root.shape.segments_count == max_segments_k || !ensure_capacity(root, wanted)) return have;
     auto *segment = new (std::nothrow) pool_t();
     if (!segment) return have;
     // Oversubscribed once this segment runs: the process's team threads (the master too, at the first spawn).

@@ -84,6 +84,13 @@ int main(void) {
     for (int requested = 9; requested >= 1; requested -= 4)
         printf("num_threads(%d): %d\n", requested, team_of(requested));
 
+    // A team grown one thread at a time, more times than a root has segments, then asked for 40: every size is
+    // the one asked for, and `threadprivate`-free code sees nothing of how the threads were added.
+    int grown_ok = 1;
+    for (int requested = 10; requested <= 30; ++requested) grown_ok &= team_of(requested) == requested;
+    printf("grown one thread at a time to 30: %s; then num_threads(40): %d, num_threads(3): %d\n",
+           grown_ok ? "every size" : "not every size", team_of(40), team_of(3));
+
     // `if(false)` serializes: one thread, one more level, no more active levels.
     for (int on = 0; on <= 1; ++on) {
         int size = -1, level = -1, active = -1;
