@@ -21,10 +21,6 @@ namespace {
 [[noreturn]] void refuse_target(char const *name) noexcept {
     forkunion::gomp::refuse(name, "target offload and device memory: the host is the only device");
 }
-[[noreturn]] void refuse_reduction(char const *name) noexcept {
-    forkunion::gomp::refuse(name,
-                            "task reductions: the reduction(task, ...) modifier, task_reduction and in_reduction");
-}
 [[noreturn]] void refuse_detach(char const *name) noexcept {
     forkunion::gomp::refuse(name, "detachable tasks: the detach clause and its events");
 }
@@ -42,7 +38,6 @@ namespace {
 #define FORKUNION_GOMP_OPENACC(name) FORKUNION_GOMP_REFUSED(name, refuse_openacc)
 #define FORKUNION_GOMP_PLUGIN(name) FORKUNION_GOMP_REFUSED(name, refuse_plugin)
 #define FORKUNION_GOMP_TARGET(name) FORKUNION_GOMP_REFUSED(name, refuse_target)
-#define FORKUNION_GOMP_REDUCTION(name) FORKUNION_GOMP_REFUSED(name, refuse_reduction)
 #define FORKUNION_GOMP_DETACH(name) FORKUNION_GOMP_REFUSED(name, refuse_detach)
 
 // OpenACC: the `acc_*` API and the `GOACC_*` entry points of `#pragma acc`.
@@ -224,13 +219,6 @@ FORKUNION_GOMP_TARGET(omp_target_free)
 FORKUNION_GOMP_TARGET(omp_target_is_present)
 FORKUNION_GOMP_TARGET(omp_target_memcpy)
 FORKUNION_GOMP_TARGET(omp_target_memcpy_rect)
-
-// Task reductions.
-FORKUNION_GOMP_REDUCTION(GOMP_parallel_reductions)
-FORKUNION_GOMP_REDUCTION(GOMP_task_reduction_remap)
-FORKUNION_GOMP_REDUCTION(GOMP_taskgroup_reduction_register)
-FORKUNION_GOMP_REDUCTION(GOMP_taskgroup_reduction_unregister)
-FORKUNION_GOMP_REDUCTION(GOMP_workshare_task_reduction_unregister)
 
 // Events of detachable tasks.
 FORKUNION_GOMP_DETACH(omp_fulfill_event)

@@ -80,8 +80,8 @@
  *  Every lock of the runtime is made free in the child (`forget_roots_in_child` lists them).
  *
  *  Refused, loudly, at the call with the construct's name (`refused.cpp`): target offload and device memory,
- *  OpenACC, the offload plugin interface, task reductions (`reduction(task, ...)`, `in_reduction`,
- *  `task_reduction`, `taskloop reduction`), `detach`, cancellation while `OMP_CANCELLATION=true` (with it false, the
+ *  OpenACC, the offload plugin interface, `detach`, a doacross loop with a task reduction, cancellation while
+ *  `OMP_CANCELLATION=true` (with it false, the
  *  default, `cancel` is the no-op the specification prescribes), and the lock entry points of the pre-GCC-4.4 ABI.
  *
  *  Threads: every entry point may be called from any thread, inside or outside a region, as OpenMP allows.
@@ -843,6 +843,10 @@ void end_maintenance(root_t &root) noexcept {
 
 int current_place() noexcept {
     return thread_state.place;
+}
+
+unsigned resolve_team_size(unsigned nthreads) noexcept {
+    return team_size_for(current_task(), nthreads);
 }
 
 group_t *group_of(task_t const &task) noexcept {

@@ -335,6 +335,7 @@ struct shared_taskloop_t {
     std::uint64_t tasks = 0; ///< How many tasks the iterations are split into.
     std::uint64_t grain = 0; ///< Strict grain size, or 0: near-equal tasks.
     task_t const *encountering = nullptr;
+    std::uintptr_t *reductions = nullptr; ///< The task reductions visible where it was encountered (`in_reduction`).
     alignas(line_k) std::atomic<std::uint64_t> next_task{0};
     alignas(line_k) std::atomic<std::uint64_t> done_tasks{0};
 };
@@ -460,12 +461,22 @@ bool help_taskloop(team_t &team) noexcept;
 // ---- Worksharing (worksharing.cpp) ----
 
 /**  Sets up `task`'s state for construct `task.ws_next` as a loop of `shape` (entering the slot if it needs one). */
-void loop_enter(task_t &task, loop_shape_t const &shape, void **memory, std::uint64_t memory_bytes) noexcept;
+void loop_enter(task_t &task, loop_shape_t const &shape, void **memory, std::uint64_t memory_bytes,
+                std::uintptr_t *reductions = nullptr) noexcept;
 /**  Hands out the next chunk as logical iterations; false when the loop has none left for this thread. */
 bool loop_next_logical(task_t &task, std::uint64_t &first, std::uint64_t &last) noexcept;
 /**  Leaves the loop (handing on the ordered turn) and, with `barrier`, waits for the team. */
 void loop_leave(task_t &task, bool barrier) noexcept;
-void sections_enter(task_t &task, std::uint64_t count, void **memory, std::uint64_t memory_bytes) noexcept;
+void sections_enter(task_t &task, std::uint64_t count, void **memory, std::uint64_t memory_bytes,
+                    std::uintptr_t *reductions = nullptr) noexcept;
+
+// ---- Task reductions (tasks.cpp) ----
+
+/**  A worksharing construct's `reduction(task, ...)` on the first member to reach it (or a team of one): opens the
+ *   construct's taskgroup and gives `data` zeroed private copies for `threads` threads. */
+void enter_task_reductions(std::uintptr_t *data, unsigned threads) noexcept;
+/**  The same on every other member: opens its taskgroup and points its own `data` at the copies `first` got. */
+void follow_task_reductions(std::uintptr_t *data, std::uintptr_t const *first) noexcept;
 /**  Sets up a fresh cursor table of `capacity` threads: every cursor closed, every departure word 0. */
 void reset_cursor_table(cursor_line_t *cursors, std::size_t capacity) noexcept;
 
@@ -485,6 +496,9 @@ group_t *group_of(task_t const &task) noexcept;
  *   region's `thread_limit`, else `OMP_THREAD_LIMIT`. */
 unsigned thread_limit_of(task_t const &task) noexcept;
 
+/**  The team size a region asking for `nthreads` (0 = nthreads-var) at the calling thread's level would get at
+ *   most (its thread limit and resources may give it fewer). */
+unsigned resolve_team_size(unsigned nthreads) noexcept;
 /**  A `parallel` region: resolves the team size and runs `fn(data)` on every member. `loop` or `sections`, when not
  *   null, is a combined construct's first worksharing construct, entered by every member before `fn` runs. */
 void run_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags, loop_shape_t const *loop,

@@ -35,6 +35,102 @@ constexpr unsigned task_strict_k = 16384;
 /**  Data blocks up to this size live on the stack of the thread that runs the task; larger ones on the heap. */
 constexpr long stack_block_k = 16 * 1024;
 
+// ---- Task reductions ----
+//
+// GCC describes the list items of a `task_reduction`, a `taskloop reduction` or a `reduction(task, ...)` in an array
+// `d` it owns: d[0] items, d[1] bytes of one thread's block, d[2] the block alignment (the runtime stores the blocks'
+// base there), d[3] an allocator, d[4] the next array of the same clause set (the runtime stores the enclosing
+// registration in the last one's), d[5] and d[6] the runtime's (here: d[5] nonzero marks the last array of a
+// registration, d[6] is the end of its blocks), then per item its original's address and its offset in a block.
+// The runtime gives each team thread a zeroed block (GCC's code initializes an item at its first use, keeping a flag
+// in the block, and combines the blocks after the construct). Tasks run on the thread that encounters them, so the
+// registrations visible to a task are the calling thread's: a stack that `taskgroup` pushes and pops.
+
+/**  Deepest `taskgroup` nesting whose task reductions the calling thread tracks. */
+constexpr unsigned max_taskgroup_depth_k = 64;
+constinit thread_local std::uintptr_t *current_reductions = nullptr; ///< Innermost registration, or null.
+constinit thread_local unsigned taskgroup_depth = 0;
+constinit thread_local std::uintptr_t *saved_reductions[max_taskgroup_depth_k] = {};
+
+void push_taskgroup() noexcept {
+    if (taskgroup_depth < max_taskgroup_depth_k) saved_reductions[taskgroup_depth] = current_reductions;
+    ++taskgroup_depth;
+}
+void pop_taskgroup() noexcept {
+    if (taskgroup_depth == 0) return; // an unmatched end: nothing to restore
+    --taskgroup_depth;
+    if (taskgroup_depth < max_taskgroup_depth_k) current_reductions = saved_reductions[taskgroup_depth];
+}
+
+/**  Gives every array of the registration `data` zeroed blocks for `threads` team threads, links it to the calling
+ *   thread's innermost registration, and makes it the innermost. */
+void register_reductions(std::uintptr_t *data, unsigned threads) noexcept {
+    if (taskgroup_depth > max_taskgroup_depth_k)
+        refuse("a task reduction", "taskgroups nested more than 64 deep around it");
+    std::uintptr_t *const enclosing = current_reductions;
+    for (std::uintptr_t *d = data;; d = reinterpret_cast<std::uintptr_t *>(d[4])) {
+        std::size_t const align = d[2] > sizeof(void *) ? d[2] : sizeof(void *);
+        std::size_t const bytes = (d[1] * threads + align - 1) / align * align;
+        void *blocks = std::aligned_alloc(align, bytes ? bytes : align);
+        if (!blocks) refuse("a task reduction", "out of memory for the threads' private copies");
+        std::memset(blocks, 0, bytes);
+        d[2] = reinterpret_cast<std::uintptr_t>(blocks);
+        d[6] = d[2] + d[1] * threads;
+        d[5] = 0;
+        if (d[4] == 0) {
+            d[4] = reinterpret_cast<std::uintptr_t>(enclosing);
+            d[5] = 1;
+            break;
+        }
+    }
+    current_reductions = data;
+}
+
+} // namespace
+
+void enter_task_reductions(std::uintptr_t *data, unsigned threads) noexcept {
+    push_taskgroup();
+    register_reductions(data, threads);
+}
+
+void follow_task_reductions(std::uintptr_t *data, std::uintptr_t const *first) noexcept {
+    push_taskgroup();
+    std::uintptr_t *const enclosing = current_reductions;
+    for (std::uintptr_t *d = data;;
+         d = reinterpret_cast<std::uintptr_t *>(d[4]), first = reinterpret_cast<std::uintptr_t const *>(first[4])) {
+        d[2] = first[2], d[6] = first[6], d[5] = 0;
+        if (d[4] == 0) {
+            d[4] = reinterpret_cast<std::uintptr_t>(enclosing);
+            d[5] = 1;
+            break;
+        }
+    }
+    current_reductions = data;
+}
+
+namespace {
+
+/**  The private copy of the calling thread for `item` (an original's address, or any thread's copy of it), from
+ *   the registrations visible here; `original` receives the original's address. Null if none has it. */
+void *private_copy(void *item, void **original) noexcept {
+    auto const address = reinterpret_cast<std::uintptr_t>(item);
+    std::uintptr_t const thread = current_task().thread_num;
+    for (std::uintptr_t *d = current_reductions; d; d = reinterpret_cast<std::uintptr_t *>(d[4]))
+        for (std::uintptr_t entry = 0; entry != d[0]; ++entry)
+            if (d[7 + 3 * entry] == address) {
+                *original = item;
+                return reinterpret_cast<void *>(d[2] + thread * d[1] + d[7 + 3 * entry + 1]);
+            }
+    for (std::uintptr_t *d = current_reductions; d; d = reinterpret_cast<std::uintptr_t *>(d[4])) {
+        if (address < d[2] || address >= d[6]) continue;
+        std::uintptr_t const offset = (address - d[2]) % d[1];
+        for (std::uintptr_t entry = 0; entry != d[0]; ++entry)
+            if (d[7 + 3 * entry + 1] == offset) *original = reinterpret_cast<void *>(d[7 + 3 * entry]);
+        return reinterpret_cast<void *>(d[2] + thread * d[1] + offset);
+    }
+    return nullptr;
+}
+
 /**  Runs `fn` on a private copy of `data` (built by `cpyfn` when given), as a child task of `parent`. */
 template <typename prepare_type_>
 void run_task(task_t &parent, bool final, void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
@@ -98,11 +194,15 @@ void run_taskloop_task(shared_taskloop_t const &loop, std::uint64_t index) noexc
     std::uint64_t const start = loop.start + first * loop.step;
     std::uint64_t const end = last == loop.n ? loop.end : loop.start + last * loop.step;
     task_t &here = current_task();
+    // A helper's task sees the encountering thread's task reductions, with its own thread's copies.
+    std::uintptr_t *const saved = current_reductions;
+    current_reductions = loop.reductions;
     run_task(here, false, loop.fn, loop.data, loop.cpyfn, loop.arg_size, loop.arg_align, [&](void *block) noexcept {
         // GCC's task function reads its iterations from the first two words of its block.
         std::memcpy(block, &start, sizeof(start));
         std::memcpy(static_cast<char *>(block) + sizeof(start), &end, sizeof(end));
     });
+    current_reductions = saved;
 }
 
 /**  Takes and runs tasks of `loop` until none is left; returns how many this thread ran. */
@@ -119,13 +219,22 @@ std::uint64_t drain_taskloop(shared_taskloop_t &loop) noexcept {
 void run_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align,
                   unsigned flags, unsigned long num_tasks, std::uint64_t start, std::uint64_t end, std::uint64_t step,
                   std::uint64_t n) noexcept {
-    if (flags & task_reduction_k) refuse("GOMP_taskloop (taskloop with a reduction clause)", "task reductions");
+    if (flags & task_reduction_k) [[unlikely]] {
+        // The taskloop is its own taskgroup, whose task reduction GCC describes in the third word of `data` (after
+        // the first and end iterations); GCC's code combines the threads' copies and unregisters after the call.
+        push_taskgroup();
+        register_reductions(static_cast<std::uintptr_t **>(data)[2], current_task().team_size);
+        run_taskloop(fn, data, cpyfn, arg_size, arg_align, flags & ~task_reduction_k, num_tasks, start, end, step, n);
+        pop_taskgroup();
+        return;
+    }
     if (n == 0) return;
     task_t &encountering = current_task();
     shared_taskloop_t loop;
     loop.fn = fn, loop.data = data, loop.cpyfn = cpyfn, loop.arg_size = arg_size, loop.arg_align = arg_align;
     loop.start = start, loop.step = step, loop.end = end, loop.n = n;
     loop.encountering = &encountering;
+    loop.reductions = current_reductions;
     if (flags & task_grainsize_k) {
         std::uint64_t const grain = num_tasks ? num_tasks : 1;
         // Strict: every task but the last has exactly `grain` iterations. Otherwise near-equal tasks of at least
@@ -153,11 +262,14 @@ void run_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
     }
     drain_taskloop(loop);
     if (!shared) return;
-    team->taskloop.current.store(nullptr, std::memory_order_relaxed);
+    // Seq_cst with the helpers' seq_cst announcement and re-check (`help_taskloop`): either this thread sees the
+    // helper counted, or the helper sees `current` cleared. With a plain store here, x86 may let the load below pass
+    // it in the store buffer, and a helper that saw the old pointer would run on `loop` after it is gone.
+    team->taskloop.current.store(nullptr, std::memory_order_seq_cst);
     // Acquire pairs with the helpers' releases: every task's writes, and their last touch of `loop`, happened.
     team_wait(*team, [&]() noexcept {
         return loop.done_tasks.load(std::memory_order_acquire) == loop.tasks &&
-               team->taskloop.helpers.load(std::memory_order_acquire) == 0;
+               team->taskloop.helpers.load(std::memory_order_seq_cst) == 0;
     });
 }
 
@@ -166,9 +278,9 @@ void run_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
 bool help_taskloop(team_t &team) noexcept {
     // Relaxed first: the common case is "nothing published", one shared line read per spin.
     if (!team.taskloop.current.load(std::memory_order_relaxed)) return false;
-    team.taskloop.helpers.fetch_add(1, std::memory_order_acq_rel);
+    team.taskloop.helpers.fetch_add(1, std::memory_order_seq_cst);
     // Re-check after announcing ourselves: the encountering thread clears `current` before it waits for helpers.
-    shared_taskloop_t *loop = team.taskloop.current.load(std::memory_order_acquire);
+    shared_taskloop_t *loop = team.taskloop.current.load(std::memory_order_seq_cst);
     bool const ran = loop && drain_taskloop(*loop) != 0;
     // Release pairs with the encountering thread's acquire: it may free `loop` once we are gone.
     team.taskloop.helpers.fetch_sub(1, std::memory_order_release);
@@ -218,8 +330,76 @@ FORKUNION_GOMP_EXPORT void GOMP_taskwait_depend(void **depend) {
     (void)depend;
 }
 FORKUNION_GOMP_EXPORT void GOMP_taskyield(void) {}
-FORKUNION_GOMP_EXPORT void GOMP_taskgroup_start(void) {}
-FORKUNION_GOMP_EXPORT void GOMP_taskgroup_end(void) {}
+FORKUNION_GOMP_EXPORT void GOMP_taskgroup_start(void) {
+    push_taskgroup();
+}
+FORKUNION_GOMP_EXPORT void GOMP_taskgroup_end(void) {
+    pop_taskgroup();
+}
+
+FORKUNION_GOMP_EXPORT void GOMP_taskgroup_reduction_register(std::uintptr_t *data) {
+    register_reductions(data, current_task().team_size);
+}
+
+FORKUNION_GOMP_EXPORT void GOMP_taskgroup_reduction_unregister(std::uintptr_t *data) {
+    // Frees the blocks of the registration's arrays; the enclosing registration (after the marked last) stays.
+    for (std::uintptr_t *d = data; d;) {
+        std::free(reinterpret_cast<void *>(d[2]));
+        bool const last = d[5] != 0;
+        d = reinterpret_cast<std::uintptr_t *>(d[4]);
+        if (last) break;
+    }
+}
+
+FORKUNION_GOMP_EXPORT void GOMP_workshare_task_reduction_unregister(bool cancelled) {
+    // Ends the construct's taskgroup; thread 0 (whose code combined the copies) frees them, then the team meets.
+    std::uintptr_t *const data = current_reductions;
+    pop_taskgroup();
+    task_t &task = current_task();
+    if (task.thread_num == 0 && data) GOMP_taskgroup_reduction_unregister(data);
+    if (!cancelled && task.implicit->team) team_barrier(*task.implicit->team);
+}
+
+FORKUNION_GOMP_EXPORT void GOMP_task_reduction_remap(std::size_t count, std::size_t originals, void **items) {
+    // items[i] becomes the calling thread's copy; for i < originals, items[count + i] the original's address.
+    for (std::size_t i = 0; i != count; ++i) {
+        void *original = nullptr;
+        void *copy = private_copy(items[i], &original);
+        if (!copy) refuse("GOMP_task_reduction_remap (in_reduction)", "an item no enclosing task_reduction has");
+        items[i] = copy;
+        if (i < originals) items[count + i] = original;
+    }
+}
+
+namespace {
+/**  A `parallel` with `reduction(task, ...)`: every member sees the registration, as a taskgroup around its task. */
+struct parallel_reductions_t {
+    void (*fn)(void *);
+    void *data;
+    std::uintptr_t *reductions;
+};
+void run_with_reductions(void *argument) noexcept {
+    auto const *region = static_cast<parallel_reductions_t const *>(argument);
+    std::uintptr_t *const saved = current_reductions;
+    current_reductions = region->reductions;
+    region->fn(region->data);
+    current_reductions = saved;
+}
+} // namespace
+
+FORKUNION_GOMP_EXPORT unsigned GOMP_parallel_reductions(void (*fn)(void *), void *data, unsigned nthreads,
+                                                        unsigned flags) {
+    // GCC's data block starts with the registration; its code combines `returned` threads' copies and unregisters.
+    unsigned const threads = resolve_team_size(nthreads);
+    auto *const reductions = *static_cast<std::uintptr_t **>(data);
+    std::uintptr_t *const saved = current_reductions;
+    current_reductions = nullptr; // the region's registration encloses nothing of the caller's
+    register_reductions(reductions, threads);
+    current_reductions = saved;
+    parallel_reductions_t region{fn, data, reductions};
+    run_parallel(run_with_reductions, &region, threads, flags, nullptr, nullptr);
+    return threads;
+}
 
 // ---- Host `teams`: the teams run one after another on the encountering thread ----
 

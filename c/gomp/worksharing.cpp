@@ -307,7 +307,8 @@ loop_kind_t runtime_kind(task_t const &task, bool monotonic, bool ordered, long 
     }
 }
 
-void loop_enter(task_t &task, loop_shape_t const &requested, void **memory, std::uint64_t memory_bytes) noexcept {
+void loop_enter(task_t &task, loop_shape_t const &requested, void **memory, std::uint64_t memory_bytes,
+                std::uintptr_t *reductions) noexcept {
     ws_state_t &ws = task.ws;
     // Only what some schedule reads before setting it (see `ws_state_t`).
     ws.slot = nullptr;
@@ -328,6 +329,7 @@ void loop_enter(task_t &task, loop_shape_t const &requested, void **memory, std:
             if (!ws.solo_memory) refuse("a worksharing construct's shared memory", "out of memory");
             *memory = ws.solo_memory;
         }
+        if (reductions) enter_task_reductions(reductions, 1);
         return;
     }
     loop_shape_t &shape = ws.loop;
@@ -339,14 +341,23 @@ void loop_enter(task_t &task, loop_shape_t const &requested, void **memory, std:
         shape.kind = loop_kind_t::shared_k;
     if (shape.kind == loop_kind_t::static_k) ws.next = task.thread_num;
     if ((shape.kind != loop_kind_t::static_k && shape.kind != loop_kind_t::stealing_k) || shape.ordered || memory ||
-        shape.progress_words) {
+        shape.progress_words || reductions) {
         slot_enter(*team, ws.id, [&](ws_slot_t &slot) noexcept {
             slot.cursor.value.store(0, std::memory_order_relaxed);
             slot.shared.ordered_turn.store(0, std::memory_order_relaxed);
             if (memory) slot_memory(slot, memory_bytes);
             if (shape.progress_words) slot_memory(slot, shape.progress_words * sizeof(std::uint64_t));
+            if (!reductions) return;
+            // The first member makes the copies; the slot's publication hands them to the others.
+            enter_task_reductions(reductions, size);
+            slot.shared.copy.store(reductions, std::memory_order_relaxed);
         });
         ws.slot = &slot_of(*team, ws.id);
+        if (reductions) {
+            auto const *first =
+                static_cast<std::uintptr_t const *>(ws.slot->shared.copy.load(std::memory_order_relaxed));
+            if (first != reductions) follow_task_reductions(reductions, first);
+        }
         if (memory) *memory = ws.slot->shared.memory;
         if (shape.progress_words)
             ws.doacross_progress = static_cast<std::atomic<std::uint64_t> *>(ws.slot->shared.memory);
@@ -415,11 +426,12 @@ void loop_leave(task_t &task, bool barrier) noexcept {
     if (barrier) team_barrier(*team);
 }
 
-void sections_enter(task_t &task, std::uint64_t count, void **memory, std::uint64_t memory_bytes) noexcept {
+void sections_enter(task_t &task, std::uint64_t count, void **memory, std::uint64_t memory_bytes,
+                    std::uintptr_t *reductions) noexcept {
     loop_shape_t shape;
     shape.n = count, shape.chunk = 1, shape.incr = 1, shape.end = count;
     shape.kind = loop_kind_t::shared_k;
-    loop_enter(task, shape, memory, memory_bytes);
+    loop_enter(task, shape, memory, memory_bytes, reductions);
 }
 
 /**  A fresh table: every cursor closed (no construct may mistake one for its own), every departure word 0 (the
@@ -580,11 +592,11 @@ namespace {
 /**  The OpenMP 5.0 loop entry points: `sched` encoded as in `decode_sched`, and `mem` for team-shared scratch. */
 bool signed_start_50(char const *entry, bool ordered, long start, long end, long incr, long sched, long chunk,
                      long *istart, long *iend, std::uintptr_t *reductions, void **mem) noexcept {
-    if (reductions) refuse_reductions(entry);
+    (void)entry;
     loop_kind_t const kind = decode_sched(sched, chunk, ordered);
     task_t &task = implicit_task();
     loop_enter(task, signed_shape(start, end, incr, chunk, kind, ordered), mem,
-               mem ? *reinterpret_cast<std::uintptr_t *>(mem) : 0);
+               mem ? *reinterpret_cast<std::uintptr_t *>(mem) : 0, reductions);
     // Without `istart` GCC schedules the loop itself and only wants the construct (and its memory) set up.
     return istart ? signed_next(task, istart, iend) : true;
 }
@@ -592,12 +604,12 @@ bool signed_start_50(char const *entry, bool ordered, long start, long end, long
 bool unsigned_start_50(char const *entry, bool ordered, bool up, unsigned long long start, unsigned long long end,
                        unsigned long long incr, long sched, unsigned long long chunk, unsigned long long *istart,
                        unsigned long long *iend, std::uintptr_t *reductions, void **mem) noexcept {
-    if (reductions) refuse_reductions(entry);
+    (void)entry;
     long signed_chunk = static_cast<long>(chunk);
     loop_kind_t const kind = decode_sched(sched, signed_chunk, ordered);
     task_t &task = implicit_task();
     loop_enter(task, unsigned_shape(up, start, end, incr, static_cast<unsigned long long>(signed_chunk), kind, ordered),
-               mem, mem ? *reinterpret_cast<std::uintptr_t *>(mem) : 0);
+               mem, mem ? *reinterpret_cast<std::uintptr_t *>(mem) : 0, reductions);
     return istart ? unsigned_next(task, istart, iend) : true;
 }
 
@@ -858,9 +870,8 @@ FORKUNION_GOMP_EXPORT unsigned GOMP_sections_start(unsigned count) {
     return sections_next(task);
 }
 FORKUNION_GOMP_EXPORT unsigned GOMP_sections2_start(unsigned count, std::uintptr_t *reductions, void **mem) {
-    if (reductions) refuse_reductions("GOMP_sections2_start (sections with a task reduction)");
     task_t &task = implicit_task();
-    sections_enter(task, count, mem, mem ? *reinterpret_cast<std::uintptr_t *>(mem) : 0);
+    sections_enter(task, count, mem, mem ? *reinterpret_cast<std::uintptr_t *>(mem) : 0, reductions);
     return sections_next(task);
 }
 FORKUNION_GOMP_EXPORT unsigned GOMP_sections_next(void) {
@@ -936,5 +947,9 @@ FORKUNION_GOMP_EXPORT void GOMP_single_copy_end(void *data) {
 
 FORKUNION_GOMP_EXPORT void GOMP_scope_start(std::uintptr_t *reductions) {
     // A `scope` region only calls the runtime for task reductions; without them there is nothing to set up.
-    if (reductions) refuse_reductions("GOMP_scope_start (scope with a task reduction)");
+    // With them, it is a `nowait` worksharing construct of no iterations whose first member makes the copies.
+    if (!reductions) return;
+    task_t &task = implicit_task();
+    loop_enter(task, loop_shape_t{}, nullptr, 0, reductions);
+    loop_leave(task, false);
 }

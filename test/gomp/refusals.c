@@ -1,6 +1,6 @@
 /*  Constructs the drop-in refuses, compiled as GCC compiles them: each must stop the program at the construct
  *  with a message naming it (run.cmake's `refuse` mode expects the abort), where libgomp would run it (target
- *  regions on the host, cancellation with OMP_CANCELLATION=true, task reductions, detachable tasks). Without
+ *  regions on the host, cancellation with OMP_CANCELLATION=true, detachable tasks). Without
  *  OMP_CANCELLATION, `cancel` is the no-op OpenMP prescribes, so `cancel_unset` completes under every runtime. */
 #include "gomp_test.h"
 
@@ -22,12 +22,6 @@ int main(int argc, char **argv) {
 #pragma omp cancel for if (i == 10)
         }
         if (omp_get_cancellation() == 0) CHECK(sum == 499500); // cancel-var false: nothing is cancelled
-    } else if (strcmp(construct, "task_reduction") == 0) {
-#pragma omp parallel reduction(task, + : sum)
-        {
-#pragma omp task in_reduction(+ : sum)
-            sum += 1;
-        }
     } else if (strcmp(construct, "detach") == 0) {
         omp_event_handle_t event;
 #pragma omp parallel

@@ -1,0 +1,132 @@
+/*  Task reductions: `taskgroup task_reduction` with `task in_reduction` (sums, products, minima, nested taskgroups
+ *  whose tasks reduce into both), `taskloop reduction` (in a `single`, outside any region, with a grain size),
+ *  `taskloop in_reduction` inside a `taskgroup task_reduction`, and the `task` modifier on `parallel`, `for`,
+ *  `sections` and `scope`.
+ *  Every result is exact (integers, powers of two), so each runtime prints the same lines. */
+#include "gomp_test.h"
+
+static void taskgroups(void) {
+    long sum = 0, inner_sum = 0;
+    double product = 1;
+    int minimum = 1000;
+#pragma omp parallel num_threads(3)
+#pragma omp single
+    {
+#pragma omp taskgroup task_reduction(+ : sum) task_reduction(* : product) task_reduction(min : minimum)
+        {
+            for (int i = 1; i <= 20; ++i) {
+#pragma omp task in_reduction(+ : sum) in_reduction(* : product) in_reduction(min : minimum) firstprivate(i)
+                {
+                    sum += i;
+                    product *= 2;
+                    minimum = minimum < 100 - i ? minimum : 100 - i;
+                }
+            }
+            // A nested taskgroup: its tasks reduce into its own variable and into the outer one.
+#pragma omp taskgroup task_reduction(+ : inner_sum)
+            for (int i = 0; i < 10; ++i) {
+#pragma omp task in_reduction(+ : inner_sum) in_reduction(+ : sum) firstprivate(i)
+                {
+                    inner_sum += i;
+                    sum += 1000;
+                }
+            }
+        }
+    }
+    printf("taskgroup task_reduction: sum %ld, product %.0f, minimum %d, nested %ld\n", sum, product, minimum,
+           inner_sum);
+    CHECK(sum == 210 + 10000 && product == 1048576.0 && minimum == 80 && inner_sum == 45);
+}
+
+static void taskloops(void) {
+    long sum = 0;
+    double product = 1;
+#pragma omp parallel num_threads(3)
+#pragma omp single
+#pragma omp taskloop reduction(+ : sum) reduction(* : product) grainsize(3)
+    for (int i = 1; i <= 100; ++i) {
+        sum += i;
+        if (i % 10 == 0) product *= 2;
+    }
+    printf("taskloop reduction in a single: sum %ld, product %.0f\n", sum, product);
+    CHECK(sum == 5050 && product == 1024.0);
+
+    long orphan = 0;
+#pragma omp taskloop reduction(+ : orphan) num_tasks(7)
+    for (int i = 1; i <= 100; ++i) orphan += i;
+    printf("taskloop reduction outside a region: %ld\n", orphan);
+    CHECK(orphan == 5050);
+
+    long total = 0;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+#pragma omp taskgroup task_reduction(+ : total)
+    {
+#pragma omp taskloop in_reduction(+ : total) grainsize(4)
+        for (int i = 0; i < 64; ++i) total += i;
+#pragma omp task in_reduction(+ : total)
+        total += 1000;
+    }
+    printf("taskloop in_reduction in a taskgroup: %ld\n", total);
+    CHECK(total == 2016 + 1000);
+}
+
+static void task_modifiers(void) {
+    long across = 0;
+#pragma omp parallel num_threads(3) reduction(task, + : across)
+    {
+#pragma omp task in_reduction(+ : across)
+        across += 1;
+        across += 10;
+    }
+    printf("parallel reduction(task, +): %ld\n", across);
+    CHECK(across == 33);
+}
+
+static void loop_modifier(void) {
+    long looped = 0;
+#pragma omp parallel num_threads(3)
+    {
+#pragma omp for reduction(task, + : looped) schedule(dynamic, 4)
+        for (int i = 0; i < 30; ++i) {
+#pragma omp task in_reduction(+ : looped)
+            looped += i;
+        }
+    }
+    printf("for reduction(task, +): %ld\n", looped);
+    CHECK(looped == 435);
+
+    long in_sections = 0, scoped = 0;
+#pragma omp parallel num_threads(3)
+    {
+#pragma omp sections reduction(task, + : in_sections)
+        {
+#pragma omp section
+            {
+#pragma omp task in_reduction(+ : in_sections)
+                in_sections += 1;
+    }
+#pragma omp section
+    {
+#pragma omp task in_reduction(+ : in_sections)
+        in_sections += 2;
+    }
+}
+#pragma omp scope reduction(task, + : scoped)
+{
+#pragma omp task in_reduction(+ : scoped)
+    scoped += 5;
+}
+}
+printf("sections reduction(task, +): %ld, scope reduction(task, +): %ld\n", in_sections, scoped);
+CHECK(in_sections == 3 && scoped == 15);
+}
+
+int main(void) {
+    report_server();
+    taskgroups();
+    taskloops();
+    task_modifiers();
+    loop_modifier();
+    return 0;
+}
