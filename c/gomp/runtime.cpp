@@ -80,8 +80,8 @@
  *  Every lock of the runtime is made free in the child (`forget_roots_in_child` lists them).
  *
  *  Refused, loudly, at the call with the construct's name (`refused.cpp`): target offload and device memory,
- *  OpenACC, the offload plugin interface, `detach`, a doacross loop with a task reduction, cancellation while
- *  `OMP_CANCELLATION=true` (with it false, the
+ *  OpenACC, the offload plugin interface, `detach`, a doacross loop with a task reduction, `cancel parallel` and
+ *  `cancel taskgroup` while `OMP_CANCELLATION=true` (with it false, the
  *  default, `cancel` is the no-op the specification prescribes), and the lock entry points of the pre-GCC-4.4 ABI.
  *
  *  Threads: every entry point may be called from any thread, inside or outside a region, as OpenMP allows.
@@ -1135,13 +1135,31 @@ FORKUNION_GOMP_EXPORT void GOMP_critical_name_end(void **pointer) {
 }
 
 // Cancellation: with cancel-var false (the default) a `cancel` construct does nothing and cancellation points
-// never trigger, exactly as the specification prescribes. With `OMP_CANCELLATION=true`, refused at the construct.
-FORKUNION_GOMP_EXPORT bool GOMP_cancel(int which, bool do_cancel) {
-    (void)which;
-    if (!do_cancel || !settings().cancellation) return false;
-    refuse("GOMP_cancel (the cancel construct)", "cancellation with OMP_CANCELLATION=true");
-}
+// never trigger, exactly as the specification prescribes. With `OMP_CANCELLATION=true`, `cancel for` and `cancel
+// sections` mark the construct cancelled on the team: cancellation points in it then say so, no chunk or section
+// is handed out any more, and its cancellable end reports it; `cancel parallel` and `cancel taskgroup` are refused.
+namespace {
+constexpr int cancel_parallel_k = 1, cancel_loop_k = 2, cancel_sections_k = 4, cancel_taskgroup_k = 8;
+} // namespace
+
 FORKUNION_GOMP_EXPORT bool GOMP_cancellation_point(int which) {
-    (void)which;
-    return false;
+    if (!settings().cancellation || !(which & (cancel_loop_k | cancel_sections_k))) return false;
+    return ws_cancelled(*current_task().implicit);
+}
+
+FORKUNION_GOMP_EXPORT bool GOMP_cancel(int which, bool do_cancel) {
+    if (!settings().cancellation) return false;
+    if (!do_cancel) return GOMP_cancellation_point(which); // `if(false)`: a cancellation point
+    if (which & (cancel_parallel_k | cancel_taskgroup_k))
+        refuse("GOMP_cancel (cancel parallel or cancel taskgroup)", "cancellation of a parallel region or taskgroup");
+    task_t &task = *current_task().implicit;
+    std::uint64_t const mark = task.ws_next; // see `ws_cancelled`
+    if (team_t *team = task.team) {
+        // Release pairs with the acquire in `ws_cancelled`; the construct's end barrier orders it for every member.
+        team->taskloop.cancelled_ws.store(mark, std::memory_order_release);
+        team_notify(*team); // members waiting for this construct's turn or slot see it at their next check
+    } else {
+        task.ws.cancelled = mark;
+    }
+    return true;
 }

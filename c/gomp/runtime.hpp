@@ -256,6 +256,7 @@ struct ws_state_t {
     unsigned doacross_dims = 0;
     std::uint64_t doacross_counts[max_doacross_dims_k] = {};
     std::atomic<std::uint64_t> *doacross_progress = nullptr; ///< The slot's progress words, one per chunk.
+    std::uint64_t cancelled = 0; ///< Team of one: `ws_next` when `cancel` ended its construct (cancel-var true).
 };
 
 /**
@@ -396,6 +397,9 @@ struct team_t {
         std::atomic<shared_taskloop_t *> current{nullptr};
         std::atomic<std::uint32_t> helpers{0};
         std::atomic<bool> seen{false}; ///< A `taskloop` was shared in this region: later regions end in a barrier.
+        /**  The members' `ws_next` when a `cancel for` or `cancel sections` ended their construct (cancel-var true):
+         *   construct numbers never repeat, so the mark needs no reset. On a line the region's path never reads. */
+        std::atomic<std::uint64_t> cancelled_ws{0};
     } taskloop;
     ws_slot_t slots[ws_slots_k];
 
@@ -463,6 +467,8 @@ bool help_taskloop(team_t &team) noexcept;
 /**  Sets up `task`'s state for construct `task.ws_next` as a loop of `shape` (entering the slot if it needs one). */
 void loop_enter(task_t &task, loop_shape_t const &shape, void **memory, std::uint64_t memory_bytes,
                 std::uintptr_t *reductions = nullptr) noexcept;
+/**  Whether the calling thread's current worksharing construct was cancelled (`cancel for`, `cancel sections`). */
+bool ws_cancelled(task_t const &task) noexcept;
 /**  Hands out the next chunk as logical iterations; false when the loop has none left for this thread. */
 bool loop_next_logical(task_t &task, std::uint64_t &first, std::uint64_t &last) noexcept;
 /**  Leaves the loop (handing on the ordered turn) and, with `barrier`, waits for the team. */

@@ -380,7 +380,18 @@ void loop_enter(task_t &task, loop_shape_t const &requested, void **memory, std:
     ws.stride = task.steal_stride;
 }
 
+bool ws_cancelled(task_t const &task) noexcept {
+    // The mark is the number of the construct after the cancelled one, which every member of a region counts alike,
+    // also in a `schedule(static)` loop that GCC runs without entering it here.
+    std::uint64_t const mark = task.ws_next;
+    if (team_t const *team = task.team) return team->taskloop.cancelled_ws.load(std::memory_order_acquire) == mark;
+    return task.ws.cancelled == mark;
+}
+
 bool loop_next_logical(task_t &task, std::uint64_t &first, std::uint64_t &last) noexcept {
+    // A cancelled loop hands out nothing more (checked only while cancel-var is true: one load of a setting).
+    if (settings().cancellation && ws_cancelled(task)) [[unlikely]]
+        return false;
     ws_state_t &ws = task.ws;
     if (!task.team) {
         if (!ws.pending) return false;
@@ -650,8 +661,9 @@ FORKUNION_GOMP_EXPORT void GOMP_loop_end_nowait(void) {
     loop_leave(implicit_task(), false);
 }
 FORKUNION_GOMP_EXPORT bool GOMP_loop_end_cancel(void) {
-    loop_leave(implicit_task(), true);
-    return false;
+    task_t &task = implicit_task();
+    loop_leave(task, true);
+    return ws_cancelled(task); // after the barrier: every member's `cancel` is visible
 }
 
 FORKUNION_GOMP_EXPORT void GOMP_ordered_start(void) {
@@ -853,6 +865,8 @@ FORKUNION_GOMP_EXPORT void GOMP_parallel_loop_runtime_start(void (*fn)(void *), 
 
 namespace {
 unsigned sections_next(task_t &task) noexcept {
+    if (settings().cancellation && ws_cancelled(task)) [[unlikely]]
+        return 0;
     std::uint64_t first = 0, last = 0;
     ws_state_t &ws = task.ws;
     if (!task.team) {
@@ -884,8 +898,9 @@ FORKUNION_GOMP_EXPORT void GOMP_sections_end_nowait(void) {
     loop_leave(implicit_task(), false);
 }
 FORKUNION_GOMP_EXPORT bool GOMP_sections_end_cancel(void) {
-    loop_leave(implicit_task(), true);
-    return false;
+    task_t &task = implicit_task();
+    loop_leave(task, true);
+    return ws_cancelled(task);
 }
 FORKUNION_GOMP_EXPORT void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned nthreads, unsigned count,
                                                   unsigned flags) {

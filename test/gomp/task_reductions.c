@@ -95,7 +95,9 @@ static void loop_modifier(void) {
     }
     printf("for reduction(task, +): %ld\n", looped);
     CHECK(looped == 435);
+}
 
+static void sections_and_scope(void) {
     long in_sections = 0, scoped = 0;
 #pragma omp parallel num_threads(3)
     {
@@ -122,11 +124,18 @@ printf("sections reduction(task, +): %ld, scope reduction(task, +): %ld\n", in_s
 CHECK(in_sections == 3 && scoped == 15);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     report_server();
+    // libgomp 12.2 hangs now and then at the end of a region that uses the `task` modifier (`parallel`, `for`,
+    // `sections`, `scope`; about 1 run in 20 to 40 at 3 threads on a loaded 2-core machine, every thread waiting in
+    // libgomp), so those run on their own, where only the drop-in serves them.
+    if (argc > 1 && !strcmp(argv[1], "drop_in_only")) {
+        task_modifiers();
+        loop_modifier();
+        sections_and_scope();
+        return 0;
+    }
     taskgroups();
     taskloops();
-    task_modifiers();
-    loop_modifier();
     return 0;
 }
