@@ -69,7 +69,7 @@ static void *pause_loop(void *argument) {
 
 /**  Forks `forks` children at pseudo-random moments while two threads run regions and pauses; each child must run
  *   full teams. */
-static void fork_while_busy(int forks) {
+static __attribute__((unused)) void fork_while_busy(int forks) {
     pthread_t threads[2];
     atomic_store(&stop_busy, 0);
     CHECK(pthread_create(&threads[0], NULL, regions_loop, NULL) == 0);
@@ -78,8 +78,7 @@ static void fork_while_busy(int forks) {
     int hung = 0;
     for (int fork_index = 0; fork_index < forks; ++fork_index) {
         state = state * 1103515245u + 12345u;
-        for (volatile unsigned spin = 0; spin < (state >> 8) % 200000u; ++spin) {
-        }
+        for (volatile unsigned spin = 0; spin < (state >> 8) % 200000u; ++spin) {}
         fflush(stdout);
         pid_t const child = fork();
         CHECK(child >= 0);
@@ -127,6 +126,12 @@ int main(void) {
     after += 1;
     CHECK(after == 2);
 
+#ifdef __SANITIZE_ADDRESS__
+    // GCC 12's ASan runtime does not make its allocator fork-safe: a child forked while another thread allocates
+    // blocks its new threads on an allocator mutex that thread held (gdb: `SizeClassAllocator64::GetFromAllocator`).
+    fprintf(stderr, "forks while busy: skipped under ASan, whose allocator a fork child may find locked\n");
+#else
     fork_while_busy(getenv("GOMP_TEST_FORKS") ? atoi(getenv("GOMP_TEST_FORKS")) : 60);
+#endif
     return 0;
 }
