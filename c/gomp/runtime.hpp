@@ -254,7 +254,10 @@ struct ws_state_t {
     bool pending = false;        ///< Team of one: the whole loop is still to be handed out.
     void *solo_memory = nullptr; ///< Team of one: the scratch memory `GOMP_loop_start` asked for.
     unsigned doacross_dims = 0;
-    std::uint64_t doacross_counts[max_doacross_dims_k] = {};
+    std::uint64_t doacross_counts[max_doacross_dims_k] = {}; ///< Up to `max_doacross_dims_k` dimensions' counts.
+    /**  Every dimension's count: `doacross_counts`, or for deeper loops words after the progress words in the slot's
+     *   memory (each member stores the same values there; read and written as relaxed atomics). */
+    std::uint64_t *doacross_count_table = nullptr;
     std::atomic<std::uint64_t> *doacross_progress = nullptr; ///< The slot's progress words, one per chunk.
     std::uint64_t cancelled = 0; ///< Team of one: `ws_next` when `cancel` ended its construct (cancel-var true).
 };

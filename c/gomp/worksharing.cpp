@@ -246,9 +246,14 @@ void hand_on_turn(task_t &task) noexcept {
 
 // ---- Doacross: one progress word per chunk, the flattened index of the last posted iteration, plus one ----
 
+/**  Dimension `dim`'s count of the doacross loop in progress. */
+std::uint64_t doacross_count(ws_state_t const &ws, unsigned dim) noexcept {
+    return std::atomic_ref<std::uint64_t>(ws.doacross_count_table[dim]).load(std::memory_order_relaxed);
+}
+
 std::uint64_t flatten(ws_state_t const &ws, std::uint64_t const *vector) noexcept {
     std::uint64_t flat = 0;
-    for (unsigned dim = 0; dim != ws.doacross_dims; ++dim) flat = flat * ws.doacross_counts[dim] + vector[dim];
+    for (unsigned dim = 0; dim != ws.doacross_dims; ++dim) flat = flat * doacross_count(ws, dim) + vector[dim];
     return flat;
 }
 
@@ -680,7 +685,7 @@ template <typename count_type_>
 bool doacross_start(unsigned dims, count_type_ const *counts, loop_kind_t kind, long chunk, std::uintptr_t *reductions,
                     count_type_ *istart, count_type_ *iend) noexcept {
     if (reductions) refuse_reductions("a doacross loop with a task reduction");
-    if (dims == 0 || dims > max_doacross_dims_k) refuse("a doacross loop", "no or more than 8 ordered dimensions");
+    if (dims == 0) refuse("a doacross loop", "no ordered dimensions");
     task_t &task = implicit_task();
     // The outer dimension is scheduled, in logical iterations; the others run whole inside each outer iteration.
     // A guided chunk could not be found from an iteration: doacross guided and stealing loops take fixed chunks.
@@ -696,14 +701,25 @@ bool doacross_start(unsigned dims, count_type_ const *counts, loop_kind_t kind, 
         total *= count;
     }
     // One progress word per chunk (per thread under `schedule(static)`), allocated by the first member to arrive.
-    if (task.team && shape.n)
-        shape.progress_words = shape.kind == loop_kind_t::static_k && shape.chunk == 0
-                                   ? task.team_size
-                                   : shape.n / shape.chunk + (shape.n % shape.chunk != 0);
+    // Deeper than the inline counts: the counts follow the progress words.
+    std::uint64_t words = 0;
+    if (task.team && shape.n) {
+        words = shape.kind == loop_kind_t::static_k && shape.chunk == 0
+                    ? task.team_size
+                    : shape.n / shape.chunk + (shape.n % shape.chunk != 0);
+        shape.progress_words = words + (dims > max_doacross_dims_k ? dims : 0);
+    }
     loop_enter(task, shape, nullptr, 0);
     ws_state_t &ws = task.ws;
     ws.doacross_dims = dims;
-    for (unsigned dim = 0; dim != dims; ++dim) ws.doacross_counts[dim] = static_cast<std::uint64_t>(counts[dim]);
+    ws.doacross_count_table = ws.doacross_counts;
+    if (dims > max_doacross_dims_k)
+        ws.doacross_count_table = ws.doacross_progress ? reinterpret_cast<std::uint64_t *>(ws.doacross_progress + words)
+                                                       : nullptr; // a team of one waits for nothing
+    if (ws.doacross_count_table)
+        for (unsigned dim = 0; dim != dims; ++dim)
+            std::atomic_ref<std::uint64_t>(ws.doacross_count_table[dim])
+                .store(static_cast<std::uint64_t>(counts[dim]), std::memory_order_relaxed);
     std::uint64_t first = 0, last = 0;
     if (!loop_next_logical(task, first, last)) return false;
     *istart = static_cast<count_type_>(first), *iend = static_cast<count_type_>(last);
@@ -724,7 +740,7 @@ void doacross_wait(std::uint64_t const *vector) noexcept {
     ws_state_t &ws = task.ws;
     if (!ws.doacross_progress) return;
     for (unsigned dim = 0; dim != ws.doacross_dims; ++dim)
-        if (vector[dim] >= ws.doacross_counts[dim]) return; // outside the iteration space: no dependence
+        if (vector[dim] >= doacross_count(ws, dim)) return; // outside the iteration space: no dependence
     std::uint64_t const flat = flatten(ws, vector);
     std::atomic<std::uint64_t> &progress = ws.doacross_progress[progress_index(task, vector[0])];
     team_wait(*task.team, [&]() noexcept { return progress.load(std::memory_order_acquire) > flat; });
@@ -774,21 +790,29 @@ FORKUNION_GOMP_EXPORT bool GOMP_loop_ull_doacross_start(unsigned ncounts, unsign
     return doacross_start<unsigned long long>(ncounts, counts, kind, signed_chunk, reductions, istart, iend);
 }
 
+// The iteration vectors below live on the stack: `max_doacross_dims_k` words, or `alloca` for deeper loops.
+#define FORKUNION_GOMP_DOACROSS_VECTOR(name, dims)                                                                     \
+    std::uint64_t name##_inline[max_doacross_dims_k] = {};                                                             \
+    std::uint64_t *name = (dims) > max_doacross_dims_k                                                                 \
+                              ? static_cast<std::uint64_t *>(__builtin_alloca((dims) * sizeof(std::uint64_t)))         \
+                              : name##_inline
+
 FORKUNION_GOMP_EXPORT void GOMP_doacross_post(long *counts) {
     ws_state_t const &ws = implicit_task().ws;
-    std::uint64_t vector[max_doacross_dims_k];
+    FORKUNION_GOMP_DOACROSS_VECTOR(vector, ws.doacross_dims);
     for (unsigned dim = 0; dim != ws.doacross_dims; ++dim) vector[dim] = static_cast<std::uint64_t>(counts[dim]);
     doacross_post(vector);
 }
 FORKUNION_GOMP_EXPORT void GOMP_doacross_ull_post(unsigned long long *counts) {
     ws_state_t const &ws = implicit_task().ws;
-    std::uint64_t vector[max_doacross_dims_k];
+    FORKUNION_GOMP_DOACROSS_VECTOR(vector, ws.doacross_dims);
     for (unsigned dim = 0; dim != ws.doacross_dims; ++dim) vector[dim] = counts[dim];
     doacross_post(vector);
 }
 FORKUNION_GOMP_EXPORT void GOMP_doacross_wait(long first, ...) {
     ws_state_t const &ws = implicit_task().ws;
-    std::uint64_t vector[max_doacross_dims_k] = {static_cast<std::uint64_t>(first)};
+    FORKUNION_GOMP_DOACROSS_VECTOR(vector, ws.doacross_dims);
+    vector[0] = static_cast<std::uint64_t>(first);
     va_list rest;
     va_start(rest, first);
     for (unsigned dim = 1; dim < ws.doacross_dims; ++dim) vector[dim] = static_cast<std::uint64_t>(va_arg(rest, long));
@@ -797,7 +821,8 @@ FORKUNION_GOMP_EXPORT void GOMP_doacross_wait(long first, ...) {
 }
 FORKUNION_GOMP_EXPORT void GOMP_doacross_ull_wait(unsigned long long first, ...) {
     ws_state_t const &ws = implicit_task().ws;
-    std::uint64_t vector[max_doacross_dims_k] = {first};
+    FORKUNION_GOMP_DOACROSS_VECTOR(vector, ws.doacross_dims);
+    vector[0] = first;
     va_list rest;
     va_start(rest, first);
     for (unsigned dim = 1; dim < ws.doacross_dims; ++dim) vector[dim] = va_arg(rest, unsigned long long);

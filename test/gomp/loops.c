@@ -373,6 +373,39 @@ static void ordered_loops(void) {
 #pragma omp ordered depend(source)
         }
     printf("doacross chain %ld, wavefront %ld\n", chain[n_k - 1], grid[39][39]);
+
+    // Doacross over ten ordered dimensions (more than the eight an inline array holds): each cell adds one to the
+    // cell before it in the outermost dimension and in the innermost one, so cell (i0, ..., i9) ends as i0 + i9 + 1.
+    static long deep[3][2][2][2][2][2][2][2][2][4];
+    long deep_wrong = 0;
+#pragma omp parallel for ordered(10) schedule(dynamic, 1) reduction(+ : deep_wrong)
+    for (int i0 = 0; i0 < 3; ++i0)
+        for (int i1 = 0; i1 < 2; ++i1)
+            for (int i2 = 0; i2 < 2; ++i2)
+                for (int i3 = 0; i3 < 2; ++i3)
+                    for (int i4 = 0; i4 < 2; ++i4)
+                        for (int i5 = 0; i5 < 2; ++i5)
+                            for (int i6 = 0; i6 < 2; ++i6)
+                                for (int i7 = 0; i7 < 2; ++i7)
+                                    for (int i8 = 0; i8 < 2; ++i8)
+                                        for (int i9 = 0; i9 < 4; ++i9) {
+#pragma omp ordered depend(sink                                                                                        \
+                           : i0 - 1, i1, i2, i3, i4, i5, i6, i7, i8, i9)                                               \
+    depend(sink                                                                                                        \
+           : i0, i1, i2, i3, i4, i5, i6, i7, i8, i9 - 1)
+                                            {
+                                                int const u0 = i0 > 0 ? i0 - 1 : 0, l9 = i9 > 0 ? i9 - 1 : 0;
+                                                long const up = i0 ? deep[u0][i1][i2][i3][i4][i5][i6][i7][i8][i9] : 0;
+                                                long const left = i9 ? deep[i0][i1][i2][i3][i4][i5][i6][i7][i8][l9] : 0;
+                                                deep[i0][i1][i2][i3][i4][i5][i6][i7][i8][i9] =
+                                                    (up > left ? up : left) + 1;
+                                                deep_wrong +=
+                                                    deep[i0][i1][i2][i3][i4][i5][i6][i7][i8][i9] != i0 + i9 + 1;
+                                            }
+#pragma omp ordered depend(source)
+                                        }
+    printf("doacross over 10 dimensions: %ld wrong cells, last %ld\n", deep_wrong, deep[2][1][1][1][1][1][1][1][1][3]);
+    CHECK(deep_wrong == 0);
 }
 
 // GCC 12 warns that its own private copy of `last_section` may be read uninitialized: it is read only when assigned.
