@@ -79,10 +79,10 @@
  *  joining the threads that stayed in the parent (the master runs its share outside the pools, so nothing waits).
  *  Every lock of the runtime is made free in the child (`forget_roots_in_child` lists them).
  *
- *  Refused, loudly, at the call with the construct's name (`refused.cpp`): target offload and device memory,
- *  OpenACC, the offload plugin interface, `detach`, a doacross loop with a task reduction, `cancel parallel` and
- *  `cancel taskgroup` while `OMP_CANCELLATION=true` (with it false, the
- *  default, `cancel` is the no-op the specification prescribes), and the lock entry points of the pre-GCC-4.4 ABI.
+ *  Refused, loudly, at the call with the construct's name (`refused.cpp`): device memory routines (`target` regions run
+ *  on the host, `tasks.cpp`), OpenACC, the offload plugin interface, `detach`, a doacross loop with a task reduction,
+ *  `cancel parallel` and `cancel taskgroup` while `OMP_CANCELLATION=true` (with it false, the default, `cancel` is the
+ *  no-op the specification prescribes), and the lock entry points of the pre-GCC-4.4 ABI.
  *
  *  Threads: every entry point may be called from any thread, inside or outside a region, as OpenMP allows.
  */

@@ -1,6 +1,7 @@
 /**
  *  @file   c/gomp/tasks.cpp
- *  @brief  Explicit tasks (run undeferred), `taskloop` (shared with the team), `taskgroup`, host `teams`.
+ *  @brief  Explicit tasks (run undeferred), `taskloop` (shared with the team), `taskgroup`, task reductions, host
+ *          `teams`, and `target` regions on the host.
  *
  *  Every task runs at its construct, on the encountering thread: the specification allows any task to be
  *  undeferred, and this schedule satisfies every `depend` clause (sibling tasks run in the order they are created),
@@ -471,3 +472,69 @@ FORKUNION_GOMP_EXPORT void GOMP_error(char const *message, std::size_t length) {
         std::fprintf(stderr, "forkunion gomp: fatal error: error directive encountered\n");
     std::exit(EXIT_FAILURE);
 }
+
+// ---- `target` on the host, the only device: what libgomp does without offload plugins ----
+//
+// A target region runs on the encountering thread, in its current task (a region inside it is a nested one when the
+// thread is in an active region; libgomp would start a new initial task there), on the host's data: `map` clauses
+// share it, so `target data`, `enter`/`exit data` and `update` move nothing. `firstprivate` items (map kind 12, the
+// alignment's log2 in the kind's high byte) are copied into a block the region gets instead. `nowait` and `depend`
+// need nothing: the region finishes before the call returns, as an undeferred task.
+
+namespace {
+constexpr unsigned map_firstprivate_k = 12;
+} // namespace
+
+FORKUNION_GOMP_EXPORT void GOMP_target_ext(int device, void (*fn)(void *), std::size_t mapnum, void **hostaddrs,
+                                           std::size_t *sizes, unsigned short *kinds, unsigned flags, void **depend,
+                                           void **args) {
+    (void)device, (void)flags, (void)depend, (void)args;
+    std::size_t align = 1, bytes = 0;
+    for (std::size_t i = 0; i != mapnum; ++i)
+        if ((kinds[i] & 0xff) == map_firstprivate_k) {
+            std::size_t const item_align = std::size_t(1) << (kinds[i] >> 8);
+            if (align < item_align) align = item_align;
+            bytes = (bytes + item_align - 1) / item_align * item_align + sizes[i];
+        }
+    if (!bytes) return fn(hostaddrs);
+    std::size_t const rounded = (bytes + align - 1) / align * align;
+    void *block = std::aligned_alloc(align < alignof(std::max_align_t) ? alignof(std::max_align_t) : align,
+                                     (rounded + alignof(std::max_align_t) - 1) / alignof(std::max_align_t) *
+                                         alignof(std::max_align_t));
+    if (!block) refuse("GOMP_target_ext (firstprivate data of a target region)", "out of memory");
+    std::size_t offset = 0;
+    for (std::size_t i = 0; i != mapnum; ++i)
+        if ((kinds[i] & 0xff) == map_firstprivate_k) {
+            std::size_t const item_align = std::size_t(1) << (kinds[i] >> 8);
+            offset = (offset + item_align - 1) / item_align * item_align;
+            if (hostaddrs[i]) std::memcpy(static_cast<char *>(block) + offset, hostaddrs[i], sizes[i]);
+            hostaddrs[i] = static_cast<char *>(block) + offset;
+            offset += sizes[i];
+        }
+    fn(hostaddrs);
+    std::free(block);
+}
+
+FORKUNION_GOMP_EXPORT void GOMP_target(int device, void (*fn)(void *), void const *unused, std::size_t mapnum,
+                                       void **hostaddrs, std::size_t *sizes, unsigned char *kinds) {
+    // The GCC 4.9 form: no firstprivate items.
+    (void)device, (void)unused, (void)mapnum, (void)sizes, (void)kinds;
+    fn(hostaddrs);
+}
+
+FORKUNION_GOMP_EXPORT void GOMP_target_data(int, void const *, std::size_t, void **, std::size_t *, unsigned char *) {}
+FORKUNION_GOMP_EXPORT void GOMP_target_data_ext(int, std::size_t, void **, std::size_t *, unsigned short *) {}
+FORKUNION_GOMP_EXPORT void GOMP_target_end_data(void) {}
+FORKUNION_GOMP_EXPORT void GOMP_target_update(int, void const *, std::size_t, void **, std::size_t *, unsigned char *) {
+}
+FORKUNION_GOMP_EXPORT void GOMP_target_update_ext(int, std::size_t, void **, std::size_t *, unsigned short *, unsigned,
+                                                  void **) {}
+FORKUNION_GOMP_EXPORT void GOMP_target_enter_exit_data(int, std::size_t, void **, std::size_t *, unsigned short *,
+                                                       unsigned, void **) {}
+
+// Offload images register themselves from constructors of programs built with offloading: there is no device to
+// give them to, so nothing happens, and every region runs on the host.
+FORKUNION_GOMP_EXPORT void GOMP_offload_register_ver(unsigned, void const *, int, void const *) {}
+FORKUNION_GOMP_EXPORT void GOMP_offload_register(void const *, int, void const *) {}
+FORKUNION_GOMP_EXPORT void GOMP_offload_unregister_ver(unsigned, void const *, int, void const *) {}
+FORKUNION_GOMP_EXPORT void GOMP_offload_unregister(void const *, int, void const *) {}

@@ -1,6 +1,6 @@
 /*  Constructs the drop-in refuses, compiled as GCC compiles them: each must stop the program at the construct
- *  with a message naming it (run.cmake's `refuse` mode expects the abort), where libgomp would run it (target
- *  regions on the host, cancellation with OMP_CANCELLATION=true, detachable tasks). Without
+ *  with a message naming it (run.cmake's `refuse` mode expects the abort), where libgomp would run it
+ *  (cancellation of a parallel region with OMP_CANCELLATION=true, detachable tasks). Without
  *  OMP_CANCELLATION, `cancel` is the no-op OpenMP prescribes, so `cancel_unset` completes under every runtime. */
 #include "gomp_test.h"
 
@@ -9,12 +9,7 @@ int main(int argc, char **argv) {
     CHECK(argc == 2);
     char const *construct = argv[1];
     long sum = 0;
-    if (strcmp(construct, "target") == 0) {
-        int value = 1;
-#pragma omp target map(tofrom : value)
-        value += 1;
-        sum = value;
-    } else if (strcmp(construct, "cancel") == 0 || strcmp(construct, "cancel_unset") == 0) {
+    if (strcmp(construct, "cancel") == 0 || strcmp(construct, "cancel_unset") == 0) {
 #pragma omp parallel reduction(+ : sum)
         {
             sum += 1;
