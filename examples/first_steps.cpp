@@ -1,5 +1,5 @@
 // First steps, as the README shows them: a pool on every allowed core, the four loops, and what a refused
-// dispatch looks like. Written against the core v2 API: `join()` returns a `[[nodiscard]] status_t`, and
+// dispatch looks like. `join()` returns a `[[nodiscard]] status_t`, and
 // `join_or_run_on_caller()` runs every task whatever happens.
 #include <atomic>  // `std::atomic`
 #include <cstdio>  // `std::printf`

@@ -1,5 +1,5 @@
 // Idle policy: what pool threads do between dispatches, set once and kept across dispatches and respawns.
-// Written against the core v2 API (`set_idle_policy`, `idle_policy`, `idle_policy_t`).
+// The calls: `set_idle_policy`, `idle_policy` and the `idle_policy_t` value they take and return.
 #include <atomic>  // `std::atomic`
 #include <cstdio>  // `std::printf`
 #include <cstdlib> // `EXIT_FAILURE`

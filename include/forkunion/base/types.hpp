@@ -4,7 +4,7 @@
  *
  *  This is the bottom layer: it includes only standard headers and holds no platform code. Everything
  *  here is a plain value type or a pure `constexpr` function, so the scheduling arithmetic can be swept
- *  exhaustively at `std::uint8_t` without a single thread (see `test/sweep_test.cpp`).
+ *  exhaustively at `std::uint8_t` without a single thread (see `test/pools/sweep_test.cpp`).
  *
  *  - `status_t`: what every fallible call returns; `[[nodiscard]]`, names its code, explicit `bool` (true = ok).
  *  - `caller_exclusivity_t`: whether the dispatching thread is thread 0 (`caller_inclusive_k`) or only submits

@@ -294,7 +294,7 @@ private:
 
 /**
  *  @brief  The outcome of a low-level publication: an odd generation, or 0 with the refusal's status. Converts to
- *          the generation, so `pool.unsafe_join(pool.unsafe_for_threads(f))` reads as before.
+ *          the generation, so `pool.unsafe_join(pool.unsafe_for_threads(f))` works.
  */
 template <typename generation_type_>
 struct publication_t {
