@@ -31,7 +31,7 @@
 #include <forkunion/pools/distributed.hpp>
 #include <forkunion/fabric/fabric.hpp>
 
-#include "forkunion_os.hpp"
+#include <forkunion/memory/os_capabilities.hpp>
 
 namespace fu = forkunion;
 
@@ -89,11 +89,11 @@ bool is_token(std::size_t generation) noexcept {
 
 /**  The OS facilities the build could use, and those this process can reach now (detected once, cached). */
 fu::capabilities_t comptime_capabilities() noexcept {
-    return fu::comptime_capabilities() | fu::c_api::os_comptime_capabilities();
+    return fu::comptime_capabilities() | fu::os_comptime_capabilities();
 }
 
 fu::capabilities_t runtime_capabilities() noexcept {
-    static fu::capabilities_t const os = fu::c_api::detect_os_capabilities(); // thread-safe static, cold
+    static fu::capabilities_t const os = fu::detect_os_capabilities(); // thread-safe static, cold
     return fu::runtime_capabilities() | os;
 }
 

@@ -39,6 +39,7 @@
 #include <forkunion/topology/affinity.hpp>
 #include <forkunion/topology/topology.hpp>
 #include <forkunion/memory/allocators.hpp>
+#include <forkunion/memory/os_capabilities.hpp>
 #include <forkunion/pools/dispatch.hpp>
 #include <forkunion/pools/flat.hpp>
 #include <forkunion/pools/colocated.hpp>
