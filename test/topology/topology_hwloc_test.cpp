@@ -115,6 +115,11 @@ TEST(hwloc, the_live_harvest_agrees_with_lstopo) {
             bool contained = !l3.cpus.empty();
             for (std::size_t cpu : l3.cpus) contained = contained && inside.count(cpu);
             if (!contained) continue;
+            // Compare only what both know: a domain whose cache no source described (0, `unknown_k`) is skipped.
+            if (topology.compute_cache_source_in(d) == fu::fact_source_t::unknown_k) {
+                std::printf("hwloc: domain %zu's cache is unknown here (no sysfs caches, no CPUID answer)\n", d);
+                continue;
+            }
             // An L3 inside a domain is private to it; only a larger private cache (an L4) could beat it.
             EXPECT_GE(topology.compute_cache_bytes_in(d), l3.cache_size) << "domain " << d;
             bool larger = false;

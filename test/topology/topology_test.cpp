@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include <forkunion/hardware/caches.hpp>
 #include <forkunion/hardware/cores.hpp>
 #include <forkunion/topology/topology.hpp>
 
@@ -558,6 +559,166 @@ TEST(synthetic, caches_are_the_largest_private_one) {
     EXPECT_EQ(harvest(tree).compute_cache_bytes_in(0), 8u << 20);
 }
 
+/**  A tree whose CPUs have no `cache/` directory, as some hypervisors publish it. */
+void remove_cache_directories(fut::synthetic_tree_t const &tree, std::size_t cpus) {
+    for (std::size_t cpu = 0; cpu != cpus; ++cpu)
+        tree.remove("sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/cache");
+}
+
+TEST(synthetic, no_cache_directories_leave_caches_unknown_and_say_so) {
+    FORKUNION_SKIP_WITHOUT_SYSFS();
+    fut::synthetic_machine_t machine;
+    fut::synthetic_tree_t tree;
+    machine.write_to(tree);
+    fu::machine_topology_t topology = harvest(tree);
+    for (std::size_t d = 0; d != topology.compute_domains_count(); ++d)
+        EXPECT_EQ(topology.compute_cache_source_in(d), fu::fact_source_t::os_k) << "domain " << d;
+    EXPECT_EQ(topology.compute_cache_source_in(topology.compute_domains_count()), fu::fact_source_t::unknown_k);
+
+    remove_cache_directories(tree, machine.cpus());
+    topology = harvest(tree);
+    expect_invariants(topology);
+    ASSERT_EQ(topology.compute_domains_count(), 2u);
+    for (std::size_t d = 0; d != 2; ++d) {
+        EXPECT_EQ(topology.compute_cache_bytes_in(d), 0u) << "domain " << d << ": nothing to read, nothing invented";
+        EXPECT_EQ(topology.compute_cache_source_in(d), fu::fact_source_t::unknown_k) << "domain " << d;
+    }
+    // One node: the domain holds every online core, yet a recorded tree never asks this machine's processor.
+    tree.remove("sys/devices/system/node");
+    topology = harvest(tree);
+    ASSERT_EQ(topology.compute_domains_count(), 1u);
+    EXPECT_EQ(topology.compute_cache_bytes_in(0), 0u);
+    EXPECT_EQ(topology.compute_cache_source_in(0), fu::fact_source_t::unknown_k);
+    // Caches listed but none private to the domain: known to be none, from the OS.
+    fut::synthetic_tree_t shared_only;
+    machine.write_to(shared_only);
+    for (std::size_t cpu = 0; cpu != machine.cpus(); ++cpu)
+        for (char const *index : {"/cache/index0", "/cache/index1", "/cache/index2"})
+            shared_only.remove("sys/devices/system/cpu/cpu" + std::to_string(cpu) + index);
+    for (std::size_t cpu = 0; cpu != machine.cpus(); ++cpu)
+        shared_only.write("sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/cache/index3/shared_cpu_list",
+                          "0-7\n");
+    topology = harvest(shared_only);
+    EXPECT_EQ(topology.compute_cache_bytes_in(0), 0u);
+    EXPECT_EQ(topology.compute_cache_source_in(0), fu::fact_source_t::os_k);
+}
+
+#if FORKUNION_OS_LINUX
+TEST(synthetic, processor_caches_fill_only_unknown_domains_of_every_online_core) {
+    FORKUNION_SKIP_WITHOUT_SYSFS();
+    using source_t = fu::detail::linux_topology_source_t;
+    fu::cpu_caches_t processor;
+    processor.caches[0] = {48u << 10, 2, 1, fu::cpu_cache_kind_t::data_k};
+    processor.caches[1] = {256u << 20, 0, 1, fu::cpu_cache_kind_t::instruction_k}; // never the answer
+    processor.caches[2] = {32u << 20, 16, 3, fu::cpu_cache_kind_t::unified_k};
+    processor.count = 3;
+    fut::synthetic_machine_t machine;
+
+    fut::synthetic_tree_t two_nodes;
+    machine.write_to(two_nodes);
+    remove_cache_directories(two_nodes, machine.cpus());
+    fu::topology_facts_t facts;
+    ASSERT_TRUE(source_t::try_harvest_sysfs(two_nodes.root().c_str(), nullptr, facts));
+    source_t::add_processor_caches(facts, processor);
+    for (fu::compute_domain_facts_t const &domain : facts.compute) {
+        EXPECT_EQ(domain.cache_bytes, 0u) << "CPUID does not say whether the other node shares its L3";
+        EXPECT_EQ(domain.cache_source, fu::fact_source_t::unknown_k);
+    }
+
+    fut::synthetic_tree_t one_node;
+    machine.write_to(one_node);
+    remove_cache_directories(one_node, machine.cpus());
+    one_node.remove("sys/devices/system/node");
+    ASSERT_TRUE(source_t::try_harvest_sysfs(one_node.root().c_str(), nullptr, facts));
+    ASSERT_EQ(facts.compute.size(), 1u);
+    source_t::add_processor_caches(facts, fu::cpu_caches_t{});
+    EXPECT_EQ(facts.compute[0].cache_source, fu::fact_source_t::unknown_k) << "no processor answer: still unknown";
+    source_t::add_processor_caches(facts, processor);
+    EXPECT_EQ(facts.compute[0].cache_bytes, 32u << 20);
+    EXPECT_EQ(facts.compute[0].cache_source, fu::fact_source_t::cpuid_k);
+
+    // An allowed mask narrower than the online CPUs: others may share every cache.
+    fu::cpu_mask_t allowed;
+    allowed.set(0), allowed.set(1);
+    ASSERT_TRUE(source_t::try_harvest_sysfs(one_node.root().c_str(), &allowed, facts));
+    source_t::add_processor_caches(facts, processor);
+    EXPECT_EQ(facts.compute[0].cache_bytes, 0u);
+    EXPECT_EQ(facts.compute[0].cache_source, fu::fact_source_t::unknown_k);
+
+    // Where sysfs lists caches, it wins.
+    fut::synthetic_tree_t listed;
+    machine.write_to(listed);
+    listed.remove("sys/devices/system/node");
+    ASSERT_TRUE(source_t::try_harvest_sysfs(listed.root().c_str(), nullptr, facts));
+    source_t::add_processor_caches(facts, processor);
+    EXPECT_EQ(facts.compute[0].cache_bytes, 16u << 20);
+    EXPECT_EQ(facts.compute[0].cache_source, fu::fact_source_t::os_k);
+}
+#endif
+
+// ---------------------------------------------------------------------------------------------------------------
+// The processor's own cache description (`forkunion/hardware/caches.hpp`)
+
+TEST(cpuid_caches, amd_legacy_leaves_decode_to_hwlocs_sizes) {
+    // Leaves 0x80000005 and 0x80000006 of an AMD EPYC KVM guest without TopologyExtensions; hwloc 2 read
+    // L1d 49152, L1i 32768, L2 1048576 and L3 532676608 bytes from the same registers.
+    using cpuid_t = fu::detail::x86_cache_decoder_t::cpuid_t;
+    fu::cpu_caches_t caches;
+    fu::detail::x86_cache_decoder_t::add_amd_legacy_leaves(cpuid_t{0xff60ff40, 0xff60ff40, 0x300c0140, 0x20080140},
+                                                           cpuid_t{0x40802040, 0x60804040, 0x04006140, 0x0fe09140},
+                                                           caches);
+    ASSERT_EQ(caches.count, 4u);
+    std::map<std::pair<int, int>, std::uint64_t> found;
+    for (std::size_t i = 0; i != caches.count; ++i) {
+        found[{caches.caches[i].level, int(caches.caches[i].kind)}] = caches.caches[i].bytes;
+        EXPECT_EQ(caches.caches[i].sharing_threads, 0u) << "the legacy leaves do not count sharers";
+    }
+    EXPECT_EQ((found[{1, int(fu::cpu_cache_kind_t::data_k)}]), 49152u);
+    EXPECT_EQ((found[{1, int(fu::cpu_cache_kind_t::instruction_k)}]), 32768u);
+    EXPECT_EQ((found[{2, int(fu::cpu_cache_kind_t::unified_k)}]), 1048576u);
+    EXPECT_EQ((found[{3, int(fu::cpu_cache_kind_t::unified_k)}]), 532676608u);
+    EXPECT_EQ(caches.largest_data_bytes(), 532676608u);
+    // An associativity of 0 disables the L2 and the L3 whatever their size fields say.
+    fu::cpu_caches_t disabled;
+    fu::detail::x86_cache_decoder_t::add_amd_legacy_leaves(cpuid_t{}, cpuid_t{0, 0, 0x04000140, 0x0fe00140}, disabled);
+    EXPECT_EQ(disabled.count, 0u);
+}
+
+TEST(cpuid_caches, deterministic_leaves_decode_and_end_at_type_zero) {
+    using decoder_t = fu::detail::x86_cache_decoder_t;
+    using cpuid_t = decoder_t::cpuid_t;
+    // A 30 MiB L3 shared by 16 threads: 20 ways, 1 partition, 64-byte lines, 24576 sets (SDM leaf-4 layout).
+    cpuid_t const l3{3u | 3u << 5 | 15u << 14, 19u << 22 | 0u << 12 | 63u, 24575u, 0};
+    cpuid_t const l1d{1u | 1u << 5 | 1u << 14, 11u << 22 | 0u << 12 | 63u, 63u, 0};
+    fu::cpu_caches_t caches;
+    EXPECT_TRUE(decoder_t::add_deterministic_leaf(l1d, caches));
+    EXPECT_TRUE(decoder_t::add_deterministic_leaf(l3, caches));
+    EXPECT_TRUE(decoder_t::add_deterministic_leaf(cpuid_t{7u | 1u << 5, ~0u, ~0u, 0}, caches)) << "unknown type";
+    EXPECT_FALSE(decoder_t::add_deterministic_leaf(cpuid_t{0u, ~0u, ~0u, ~0u}, caches)) << "type 0 ends the list";
+    ASSERT_EQ(caches.count, 2u);
+    EXPECT_EQ(caches.caches[0].bytes, 12u * 64 * 64);
+    EXPECT_EQ(caches.caches[0].kind, fu::cpu_cache_kind_t::data_k);
+    EXPECT_EQ(caches.caches[0].sharing_threads, 2u);
+    EXPECT_EQ(caches.caches[1].bytes, 20ull * 64 * 24576);
+    EXPECT_EQ(caches.caches[1].level, 3u);
+    EXPECT_EQ(caches.caches[1].sharing_threads, 16u);
+    EXPECT_EQ(caches.largest_data_bytes(), 30u << 20);
+    // Every field at its largest, 1024 ways x 1024 partitions x 4096 bytes x 2^32 sets = 2^64 bytes, wraps a
+    // 64-bit product to 0: such a leaf is malformed and skipped, never a wrapped size.
+    fu::cpu_caches_t huge;
+    EXPECT_TRUE(decoder_t::add_deterministic_leaf(cpuid_t{3u | 1u << 5, ~0u, ~0u, 0}, huge));
+    EXPECT_EQ(huge.count, 0u);
+    EXPECT_TRUE(decoder_t::add_deterministic_leaf(cpuid_t{3u | 1u << 5, ~0u, ~0u >> 1, 0}, huge));
+    ASSERT_EQ(huge.count, 1u);
+    EXPECT_EQ(huge.caches[0].bytes, 1ull << 63);
+    // A full list refuses more, and a hypervisor that never ends the list cannot overrun it.
+    fu::cpu_caches_t full;
+    for (std::size_t i = 0; i != fu::cpu_caches_t::capacity_k; ++i)
+        EXPECT_TRUE(decoder_t::add_deterministic_leaf(l3, full));
+    EXPECT_FALSE(decoder_t::add_deterministic_leaf(l3, full));
+    EXPECT_EQ(full.count, fu::cpu_caches_t::capacity_k);
+}
+
 TEST(synthetic, no_node_directory_means_one_memory_domain) {
     FORKUNION_SKIP_WITHOUT_SYSFS();
     fut::synthetic_tree_t tree;
@@ -792,6 +953,37 @@ TEST(live, the_harvest_matches_this_process) {
             nodes += entry.path().filename().string().rfind("node", 0) == 0 && entry.is_directory();
     EXPECT_EQ(topology.memory_domains_count(), std::max<std::size_t>(nodes, 1));
     EXPECT_GT(topology.volume_ram(), 0u);
+}
+
+TEST(live, the_cache_figures_say_where_they_came_from) {
+    fu::machine_topology_t topology;
+    ASSERT_TRUE(topology.try_harvest());
+    std::uint64_t const processor = fu::calling_cpu_caches().largest_data_bytes();
+    for (std::size_t d = 0; d != topology.compute_domains_count(); ++d) {
+        bool listed = false; // any `indexK` directory under a core's `cache/`, read without the library
+        for (std::uint32_t core : topology.cores_in(d)) {
+            std::error_code error;
+            std::filesystem::directory_iterator entries("/sys/devices/system/cpu/cpu" + std::to_string(core) + "/cache",
+                                                        error);
+            if (!error)
+                for (auto const &entry : entries) listed |= entry.path().filename().string().rfind("index", 0) == 0;
+        }
+        fu::fact_source_t const source = topology.compute_cache_source_in(d);
+        std::uint64_t const bytes = topology.compute_cache_bytes_in(d);
+        if (listed) {
+            EXPECT_EQ(source, fu::fact_source_t::os_k) << "domain " << d;
+        } else if (topology.logical_cores_count_in(d) == topology.online_cores_count() && processor) {
+            EXPECT_EQ(source, fu::fact_source_t::cpuid_k) << "domain " << d;
+            EXPECT_EQ(bytes, processor) << "domain " << d;
+        } else {
+            EXPECT_EQ(source, fu::fact_source_t::unknown_k) << "domain " << d;
+            EXPECT_EQ(bytes, 0u) << "domain " << d;
+        }
+        std::printf("live: domain %zu cache %llu bytes from %s\n", d, static_cast<unsigned long long>(bytes),
+                    source == fu::fact_source_t::os_k      ? "the OS"
+                    : source == fu::fact_source_t::cpuid_k ? "CPUID"
+                                                           : "nowhere");
+    }
 }
 
 TEST(live, the_harvest_follows_the_calling_threads_mask) {

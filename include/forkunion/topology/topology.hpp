@@ -231,6 +231,15 @@ public:
         return compute_(d) ? compute_(d)->cache_bytes : 0;
     }
 
+    /**
+     *  @brief  Where `compute_cache_bytes_in(d)` came from: `os_k` (sysfs, or Windows' processor information),
+     *          `cpuid_k` (the processor's own description, where the OS lists no cache), or `unknown_k` (also for
+     *          an out-of-range `d`). A comparison with another tool should compare only figures both sides know.
+     */
+    fact_source_t compute_cache_source_in(std::size_t d) const noexcept {
+        return compute_(d) ? compute_(d)->cache_source : fact_source_t::unknown_k;
+    }
+
     /**  @brief  The memory domain local to compute domain `d` (its NUMA node's index); 0 if out of range. */
     std::size_t local_memory_of(std::size_t d) const noexcept { return compute_(d) ? compute_(d)->memory_domain : 0; }
 

@@ -25,6 +25,15 @@
 
 namespace forkunion {
 
+/**
+ *  @brief  Where a figure came from, so that a comparison with another tool compares only what both know.
+ *  - `unknown_k`: no source answered; the figure is 0.
+ *  - `os_k`: the operating system's description (sysfs on Linux, the processor-information call on Windows); for a
+ *    cache, 0 then means the OS lists caches but none is private to the domain.
+ *  - `cpuid_k`: the processor's own description (`calling_cpu_caches()`), used only where the OS lists no cache.
+ */
+enum class fact_source_t : std::uint8_t { unknown_k = 0, os_k = 1, cpuid_k = 2 };
+
 /**  @brief  One compute domain: a run of `topology_facts_t::cores` and what is known about those cores. */
 struct compute_domain_facts_t {
     std::size_t first_core = 0;    ///< Offset of the domain's first core in `topology_facts_t::cores`.
@@ -33,6 +42,7 @@ struct compute_domain_facts_t {
     std::size_t level = 0;         ///< Dense rank of the capacity class; higher = faster.
     std::size_t capacity = 0;      ///< Largest `cpu_capacity` in the class (1024 = the fastest core), 0 unknown.
     std::uint64_t cache_bytes = 0; ///< Largest data or unified cache no core outside the domain shares; 0 unknown.
+    fact_source_t cache_source = fact_source_t::unknown_k; ///< Where `cache_bytes` came from.
 };
 
 /**  @brief  Free huge pages of one page size. */

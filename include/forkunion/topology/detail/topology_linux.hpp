@@ -21,7 +21,10 @@
  *    percent, big and little ones by 2x or more); the same classes split every node.
  *    Compute domains are (node, class) pairs with cores, by node id then by class; levels are class ranks.
  *  - A domain's cache: the largest data or unified `cpuN/cache/indexK` (`size`, `type`, `shared_cpu_list` or
- *    `shared_cpu_map`) of its cores whose online sharers all lie inside the domain.
+ *    `shared_cpu_map`) of its cores whose online sharers all lie inside the domain; source `fact_source_t::os_k`.
+ *    Where none of its cores has a `cache/` directory (hypervisors that hide them), the figure is 0 and its source
+ *    `unknown_k`; the live harvest then asks the processor (`calling_cpu_caches()`, `CPUID` on x86) for a domain
+ *    that holds every online core (`add_processor_caches`), source `cpuid_k`. A recorded tree never gets CPUID.
  *  - Memory: `nodeN/meminfo` `MemTotal`; free huge pages per size from `nodeN/hugepages/hugepages-<kB>kB/`
  *    and `sys/kernel/mm/hugepages/`; `nodeN/distance` rows, whose columns are the node list in id order.
  *  Any file that is missing, not a regular file, larger than `sysfs_file_bytes_limit_k`, unreadable or malformed
@@ -41,6 +44,7 @@
 #include <cstddef> // `std::size_t`
 #include <cstdint> // `std::uint64_t`
 
+#include <forkunion/hardware/caches.hpp>
 #include <forkunion/topology/detail/affinity_linux.hpp>
 #include <forkunion/base/cpu_mask.hpp>
 #include <forkunion/topology/parse.hpp>
@@ -253,13 +257,34 @@ struct linux_topology_source_t {
         }
     }
 
-    /**  The live harvest: `/` as root, narrowed by the calling thread's affinity mask. @throws std::bad_alloc */
+    /**
+     *  @brief  The live harvest: `/` as root, narrowed by the calling thread's affinity mask, then the processor's
+     *          own cache description where sysfs lists none (`add_processor_caches`). @throws std::bad_alloc
+     */
     template <typename harvest_t = facts_t>
     static bool try_harvest_live(harvest_t &facts) {
         cpu_mask_t allowed;
         bool const narrowed =
             linux_affinity_t::try_get_thread(linux_affinity_t::current_thread(), allowed) && !allowed.empty();
-        return try_harvest_sysfs("", narrowed ? &allowed : nullptr, facts);
+        if (!try_harvest_sysfs("", narrowed ? &allowed : nullptr, facts)) return false;
+        add_processor_caches(facts, calling_cpu_caches());
+        return true;
+    }
+
+    /**
+     *  @brief  Fills the cache of each domain whose cache sysfs left unknown (no `cpuN/cache/` directory for any
+     *          of its cores) from `caches`, the processor's description, marked `fact_source_t::cpuid_k`; but only
+     *          for a domain holding every online core, where no core outside it can share any cache. Other domains
+     *          stay unknown: `CPUID` counts a cache's sharers without naming them. Only the live harvest calls it
+     *          (a recorded tree is not the machine `CPUID` describes).
+     */
+    template <typename harvest_t = facts_t>
+    static void add_processor_caches(harvest_t &facts, cpu_caches_t const &caches) noexcept {
+        std::uint64_t const bytes = caches.largest_data_bytes();
+        if (!bytes) return;
+        for (compute_domain_facts_t &domain : facts.compute)
+            if (domain.cache_source == fact_source_t::unknown_k && domain.cores_count == facts.online_cores)
+                domain.cache_bytes = bytes, domain.cache_source = fact_source_t::cpuid_k;
     }
 
     /**
@@ -375,7 +400,9 @@ struct linux_topology_source_t {
                     }
                 domain.cores_count = harvest.cores.size() - domain.first_core;
                 if (!domain.cores_count) continue;
-                domain.cache_bytes = private_cache_bytes_(fs, members, online);
+                bool caches_listed = false;
+                domain.cache_bytes = private_cache_bytes_(fs, members, online, caches_listed);
+                domain.cache_source = caches_listed ? fact_source_t::os_k : fact_source_t::unknown_k;
                 harvest.compute.push_back(domain);
             }
         }
@@ -430,10 +457,11 @@ private:
         return fs.from_root().add(node_dir_k).add("/node").add_number(node).add(file);
     }
 
-    /**  The largest data or unified cache of `members` whose online sharers all lie in `members`; 0 if none. */
+    /**  The largest data or unified cache of `members` whose online sharers all lie in `members`; 0 if none.
+     *  `listed` tells whether any member has an `indexK` cache directory at all. */
     template <typename reader_t>
-    static std::uint64_t private_cache_bytes_(reader_t &fs, cpu_mask_t const &members,
-                                              cpu_mask_t const &online) noexcept {
+    static std::uint64_t private_cache_bytes_(reader_t &fs, cpu_mask_t const &members, cpu_mask_t const &online,
+                                              bool &listed) noexcept {
         std::uint64_t largest = 0;
         char const *text = nullptr;
         std::size_t length = 0;
@@ -441,6 +469,7 @@ private:
             cpu_file_(fs, cpu, "/cache").list([&](char const *name, std::size_t name_length) noexcept {
                 std::size_t index = 0;
                 if (!parse_prefixed_id(name, name_length, "index", max_cpus_k, index)) return;
+                listed = true;
                 std::size_t const entry = fs.add("/").add(name, name_length).mark();
                 cache_type_t type = cache_type_t::unified_k;
                 std::uint64_t bytes = 0;

@@ -138,8 +138,10 @@ struct windows_topology_parser_t {
         harvest.compute_levels = classes;
 
         // Caches: the largest data or unified cache whose online sharers all lie in one domain.
+        bool caches_listed = false; // any cache record: then a domain's 0 means "none private", source os_k
         (void)for_each_windows_record(buffer, length, [&](windows_record_t const &record) noexcept {
             if (record.relation != windows_relation_t::cache_k) return;
+            caches_listed = true;
             std::uint32_t const type = static_cast<std::uint32_t>(record.read(16, 4));
             std::uint64_t const bytes = record.read(12, 4);
             cpu_mask_t sharers;
@@ -153,6 +155,8 @@ struct windows_topology_parser_t {
             if (domain != unclaimed_k && harvest.compute[domain].cache_bytes < bytes)
                 harvest.compute[domain].cache_bytes = bytes;
         });
+        if (caches_listed)
+            for (compute_domain_facts_t &domain : harvest.compute) domain.cache_source = fact_source_t::os_k;
 
         // Memory domains: the nodes, RAM unknown; distances declared only on the diagonal.
         for (std::uint32_t node : nodes) {
