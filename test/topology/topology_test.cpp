@@ -208,9 +208,11 @@ TEST_P(recorded_machine, harvests_to_the_expected_facts) {
             EXPECT_EQ(topology.compute_level_in(d), level) << "domain " << d;
             EXPECT_EQ(topology.compute_capacity_in(d), capacities_known ? classes.top[level] : 0u) << "domain " << d;
             std::uint64_t cache = 0;
+            bool listed = false; // any cache directory among the domain's cores: then the OS is the source
             for (std::size_t cpu : cores) {
                 fut::json_t const &record = expected["per_cpu"][std::to_string(cpu)];
                 if (!record.has("caches")) continue;
+                listed |= !record["caches"].array.empty();
                 for (fut::json_t const &entry : record["caches"].array) {
                     if (entry["type"].as_string() == "Instruction") continue;
                     std::set<std::size_t> sharers = fut::cpus_of(entry["shared_cpu_list"].as_string());
@@ -222,6 +224,9 @@ TEST_P(recorded_machine, harvests_to_the_expected_facts) {
                 }
             }
             EXPECT_EQ(topology.compute_cache_bytes_in(d), cache) << "domain " << d;
+            EXPECT_EQ(topology.compute_cache_source_in(d),
+                      listed ? fu::fact_source_t::os_k : fu::fact_source_t::unknown_k)
+                << "domain " << d;
             ++d;
         }
     EXPECT_EQ(topology.compute_domains_count(), d);
