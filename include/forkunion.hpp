@@ -6,7 +6,7 @@
  *  One folder per layer, each including only its own and the ones below it (docs/design.md, "Layers"; the test
  *  `layers.every_include_goes_down` keeps it so):
  *    base        types, cpu masks, the small array
- *    hardware    features, capabilities, atomics, waits, kernel waits, cores, threads
+ *    hardware    features, capabilities, atomics, waits, kernel waits, cores, threads, CPUID caches
  *    topology    parsers, affinity, the harvested topology
  *    memory      allocators (memory placement)
  *    pools       the dispatch vocabulary, the flat pool, colocated (one compute domain), distributed (every domain)
@@ -35,6 +35,7 @@
 #include <forkunion/hardware/wait_kernel.hpp>
 #include <forkunion/hardware/cores.hpp>
 #include <forkunion/hardware/threads.hpp>
+#include <forkunion/hardware/caches.hpp>
 #include <forkunion/topology/parse.hpp>
 #include <forkunion/topology/affinity.hpp>
 #include <forkunion/topology/topology.hpp>
