@@ -74,7 +74,9 @@ inline std::uint32_t fork_generation() noexcept {
     return threads_backend_t::fork_generation();
 }
 
-/**  @brief  Registers the `fork()` child handler behind `fork_generation`, once per process. */
+/**  @brief  Registers the `fork()` child handler behind `fork_generation`, once per process; any thread, any time.
+ *          Never blocks, even in a child forked while another thread of the parent was registering: a `fork()`
+ *          after it returns is counted in the child. */
 inline void watch_forks() noexcept {
     threads_backend_t::watch_forks();
 }

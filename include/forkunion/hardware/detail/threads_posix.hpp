@@ -27,6 +27,17 @@ namespace forkunion::detail {
 /**  Bumped in the child by the `pthread_atfork` handler; the child's only thread runs it before `fork` returns. */
 inline std::atomic<std::uint32_t> fork_generation_k{0};
 
+/**
+ *  1 once this process's `pthread_atfork` list holds the handlers below, else 0. A plain word, never a lock or a
+ *  one-time-init guard: a `fork()` at any point copies 0 or 1 into the child, and the child goes on from either
+ *  (a guard copied "in progress" would block the child for good, its owner being a thread the child lacks).
+ */
+inline std::atomic<std::uint32_t> fork_handlers_registered_k{0};
+
+/**  Set by the prepare handler, taken by the first child handler: a fork is counted once, however many times the
+ *   handlers were registered (threads racing through their first `watch_forks` each register). */
+inline std::atomic<bool> fork_in_progress_k{false};
+
 struct posix_threads_t {
     /**  A joinable POSIX thread running `entry(argument)`; the object must outlive the thread (a pool's slot). */
     class thread_t {
@@ -87,10 +98,19 @@ struct posix_threads_t {
     static std::uint32_t fork_generation() noexcept { return fork_generation_k.load(std::memory_order_relaxed); }
 
 #if FORKUNION_OS_FORKS
+    /**
+     *  Returns once the handlers are registered, so a `fork()` after the return bumps the child's generation.
+     *  Lock-free: threads that find the word 0 each register (the handlers count a fork once however many times
+     *  they are registered), and none waits for another. `fork()` takes the C library's handler-list lock, so a
+     *  child has a registration wholly or not at all: with it, its child handler sets the word; without it, the
+     *  word is 0 there and the child's first call registers.
+     */
     static void watch_forks() noexcept {
-        // A function-local static: registered once per process, thread-safe, before any pool can be inherited.
-        static bool const registered = ::pthread_atfork(nullptr, nullptr, &on_fork_child_) == 0;
-        (void)registered;
+        // Acquire pairs with the release below: a registration that set the word is in the list.
+        if (fork_handlers_registered_k.load(std::memory_order_acquire)) return;
+        if (::pthread_atfork(&on_fork_prepare_, &on_fork_parent_, &on_fork_child_) == 0)
+            fork_handlers_registered_k.store(1, std::memory_order_release);
+        // A refusal (`ENOMEM`) leaves the word 0: the next call tries again.
     }
 #else
     static void watch_forks() noexcept {}
@@ -101,8 +121,18 @@ struct posix_threads_t {
     }
 
 private:
+    // The C library runs the handlers on the forking thread, holding its handler-list lock across the fork, so
+    // forks do not overlap and relaxed accesses suffice.
+    static void on_fork_prepare_() noexcept {
+        fork_in_progress_k.store(true, std::memory_order_relaxed);
+    }
+    static void on_fork_parent_() noexcept {
+        fork_in_progress_k.store(false, std::memory_order_relaxed);
+    }
     static void on_fork_child_() noexcept {
-        fork_generation_k.fetch_add(1, std::memory_order_relaxed);
+        if (fork_in_progress_k.exchange(false, std::memory_order_relaxed))
+            fork_generation_k.fetch_add(1, std::memory_order_relaxed);
+        fork_handlers_registered_k.store(1, std::memory_order_relaxed); // this handler runs: it is registered
     }
 };
 
