@@ -333,6 +333,8 @@ public:
     /**  @brief  Whether idle threads back off to `yield`: more spinners than the domain's usable cores. */
     [[nodiscard]] bool oversubscribed() const noexcept { return pool_.oversubscribed(); }
     [[nodiscard]] bool called_from_callback() const noexcept { return pool_.called_from_callback(); }
+    /**  @brief  Whether this process is a `fork()`ed child of the one that spawned the pool (see `basic_pool_t`). */
+    [[nodiscard]] bool forked() const noexcept { return pool_.forked(); }
     /**  @brief  See `basic_pool_t::set_idle_policy`: persistent, any thread, never refused by a dispatch. */
     status_t set_idle_policy(idle_policy_t policy) noexcept { return pool_.set_idle_policy(policy); }
     [[nodiscard]] idle_policy_t idle_policy() const noexcept { return pool_.idle_policy(); }

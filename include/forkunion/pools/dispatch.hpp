@@ -240,11 +240,12 @@ public:
     /**
      *  @brief  Blocks until every slice ran (running thread 0's slice on caller-inclusive pools) and returns
      *          success; or, if the pool refused the dispatch, returns why at once (`contended`, `not_spawned`,
-     *          `forked`) having run nothing. Idempotent.
+     *          `forked`) having run nothing. Idempotent. In a child of a `fork()` the caller made inside its own
+     *          slice (or before joining), returns `forked` at once: the other slices' threads are not there.
      */
     [[nodiscard]] status_t join() noexcept {
         status_read_ = true;
-        if (!joined_ && generation_) pool_.unsafe_join(generation_);
+        if (!joined_ && generation_) join_published_();
         joined_ = true;
         return status_;
     }
@@ -259,7 +260,7 @@ public:
         if (joined_) return;
         joined_ = true;
         if (generation_)
-            pool_.unsafe_join(generation_);
+            join_published_();
         else
             job_.run_on_caller();
     }
@@ -284,6 +285,14 @@ public:
     }
 
 private:
+    /**  A caller that forked inside its own slice (or before joining) is, in the child, told `forked`: the other
+     *   slices' threads are not in that process, so the join returned without them. */
+    void join_published_() noexcept {
+        pool_.unsafe_join(generation_);
+        if (pool_.forked()) [[unlikely]]
+            status_ = status_code_t::forked_k;
+    }
+
     pool_t &pool_;
     job_t job_;
     generation_t generation_ = 0;

@@ -367,6 +367,10 @@ public:
 
     /**  @brief  Contributors of every dispatch, over all domains; 0 when unspawned. */
     [[nodiscard]] index_t threads_count() const noexcept { return threads_(); }
+    /**  @brief  Whether this process is a `fork()`ed child of the one that spawned the pool: its workers do not
+     *          exist here, every dispatch is refused with `forked`, and a join returns at once (every domain's
+     *          pool checks it). One relaxed load; any thread. */
+    [[nodiscard]] bool forked() const noexcept { return forked_(); }
     /**  @brief  Compute domains the pool spans (the topology's, at spawn); 0 when unspawned. */
     [[nodiscard]] index_t compute_domains_count() const noexcept { return threads_() ? domains_() : index_t(0); }
     /**  @brief  Threads of domain `d`; 0 if `d` is out of range. */

@@ -393,6 +393,13 @@ public:
      */
     [[nodiscard]] bool called_from_callback() const noexcept { return called_from_callback_(); }
 
+    /**
+     *  @brief  Whether this process is a `fork()`ed child of the one that spawned the pool: its workers do not
+     *          exist here, every dispatch is refused with `forked`, and a join returns at once. One relaxed load;
+     *          any thread.
+     */
+    [[nodiscard]] bool forked() const noexcept { return forked_(); }
+
     /**  @brief  Whether spinning threads back off to `yield` because there are more of them than allowed cores. */
     [[nodiscard]] bool oversubscribed() const noexcept {
         return threads_() && control_.oversubscribed.load(std::memory_order_relaxed);
@@ -470,9 +477,15 @@ public:
      *  On inclusive pools only the thread that dispatched `generation` joins it: it runs slice 0 exactly once,
      *  taken with one CAS of `pending`, then waits for its children and releases the pool (T3); a join from any
      *  other thread returns at once.
+     *
+     *  In a `fork()`ed child (the caller forked inside its own slice, or between the dispatch and the join) it
+     *  returns at once, slice 0 ended, without waiting for the other slices, whose threads are not in this
+     *  process: `forked()` is then true and `is_complete(generation)` false.
      */
     void unsafe_join(generation_t generation) noexcept {
-        if (generation == 0) return;
+        // One relaxed load of a process-wide word, as in `unsafe_publish`.
+        if (generation == 0 || forked_()) [[unlikely]]
+            return;
         if (exclusivity_() == caller_inclusive_k) {
             // Relaxed: the dispatcher reads its own store; any other thread only needs the value to differ.
             if (claim_.dispatcher.load(std::memory_order_relaxed) != std::this_thread::get_id()) return;
@@ -482,6 +495,8 @@ public:
                 claim_.caller_in_slice.store(true, std::memory_order_relaxed);
                 dispatch_.trampoline(dispatch_.context, 0);
                 claim_.caller_in_slice.store(false, std::memory_order_relaxed);
+                if (forked_()) [[unlikely]]
+                    return; // forked inside the slice: in this child nobody retires the other slices
                 retire_(0, dispatch_.epoch.load(std::memory_order_relaxed));
                 return;
             }
