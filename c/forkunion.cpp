@@ -307,6 +307,9 @@ private:
     static fu::status_t join_(guard_t &&guard, bool run_on_caller) noexcept {
         if (!run_on_caller) return guard.join();
         guard.join_or_run_on_caller();
+        // Published, yet `forked`: a callback forked on this thread, and the child lacks the other slices.
+        if (guard.generation() && guard.status().code() == fu::status_code_t::forked_k) [[unlikely]]
+            return fu::status_code_t::forked_k;
         return fu::status_code_t::success_k;
     }
 };
@@ -760,10 +763,12 @@ int fu_pool_is_complete(fu_pool_t pool, size_t generation) {
 
 fu_status_t fu_pool_unsafe_join(fu_pool_t pool, size_t generation) {
     if (!pool || !is_token(generation)) return fu_invalid_argument_k;
-    if (pool->orphaned()) return fu_stale_generation_k;
+    if (pool->orphaned()) return fu_forked_k; // nothing runs the other slices in this process
     // Acquire pairs with the release in `fu_pool_unsafe_for_threads`.
     if (pool->split_generation.load(std::memory_order_acquire) != generation) return fu_stale_generation_k;
     pool->backend.unsafe_join(generation);
+    if (pool->orphaned()) [[unlikely]]
+        return fu_forked_k; // the caller forked inside its slice: the join returned without the other slices
     // An inclusive pool's join from a thread that did not dispatch returns without running slice 0.
     if (!pool->backend.is_complete(generation)) return fu_contended_k;
     std::size_t expected = generation;

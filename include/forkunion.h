@@ -45,12 +45,15 @@
  *
  *  @section fork Processes that fork
  *  A `fork()`ed child has only the thread that forked: the workers of its parent's pools do not exist there.
- *  In the child, every pool that was spawned before the fork refuses each dispatch, `fu_pool_nap` and
- *  `fu_pool_sleep` with `fu_not_spawned_k`, at once (it never waits for the missing workers), and reports 0
- *  threads. `fu_pool_spawn`, `fu_pool_terminate` and `fu_pool_delete` forget those workers without joining them
- *  (their thread table, a copy of the parent's, is leaked in the child), so `fu_pool_spawn` starts fresh threads in
- *  the child. Detecting the fork costs one relaxed load per dispatch of a word that only a `pthread_atfork` child
- *  handler writes. The parent's pools are untouched.
+ *  In the child, every pool that was spawned before the fork refuses each dispatch (blocking or split),
+ *  `fu_pool_nap` and `fu_pool_sleep` with `fu_forked_k`, at once (it never waits for the missing workers), and
+ *  reports 0 threads; the `_or_run_on_caller` forms run their loop on the calling thread instead. A join in the
+ *  child of a dispatch from before the fork returns `fu_forked_k` at once, and so does a dispatch (of any form)
+ *  whose callback forked on the calling thread (thread 0 of a caller-inclusive pool, inside its own slice): the
+ *  other slices do not run in the child. `fu_pool_spawn`, `fu_pool_terminate` and `fu_pool_delete` forget those
+ *  workers without joining them and free their thread table, so `fu_pool_spawn` starts fresh threads in the child.
+ *  Detecting the fork costs one relaxed load per dispatch of a word that only a `pthread_atfork` child handler
+ *  writes. The parent's pools are untouched.
  */
 #ifndef FORKUNION_H
 #define FORKUNION_H
@@ -362,6 +365,8 @@ FORKUNION_NODISCARD FORKUNION_API fu_status_t fu_pool_for_slices(fu_pool_t pool,
  *          callback of the same pool, or share the pool with other threads: OpenMP's answer to a nested region.
  *  @retval fu_success_k           every task ran (on the pool or here).
  *  @retval fu_invalid_argument_k  NULL pool or callback: nothing ran.
+ *  @retval fu_forked_k            in the child of a `fork()` a callback made on the calling thread (see "Processes
+ *                                 that fork"): the other slices do not run there.
  */
 FORKUNION_API fu_status_t fu_pool_for_threads_or_run_on_caller(fu_pool_t pool, fu_for_threads_t callback,
                                                                void *context);
@@ -377,7 +382,8 @@ FORKUNION_API fu_status_t fu_pool_for_slices_or_run_on_caller(fu_pool_t pool, si
  *          `fu_pool_is_complete` and join. On inclusive pools thread 0's slice runs inside `fu_pool_unsafe_join`,
  *          which the same thread must call. `context` must stay valid until the dispatch completes.
  *  @retval fu_invalid_argument_k  NULL pool, callback or `generation`.
- *  @retval fu_not_spawned_k, fu_contended_k  refused (another dispatch, split or blocking, is in flight).
+ *  @retval fu_not_spawned_k, fu_contended_k, fu_forked_k  refused (unspawned, another dispatch, split or
+ *                                 blocking, is in flight, or the pool is inherited through `fork()`).
  */
 FORKUNION_API fu_status_t fu_pool_unsafe_for_threads(fu_pool_t pool, fu_for_threads_t callback, void *context,
                                                      size_t *generation);
@@ -397,6 +403,8 @@ FORKUNION_API int fu_pool_is_complete(fu_pool_t pool, size_t generation);
  *                                 completed. Returns at once, waits for nothing; harmless.
  *  @retval fu_contended_k         an inclusive pool's split dispatch joined from another thread than the one that
  *                                 dispatched it: only that thread can run slice 0. Nothing changed.
+ *  @retval fu_forked_k            in a `fork()`ed child: the pool is inherited, or the caller forked inside its own
+ *                                 slice; the other slices do not run here. Returns at once.
  */
 FORKUNION_API fu_status_t fu_pool_unsafe_join(fu_pool_t pool, size_t generation);
 
