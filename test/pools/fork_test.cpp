@@ -106,6 +106,8 @@ void expect_fork_inside_the_callers_slice(spawn_t &&spawn) {
         SCOPED_TRACE(verb_name(verb));
         pool_t pool;
         ASSERT_TRUE(spawn(pool, fu::caller_inclusive_k));
+        // Every worker past its start-up (where a sanitizer's runtime may hold its allocator lock across the fork).
+        require_ran(pool.for_threads([](std::size_t) noexcept {}).join());
         std::fflush(nullptr);
         pid_t child = -1; // written by thread 0 only, which is this thread
         // The other threads hold their first task until thread 0 forked, so that `for_n_dynamic`'s workers cannot
@@ -136,6 +138,7 @@ void expect_fork_before_the_join(spawn_t &&spawn) {
         SCOPED_TRACE(exclusivity_name(exclusivity));
         pool_t pool;
         ASSERT_TRUE(spawn(pool, exclusivity));
+        require_ran(pool.for_threads([](std::size_t) noexcept {}).join()); // every worker past its start-up
         std::atomic<std::size_t> ran{0};
         std::fflush(nullptr);
         auto guard = pool.for_n(64, [&](std::size_t) noexcept { ran.fetch_add(1, std::memory_order_relaxed); });
