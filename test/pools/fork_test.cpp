@@ -156,22 +156,18 @@ void expect_fork_before_the_join(spawn_t &&spawn) {
     }
 }
 
-bool fork_tests_run() {
-    if (FORKUNION_TEST_EMULATED) {
-        std::printf("qemu-user aborts in a forked child of a multi-threaded process; the native build runs this\n");
-        return false;
-    }
-    if (fu::sanitize_thread_k) {
-        std::printf("TSan's runtime cannot start threads after a multi-threaded fork\n");
-        return false;
-    }
-    return true;
+/**  Why the fork tests cannot run in this build, or null. */
+char const *fork_tests_skip_reason() {
+    if (FORKUNION_TEST_EMULATED)
+        return "qemu-user aborts in a forked child of a multi-threaded process; the native build runs this";
+    if (fu::sanitize_thread_k) return "TSan's runtime cannot start threads after a multi-threaded fork";
+    return nullptr;
 }
 
 } // namespace
 
 TEST(fork, a_caller_forking_inside_its_own_slice_gets_forked_from_join_at_once) {
-    if (!fork_tests_run()) GTEST_SKIP();
+    if (char const *why = fork_tests_skip_reason()) GTEST_SKIP() << why;
     expect_fork_inside_the_callers_slice<fu::flat_pool_t>(
         [](fu::flat_pool_t &p, fu::caller_exclusivity_t e) { return bool(p.spawn(3, e)); });
     fu::machine_topology_t topology;
@@ -185,7 +181,7 @@ TEST(fork, a_caller_forking_inside_its_own_slice_gets_forked_from_join_at_once) 
 }
 
 TEST(fork, a_dispatcher_forking_before_its_join_gets_forked_from_join_at_once) {
-    if (!fork_tests_run()) GTEST_SKIP();
+    if (char const *why = fork_tests_skip_reason()) GTEST_SKIP() << why;
     expect_fork_before_the_join<fu::flat_pool_t>(
         [](fu::flat_pool_t &p, fu::caller_exclusivity_t e) { return bool(p.spawn(3, e)); });
     fu::machine_topology_t topology;
@@ -198,6 +194,9 @@ TEST(fork, a_dispatcher_forking_before_its_join_gets_forked_from_join_at_once) {
 }
 #else
 TEST(fork, a_caller_forking_inside_its_own_slice_gets_forked_from_join_at_once) {
+    GTEST_SKIP() << "needs fork(), which this OS does not have";
+}
+TEST(fork, a_dispatcher_forking_before_its_join_gets_forked_from_join_at_once) {
     GTEST_SKIP() << "needs fork(), which this OS does not have";
 }
 #endif
