@@ -103,6 +103,12 @@
  *  algorithms never read a range while they write it except where the `std::` algorithm allows (`out == first`
  *  for `transform` and the scans).
  *
+ *  @section comparators Comparators without a strict weak order
+ *  Whatever a sort's comparator answers (`double`s with NaNs under `<`, inconsistent or random answers, always
+ *  `true`), the sorts read and write only inside `[first, last)` and their own scratch buffer, terminate, and leave
+ *  a permutation of the input: nothing lost, nothing duplicated. Only the order is then unspecified. The same holds
+ *  for `min_element` and `max_element` (some iterator in the range, or `last` for an empty one).
+
  *  @section exceptions Exceptions
  *  Every algorithm is `noexcept`: a callable or comparator that throws (`std::less` is not declared `noexcept`,
  *  and that is fine) calls `std::terminate`, as `std::execution::par` does. Nothing rejects such callables.
@@ -596,9 +602,13 @@ struct sorter_t {
         auto bound = [&](std::size_t s) noexcept { return s * slice < count ? s * slice : count; };
         // Every slice boundary's split first, on the calling thread: ~log2(n) comparisons each.
         std::size_t splits[max_chunks_k + 1];
-        for (std::size_t s = 0; s <= slices; ++s)
+        // A comparator without a strict weak order may answer the searches inconsistently: `monotone_split` keeps
+        // every slice's share of each run non-negative, so the slices stay inside their ranges and disjoint.
+        for (std::size_t s = 0; s <= slices; ++s) {
             splits[s] = in_scratch ? merge_split_at(scratch, 0, count, width, bound(s), comp)
                                    : merge_split_at(data_pointer(), 0, count, width, bound(s), comp);
+            if (s != 0) splits[s] = monotone_split(0, count, width, bound(s - 1), splits[s - 1], bound(s), splits[s]);
+        }
         auto pass = [&](std::size_t s) noexcept {
             std::size_t const low = bound(s), high = bound(s + 1);
             if (in_scratch)

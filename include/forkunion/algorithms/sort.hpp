@@ -68,8 +68,10 @@ void heap_sort(iterator_type_ first, iterator_type_ last, comp_type_ &comp) noex
 }
 
 /**
- *  Introsort, the serial sort of each chunk: median-of-three quicksort with an unguarded Hoare partition down to
- *  runs of 16, heap sort past a depth of 2 log2 n, then one insertion pass. No allocation.
+ *  Introsort, the serial sort of each chunk: median-of-three quicksort with a Hoare partition down to runs of 16,
+ *  heap sort past a depth of 2 log2 n, then one insertion pass. No allocation. Both partition scans check their
+ *  bound (a comparator without a strict weak order can send an unguarded scan past the range), and the pivot ends
+ *  between the two parts, so each part is smaller than the range whatever the comparator answers.
  */
 template <typename iterator_type_, typename comp_type_>
 void introsort(iterator_type_ first, iterator_type_ last, comp_type_ &comp) noexcept {
@@ -96,17 +98,21 @@ void introsort(iterator_type_ first, iterator_type_ last, comp_type_ &comp) noex
                 swap_at(low, c);
             else
                 swap_at(low, b);
-            iterator_type_ left = low + 1, right = high;
-            for (;;) { // the pivot's copies on both sides stop both scans: no bounds checks needed
-                while (comp(*left, *low)) ++left;
-                --right;
-                while (comp(*low, *right)) --right;
+            // [low + 1, left) holds values not above the pivot, (right, high) values not below it; both scans stop
+            // on equal values, which balances runs of duplicates. Always left <= right + 1.
+            iterator_type_ left = low + 1, right = high - 1;
+            for (;;) {
+                while (left <= right && comp(*left, *low)) ++left;
+                while (left <= right && comp(*low, *right)) --right;
                 if (!(left < right)) break;
                 swap_at(left, right);
                 ++left;
+                --right;
             }
-            self(self, left, high, budget);
-            high = left;
+            iterator_type_ const pivot = left - 1;
+            if (pivot != low) swap_at(low, pivot);
+            self(self, pivot + 1, high, budget);
+            high = pivot;
         }
     };
     loop(loop, first, last, depth);
@@ -238,6 +244,20 @@ std::size_t merge_split_at(source_type_ source, std::size_t base, std::size_t si
     merge_pair_t const pair = merge_pair_of(base, size, width, k);
     return merge_split(source + pair.first, pair.left, source + (pair.first + pair.left), pair.right, k - pair.first,
                        comp);
+}
+
+/**
+ *  `split`, the split (`merge_split_at`) at output `k`, limited so that the slice of outputs `[prev, k)` takes a
+ *  non-negative count from each run when `prev` lies in `k`'s pair with the split `prev_split`: a strict weak
+ *  order gives monotone splits already, any other comparator gets them from this limit, so the slices of a pass
+ *  still read and write disjoint parts of their ranges. The result stays a valid split at `k`.
+ */
+constexpr std::size_t monotone_split(std::size_t base, std::size_t size, std::size_t width, std::size_t prev,
+                                     std::size_t prev_split, std::size_t k, std::size_t split) noexcept {
+    if (merge_pair_of(base, size, width, k).first > prev) return split; // `k`'s pair starts after `prev`
+    if (split < prev_split) return prev_split;
+    if (split - prev_split > k - prev) return prev_split + (k - prev);
+    return split;
 }
 
 /**
