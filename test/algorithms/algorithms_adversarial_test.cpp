@@ -146,3 +146,55 @@ TEST(algorithms_adversarial, sorts_of_strings_with_random_answers_lose_and_dupli
         }
     });
 }
+
+namespace {
+
+/**  The documented default `+` and `*` on doubles: a NaN operand decides the result, the left one first, quieted. */
+double quiet(double nan) { return from_bits(bits_of(nan) | 0x0008000000000000ull); }
+double left_nan_plus(double a, double b) { return a != a ? quiet(a) : b != b ? quiet(b) : a + b; }
+double left_nan_times(double a, double b) { return a != a ? quiet(a) : b != b ? quiet(b) : a * b; }
+
+/**  NaNs of two payloads and both signs, signed zeros, infinities of both signs and ordinary values. */
+std::vector<double> special_doubles(std::size_t n, std::uint64_t seed) {
+    double const specials[] = {from_bits(0x7ff8000000000123ull), from_bits(0xfff8000000000456ull),
+                               from_bits(0x7ff0000000000789ull), // signalling
+                               0.0, -0.0, std::numeric_limits<double>::infinity(),
+                               -std::numeric_limits<double>::infinity(), 1.5, -2.25};
+    std::vector<double> values(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        std::uint64_t const r = mix(seed * 7919 + i);
+        values[i] = r % 4 == 0 ? specials[r / 4 % (sizeof specials / sizeof specials[0])] : static_cast<double>(r % 7);
+    }
+    return values;
+}
+
+} // namespace
+
+TEST(algorithms_adversarial, nan_payloads_reduce_to_the_same_bits_at_every_thread_count) {
+    for (std::size_t grain : {std::size_t(1), std::size_t(3), std::size_t(16), std::size_t(17), fu::default_grain_k})
+        for (std::size_t n : {std::size_t(2), std::size_t(17), std::size_t(100), std::size_t(5000)})
+            for (std::uint64_t seed : {1, 2, 3}) {
+                std::vector<double> const x = special_doubles(n, seed), y = special_doubles(n, seed + 100);
+                // Two NaNs of different payloads side by side, and the same pair swapped, in every input.
+                std::vector<double> xs = x;
+                xs[0] = from_bits(0x7ff8000000000123ull), xs[1] = from_bits(0xfff8000000000456ull);
+                std::vector<double> sx = xs;
+                std::swap(sx[0], sx[1]);
+                for (std::vector<double> const *input : {&x, static_cast<std::vector<double> const *>(&xs), static_cast<std::vector<double> const *>(&sx)}) {
+                    auto const &v = *input;
+                    double const sum = rule_reduce<double>(n, grain, 0.0, [&](std::size_t i) { return v[i]; },
+                                                           left_nan_plus);
+                    double const dot = rule_reduce<double>(
+                        n, grain, 0.0, [&](std::size_t i) { return left_nan_times(v[i], y[i]); }, left_nan_plus);
+                    for_threads_1_to_4([&](auto &pool) {
+                        SCOPED_TRACE(::testing::Message() << "n = " << n << ", grain = " << grain << ", seed " << seed);
+                        auto grained = fu::with_grain(pool, grain);
+                        EXPECT_EQ(bits_of(fu::reduce(grained, v.begin(), v.end(), 0.0)), bits_of(sum))
+                            << std::hex << "reduce";
+                        EXPECT_EQ(bits_of(fu::transform_reduce(grained, v.begin(), v.end(), y.begin(), 0.0)),
+                                  bits_of(dot))
+                            << std::hex << "transform_reduce (dot)";
+                    });
+                }
+            }
+}

@@ -57,6 +57,11 @@
  *  32-bit x86 needs `-msse2 -mfpmath=sse`). W independent lane chains vectorize without reassociating anything, and
  *  W depends on the type alone, so it reproduces like everything else. The
  *  serial path (one thread, a busy pool) evaluates the same rule. The Rust crate's `sum`/`reduce` follows it too.
+ *  NaNs: the default ⊕ (`+`) and ⊗ (`*`) of `reduce` and `transform_reduce` on floating-point values take a NaN
+ *  left operand as the result (quieted), else a NaN right one, so NaN payloads and signs reproduce too. A
+ *  caller's own `op` built on the bare `+` (`std::plus<>`) does not: IEEE-754 leaves open which NaN a sum of two
+ *  NaNs carries and the compiler may swap the operands, so then only the bits of NaN-free results are promised
+ *  (a NaN result stays a NaN; signed zeros and infinities are exact either way).
  *
  *  @section tasks How blocks map onto tasks
  *  A call splits its B blocks into chunks of 2^c consecutive blocks, c the smallest exponent that leaves at most
@@ -118,7 +123,7 @@
 #include <cstddef>     // `std::size_t`
 #include <new>         // placement `new`, `std::nothrow`, `std::align_val_t`
 #include <thread>      // `std::this_thread::yield`
-#include <type_traits> // `std::is_trivially_destructible_v`, `std::remove_cvref_t`
+#include <type_traits> // `std::is_trivially_destructible_v`, `std::remove_cvref_t`, `std::is_floating_point_v`
 #include <utility>     // `std::move`, `std::forward`
 // Compile cost: `<iterator>` adds the stream iterators and `<streambuf>`, and `<algorithm>` (for `std::sort`) the
 // ranges and parallel algorithms, ~4% and ~20% of a hello world's compile time; libstdc++ declares the iterator
@@ -689,17 +694,31 @@ void sort(target_t<pool_type_> target, iterator_type_ first, iterator_type_ last
         ::operator delete(memory);
 }
 
-/**  `a ⊕ b` as `std::plus<>`, `a ⊗ b` as `std::multiplies<>`, without their header. */
+/**
+ *  `a ⊕ b` as `std::plus<>`, `a ⊗ b` as `std::multiplies<>`, without their header, except that on floating-point
+ *  operands a NaN `a` decides the result: `a + (a != a ? a : b)`. IEEE-754 leaves open which of two NaN operands
+ *  the result carries, and compilers swap the operands of `+` and `*` freely, so the bare operator could give
+ *  different NaN payloads in the serial and the parallel code of the same rule; here both operands are the same
+ *  NaN whenever `a` is one, and with one NaN or none the order does not matter.
+ */
 struct plus_t {
     template <typename left_type_, typename right_type_>
     constexpr auto operator()(left_type_ &&a, right_type_ &&b) const noexcept(noexcept(a + b)) {
-        return std::forward<left_type_>(a) + std::forward<right_type_>(b);
+        if constexpr (std::is_floating_point_v<std::remove_cvref_t<left_type_>> &&
+                      std::is_same_v<std::remove_cvref_t<left_type_>, std::remove_cvref_t<right_type_>>)
+            return a + (a != a ? a : b);
+        else
+            return std::forward<left_type_>(a) + std::forward<right_type_>(b);
     }
 };
 struct multiplies_t {
     template <typename left_type_, typename right_type_>
     constexpr auto operator()(left_type_ &&a, right_type_ &&b) const noexcept(noexcept(a *b)) {
-        return std::forward<left_type_>(a) * std::forward<right_type_>(b);
+        if constexpr (std::is_floating_point_v<std::remove_cvref_t<left_type_>> &&
+                      std::is_same_v<std::remove_cvref_t<left_type_>, std::remove_cvref_t<right_type_>>)
+            return a * (a != a ? a : b);
+        else
+            return std::forward<left_type_>(a) * std::forward<right_type_>(b);
     }
 };
 struct less_t {
