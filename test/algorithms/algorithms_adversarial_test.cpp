@@ -28,7 +28,7 @@ namespace {
 
 /**  Sizes around the grain `g`, the 32-element insertion runs and the merge slices of `g`-sized chunks. */
 std::vector<std::size_t> edge_sizes(std::size_t g) {
-    std::vector<std::size_t> sizes {2, 3, 15, 16, 17, 31, 32, 33, 63, 64, 65, 129};
+    std::vector<std::size_t> sizes{2, 3, 15, 16, 17, 31, 32, 33, 63, 64, 65, 129};
     for (std::size_t m : {1, 2, 3, 5, 33})
         for (std::size_t n : {m * g - 1, m * g, m * g + 1}) sizes.push_back(n);
     sizes.push_back(std::min<std::size_t>(large_k, 4097));
@@ -87,7 +87,7 @@ void for_threads_1_to_4(body_t &&body) {
 } // namespace
 
 TEST(algorithms_adversarial, sorts_with_any_comparator_stay_in_bounds_and_permute) {
-    std::atomic<std::uint64_t> counter {0};
+    std::atomic<std::uint64_t> counter{0};
     for_threads_1_to_4([&](auto &pool) {
         for (std::size_t grain : {std::size_t(7), std::size_t(32), std::size_t(100)}) {
             auto grained = fu::with_grain(pool, grain);
@@ -108,14 +108,13 @@ TEST(algorithms_adversarial, sorts_with_any_comparator_stay_in_bounds_and_permut
                 auto less = [](double a, double b) { return a < b; };
                 auto always = [](double, double) { return true; };
                 auto never = [](double, double) { return false; };
-                random_answers_t random {&counter};
+                random_answers_t random{&counter};
                 check("sort, NaNs under <", [&](auto f, auto l) { fu::sort(grained, f, l); });
                 check("stable_sort, NaNs under <", [&](auto f, auto l) { fu::stable_sort(grained, f, l); });
                 check("sort, random", [&](auto f, auto l) { fu::sort(grained, f, l, random); });
                 check("stable_sort, random", [&](auto f, auto l) { fu::stable_sort(grained, f, l, random); });
                 check("sort, always true", [&](auto f, auto l) { fu::sort(grained, f, l, always); });
-                check("stable_sort, always true",
-                      [&](auto f, auto l) { fu::stable_sort(grained, f, l, always); });
+                check("stable_sort, always true", [&](auto f, auto l) { fu::stable_sort(grained, f, l, always); });
                 check("sort, always false", [&](auto f, auto l) { fu::sort(grained, f, l, never); });
                 check("sort, <", [&](auto f, auto l) { fu::sort(grained, f, l, less); });
             }
@@ -124,7 +123,7 @@ TEST(algorithms_adversarial, sorts_with_any_comparator_stay_in_bounds_and_permut
 }
 
 TEST(algorithms_adversarial, sorts_of_strings_with_random_answers_lose_and_duplicate_nothing) {
-    std::atomic<std::uint64_t> counter {0};
+    std::atomic<std::uint64_t> counter{0};
     for_threads_1_to_4([&](auto &pool) {
         auto grained = fu::with_grain(pool, 33);
         for (std::size_t n : edge_sizes(33)) {
@@ -133,7 +132,7 @@ TEST(algorithms_adversarial, sorts_of_strings_with_random_answers_lose_and_dupli
             for (std::size_t i = 0; i < n; ++i) input[i] = std::to_string(i) + " is longer than SSO holds";
             std::vector<std::string> expected = input;
             std::sort(expected.begin(), expected.end());
-            random_answers_t random {&counter};
+            random_answers_t random{&counter};
             for (bool stable : {false, true}) {
                 std::vector<std::string> ours = input;
                 if (stable)
@@ -150,16 +149,27 @@ TEST(algorithms_adversarial, sorts_of_strings_with_random_answers_lose_and_dupli
 namespace {
 
 /**  The documented default `+` and `*` on doubles: a NaN operand decides the result, the left one first, quieted. */
-double quiet(double nan) { return from_bits(bits_of(nan) | 0x0008000000000000ull); }
-double left_nan_plus(double a, double b) { return a != a ? quiet(a) : b != b ? quiet(b) : a + b; }
-double left_nan_times(double a, double b) { return a != a ? quiet(a) : b != b ? quiet(b) : a * b; }
+double quiet(double nan) {
+    return from_bits(bits_of(nan) | 0x0008000000000000ull);
+}
+double left_nan_plus(double a, double b) {
+    return a != a ? quiet(a) : b != b ? quiet(b) : a + b;
+}
+double left_nan_times(double a, double b) {
+    return a != a ? quiet(a) : b != b ? quiet(b) : a * b;
+}
 
 /**  NaNs of two payloads and both signs, signed zeros, infinities of both signs and ordinary values. */
 std::vector<double> special_doubles(std::size_t n, std::uint64_t seed) {
-    double const specials[] = {from_bits(0x7ff8000000000123ull), from_bits(0xfff8000000000456ull),
+    double const specials[] = {from_bits(0x7ff8000000000123ull),
+                               from_bits(0xfff8000000000456ull),
                                from_bits(0x7ff0000000000789ull), // signalling
-                               0.0, -0.0, std::numeric_limits<double>::infinity(),
-                               -std::numeric_limits<double>::infinity(), 1.5, -2.25};
+                               0.0,
+                               -0.0,
+                               std::numeric_limits<double>::infinity(),
+                               -std::numeric_limits<double>::infinity(),
+                               1.5,
+                               -2.25};
     std::vector<double> values(n);
     for (std::size_t i = 0; i < n; ++i) {
         std::uint64_t const r = mix(seed * 7919 + i);
@@ -180,10 +190,11 @@ TEST(algorithms_adversarial, nan_payloads_reduce_to_the_same_bits_at_every_threa
                 xs[0] = from_bits(0x7ff8000000000123ull), xs[1] = from_bits(0xfff8000000000456ull);
                 std::vector<double> sx = xs;
                 std::swap(sx[0], sx[1]);
-                for (std::vector<double> const *input : {&x, static_cast<std::vector<double> const *>(&xs), static_cast<std::vector<double> const *>(&sx)}) {
+                for (std::vector<double> const *input : {&x, static_cast<std::vector<double> const *>(&xs),
+                                                         static_cast<std::vector<double> const *>(&sx)}) {
                     auto const &v = *input;
-                    double const sum = rule_reduce<double>(n, grain, 0.0, [&](std::size_t i) { return v[i]; },
-                                                           left_nan_plus);
+                    double const sum = rule_reduce<double>(
+                        n, grain, 0.0, [&](std::size_t i) { return v[i]; }, left_nan_plus);
                     double const dot = rule_reduce<double>(
                         n, grain, 0.0, [&](std::size_t i) { return left_nan_times(v[i], y[i]); }, left_nan_plus);
                     for_threads_1_to_4([&](auto &pool) {
