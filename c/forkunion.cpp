@@ -21,10 +21,11 @@
  */
 #include <forkunion.h>
 
-#include <atomic>  // `std::atomic`
-#include <cstddef> // `std::size_t`
-#include <cstdint> // `std::uint64_t`
-#include <new>     // `std::nothrow`
+#include <atomic>      // `std::atomic`
+#include <cstddef>     // `std::size_t`
+#include <cstdint>     // `std::uint64_t`
+#include <new>         // `std::nothrow`
+#include <type_traits> // `std::is_same_v`
 
 #include <forkunion.hpp>
 #include <forkunion/pools/colocated.hpp>
@@ -137,6 +138,9 @@ public:
     using colocated_t = fu::colocated_pool_t;
     using distributed_t = fu::distributed_pool_t;
     using prong_t = fu::prong_t<std::size_t>;
+    // The C API's counts are `size_t`: pools of the same index type take every count without narrowing it.
+    static_assert(std::is_same_v<colocated_t::index_t, std::size_t> &&
+                  std::is_same_v<distributed_t::index_t, std::size_t>);
 
     /**  What the pool's allowed capabilities let it do, and the prefix of its threads' names. */
     struct options_t {
@@ -306,11 +310,12 @@ private:
     template <typename guard_t>
     static fu::status_t join_(guard_t &&guard, bool run_on_caller) noexcept {
         if (!run_on_caller) return guard.join();
-        guard.join_or_run_on_caller();
+        bool const ran = guard.join_or_run_on_caller();
         // Published, yet `forked`: a callback forked on this thread, and the child lacks the other slices.
         if (guard.generation() && guard.status().code() == fu::status_code_t::forked_k) [[unlikely]]
             return fu::status_code_t::forked_k;
-        return fu::status_code_t::success_k;
+        // False only for a count the index type cannot hold, which `size_t` counts on `size_t` pools never are.
+        return ran ? fu::status_t(fu::status_code_t::success_k) : guard.status();
     }
 };
 
@@ -769,8 +774,9 @@ fu_status_t fu_pool_unsafe_join(fu_pool_t pool, size_t generation) {
     pool->backend.unsafe_join(generation);
     if (pool->orphaned()) [[unlikely]]
         return fu_forked_k; // the caller forked inside its slice: the join returned without the other slices
-    // An inclusive pool's join from a thread that did not dispatch returns without running slice 0.
-    if (!pool->backend.is_complete(generation)) return fu_contended_k;
+    // An inclusive pool's join from a thread that did not dispatch returns without running slice 0: misuse, and
+    // nothing changed (the dispatcher's own join still runs it).
+    if (!pool->backend.is_complete(generation)) return fu_invalid_argument_k;
     std::size_t expected = generation;
     // Release pairs with the acquire of the next split dispatcher; failure means someone joined first.
     if (!pool->split_generation.compare_exchange_strong(expected, 0, std::memory_order_release,

@@ -398,11 +398,12 @@ FORKUNION_API int fu_pool_is_complete(fu_pool_t pool, size_t generation);
 
 /**
  *  @brief  Runs thread 0's slice (inclusive pools) and blocks until split dispatch `generation` completes.
- *  @retval fu_invalid_argument_k  NULL pool, or a token that no dispatch can have (0 or even).
+ *  @retval fu_invalid_argument_k  NULL pool, or a token that no dispatch can have (0 or even); or an inclusive
+ *                                 pool's split dispatch joined from another thread than the one that dispatched it
+ *                                 (misuse: only that thread can run slice 0). Nothing ran and nothing changed: the
+ *                                 dispatch stays incomplete until its dispatcher joins it.
  *  @retval fu_stale_generation_k  not the pool's pending split dispatch: already joined, or superseded after it
  *                                 completed. Returns at once, waits for nothing; harmless.
- *  @retval fu_contended_k         an inclusive pool's split dispatch joined from another thread than the one that
- *                                 dispatched it: only that thread can run slice 0. Nothing changed.
  *  @retval fu_forked_k            in a `fork()`ed child: the pool is inherited, or the caller forked inside its own
  *                                 slice; the other slices do not run here. Returns at once.
  */

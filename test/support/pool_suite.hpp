@@ -624,11 +624,93 @@ TYPED_TEST_P(pool_suite, stalled_thread_tasks_are_stolen) {
     });
 }
 
+TYPED_TEST_P(pool_suite, guard_joined_from_another_thread_never_reports_unrun_work) {
+    FORKUNION_SKIP_UNLESS_THREADS(2); // the foreign joiner is a thread of its own
+    using pool_t = typename TypeParam::pool_t;
+    using index_t = typename pool_t::index_t;
+    for_each_shape<TypeParam>([](pool_t &pool, std::size_t threads, caller_exclusivity_t) {
+        task_ledger ledger(2 * threads + 1);
+        std::atomic<std::size_t> ran{0};
+        auto guard = pool.for_n(static_cast<index_t>(ledger.size()), [&](index_t task) noexcept {
+            ledger.record(task);
+            ran.fetch_add(1, std::memory_order_relaxed);
+        });
+        ASSERT_TRUE(guard.status());
+        status_t foreign;
+        std::thread joiner([&] { foreign = guard.join(); });
+        joiner.join();
+        // Only the creator may join: another thread's join is refused as misuse, runs nothing, changes nothing.
+        EXPECT_EQ(foreign, status_code_t::invalid_argument_k) << foreign.name();
+        if (std::size_t const done = ran.load(); done != ledger.size()) {
+            EXPECT_FALSE(guard.is_complete()) << "complete with " << done << " of " << ledger.size() << " tasks run";
+        }
+        EXPECT_TRUE(guard.join()) << "the creator's join still runs and joins every slice";
+        EXPECT_TRUE(guard.is_complete());
+        EXPECT_EQ(ledger.mistakes(), 0u);
+        task_ledger next(threads + 2);
+        require_ran(
+            pool.for_n(static_cast<index_t>(next.size()), [&](index_t task) noexcept { next.record(task); }).join());
+        EXPECT_EQ(next.mistakes(), 0u) << "the pool is free for the next dispatch";
+    });
+}
+
+TYPED_TEST_P(pool_suite, a_count_the_index_type_cannot_hold_is_refused) {
+    using pool_t = typename TypeParam::pool_t;
+    using index_t = typename pool_t::index_t;
+    for_each_shape<TypeParam>([](pool_t &pool, std::size_t, caller_exclusivity_t) {
+        std::atomic<std::size_t> ran{0};
+        auto count_task = [&](index_t) noexcept { ran.fetch_add(1, std::memory_order_relaxed); };
+        auto count_slice = [&](index_t, index_t count) noexcept { ran.fetch_add(count, std::memory_order_relaxed); };
+        constexpr std::uint64_t max = std::numeric_limits<index_t>::max();
+        auto check = [&](auto n) {
+            SCOPED_TRACE(::testing::Message() << "count " << static_cast<long long>(n));
+            for (int verb = 0; verb != 3; ++verb) {
+                SCOPED_TRACE(::testing::Message() << "verb " << verb);
+                ran.store(0);
+                status_t joined;
+                bool run = true;
+                auto run_on_caller = [&](auto &&guard) {
+                    run = guard.join_or_run_on_caller();
+                    EXPECT_EQ(guard.status(), status_code_t::invalid_argument_k) << guard.status().name();
+                };
+                if (verb == 0) {
+                    joined = pool.for_n(n, count_task).join();
+                    run_on_caller(pool.for_n(n, count_task));
+                } else if (verb == 1) {
+                    joined = pool.for_n_dynamic(n, count_task).join();
+                    run_on_caller(pool.for_n_dynamic(n, count_task));
+                } else {
+                    joined = pool.for_slices(n, count_slice).join();
+                    run_on_caller(pool.for_slices(n, count_slice));
+                }
+                EXPECT_EQ(joined, status_code_t::invalid_argument_k) << joined.name();
+                EXPECT_FALSE(run) << "join_or_run_on_caller cannot run a loop whose indices do not fit";
+                EXPECT_EQ(ran.load(), 0u) << "a refused count runs nothing";
+            }
+        };
+        check(-1);
+        check(std::numeric_limits<long long>::min());
+        if constexpr (max < std::numeric_limits<std::uint64_t>::max()) {
+            check(std::uint64_t(max) + 1);
+            check(std::numeric_limits<std::uint64_t>::max());
+            if constexpr (max < 1000) check(1000);
+        }
+        if constexpr (max <= std::numeric_limits<std::uint16_t>::max()) {
+            // The largest count the index type holds runs every task once.
+            task_ledger ledger(static_cast<std::size_t>(max));
+            require_ran(
+                pool.for_n_dynamic(std::uint64_t(max), [&](index_t task) noexcept { ledger.record(task); }).join());
+            EXPECT_EQ(ledger.mistakes(), 0u);
+        }
+    });
+}
+
 REGISTER_TYPED_TEST_SUITE_P(pool_suite, each_task_runs_exactly_once, for_threads_visits_each_thread_once,
                             generations_are_odd_and_joins_are_idempotent, guard_timing_follows_exclusivity,
                             nested_dispatch_is_refused, racing_dispatch_is_refused,
                             exclusive_thread_zero_forks_at_any_depth, spawn_and_dispatch_refuse_bad_requests,
                             respawn_churn_alternates_exclusivity, idle_modes_wake_for_the_next_dispatch,
-                            stalled_thread_tasks_are_stolen);
+                            stalled_thread_tasks_are_stolen, guard_joined_from_another_thread_never_reports_unrun_work,
+                            a_count_the_index_type_cannot_hold_is_refused);
 
 } // namespace forkunion::testing

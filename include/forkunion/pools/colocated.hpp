@@ -363,19 +363,20 @@ public:
     [[nodiscard]] auto for_threads(fn_type_ &&fn) noexcept {
         return pool_.for_threads(adapt_(std::forward<fn_type_>(fn)));
     }
-    /**  @brief  `for (i = 0; i < n; ++i) fn(i);` in static blocks. See `basic_pool_t::for_n`. */
-    template <typename fn_type_>
-    [[nodiscard]] auto for_n(index_t n, fn_type_ &&fn) noexcept {
+    /**  @brief  `for (i = 0; i < n; ++i) fn(i);` in static blocks. See `basic_pool_t::for_n`; like every counted
+     *          verb, a count `index_t` cannot hold is refused with `invalid_argument` (`dispatch_verbs_t`). */
+    template <typename count_type_, typename fn_type_>
+    [[nodiscard]] auto for_n(count_type_ n, fn_type_ &&fn) noexcept {
         return pool_.for_n(n, adapt_(std::forward<fn_type_>(fn)));
     }
     /**  @brief  `for (i = 0; i < n; ++i) fn(i);` with stealing. See `basic_pool_t::for_n_dynamic`. */
-    template <typename fn_type_>
-    [[nodiscard]] auto for_n_dynamic(index_t n, fn_type_ &&fn) noexcept {
+    template <typename count_type_, typename fn_type_>
+    [[nodiscard]] auto for_n_dynamic(count_type_ n, fn_type_ &&fn) noexcept {
         return pool_.for_n_dynamic(n, adapt_(std::forward<fn_type_>(fn)));
     }
     /**  @brief  `fn(first, count)` per non-empty static block. See `basic_pool_t::for_slices`. */
-    template <typename fn_type_>
-    [[nodiscard]] auto for_slices(index_t n, fn_type_ &&fn) noexcept {
+    template <typename count_type_, typename fn_type_>
+    [[nodiscard]] auto for_slices(count_type_ n, fn_type_ &&fn) noexcept {
         return pool_.for_slices(n, adapt_(std::forward<fn_type_>(fn)));
     }
 

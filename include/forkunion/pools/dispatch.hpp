@@ -19,8 +19,9 @@
 #pragma once
 #include <atomic>      // `std::atomic`
 #include <cstdint>     // `std::uint8_t`
-#include <type_traits> // `std::is_invocable_v`, `std::decay_t`
-#include <utility>     // `std::forward`
+#include <thread>      // `std::this_thread::get_id`
+#include <type_traits> // `std::is_invocable_v`, `std::decay_t`, `std::is_integral_v`
+#include <utility>     // `std::forward`, `std::in_range`
 
 #include <forkunion/base/types.hpp>
 /*  Whether a refused dispatch guard destroyed without its status read aborts with a message: on unless NDEBUG. */
@@ -98,6 +99,22 @@ inline void reach_hook(hook_point_t point, void const *pool) noexcept {
     std::abort();
 }
 #endif
+
+/**  A verb's task count converted to the pool's index type, and whether it fit: a count the index type cannot
+ *   hold (negative, or above its maximum) is refused with `invalid_argument`, never narrowed. */
+template <typename index_type_>
+struct task_count_t {
+    index_type_ value = 0;
+    bool fits = true;
+};
+
+template <typename index_type_, typename count_type_>
+constexpr task_count_t<index_type_> to_task_count(count_type_ count) noexcept {
+    static_assert(std::is_integral_v<count_type_> && !std::is_same_v<count_type_, bool>,
+                  "a task count is an integer: convert it explicitly, and to a type that holds it");
+    if (!std::in_range<index_type_>(count)) return {0, false};
+    return {static_cast<index_type_>(count), true};
+}
 
 /**  The job of `for_threads`: `fn(thread)` once per thread; serially, `fn(0)` once. Shared by every pool. */
 template <typename pool_type_, typename fn_type_>
@@ -205,7 +222,9 @@ struct n_dynamic_job_t {
  *  work, poll `is_complete()` and `join()`. On caller-inclusive pools thread 0's slice runs inside `join()` (or the
  *  destructor), so the dispatch cannot complete before it. `join()` is idempotent and returns the dispatch's
  *  status; a refused dispatch runs nothing unless `join_or_run_on_caller()` runs it here. Immovable, because the
- *  workers may hold its address. Only the thread that created it may join it.
+ *  workers may hold its address. Only the thread that created it may join it: `join()` and `join_or_run_on_caller()`
+ *  from any other thread return `invalid_argument` at once, run and wait for nothing, and leave the guard as it
+ *  was (its creator's join, or its destruction, still runs and joins every slice).
  */
 template <typename pool_type_, typename job_type_>
 class [[nodiscard]] dispatch_guard_t {
@@ -217,9 +236,17 @@ public:
     template <typename... args_types_>
     explicit dispatch_guard_t(pool_t &pool, args_types_ &&...args) noexcept
         : pool_(pool), job_(pool, std::forward<args_types_>(args)...) {
-        auto const publication = pool.unsafe_publish_job(job_);
-        generation_ = publication.generation;
-        status_ = publication.status;
+        publish_();
+    }
+
+    /**  A counted verb's guard: a count the index type cannot hold publishes nothing (`invalid_argument`). */
+    template <typename index_type_, typename... args_types_>
+    dispatch_guard_t(pool_t &pool, detail::task_count_t<index_type_> count, args_types_ &&...args) noexcept
+        : pool_(pool), job_(pool, count.value, std::forward<args_types_>(args)...) {
+        if (count.fits)
+            publish_();
+        else
+            status_ = status_code_t::invalid_argument_k, runnable_ = false;
     }
 
     dispatch_guard_t(dispatch_guard_t const &) = delete;
@@ -240,10 +267,13 @@ public:
     /**
      *  @brief  Blocks until every slice ran (running thread 0's slice on caller-inclusive pools) and returns
      *          success; or, if the pool refused the dispatch, returns why at once (`contended`, `not_spawned`,
-     *          `forked`) having run nothing. Idempotent. In a child of a `fork()` the caller made inside its own
-     *          slice (or before joining), returns `forked` at once: the other slices' threads are not there.
+     *          `forked`; `invalid_argument` for a count the index type cannot hold) having run nothing. Idempotent.
+     *          Creator only: from another thread it returns `invalid_argument` and changes nothing. In a child of a
+     *          `fork()` the caller made inside its own slice (or before joining), returns `forked` at once: the
+     *          other slices' threads are not there.
      */
     [[nodiscard]] status_t join() noexcept {
+        if (foreign_()) return status_code_t::invalid_argument_k;
         status_read_ = true;
         if (!joined_ && generation_) join_published_();
         joined_ = true;
@@ -251,18 +281,27 @@ public:
     }
 
     /**
-     *  @brief  Like `join()`, but a refused dispatch runs here, on the calling thread, as a team of one: the serial
-     *          loop the verb stands for, every prong's thread 0 (`for_threads`: `fn(0)` once; `for_slices`:
-     *          `fn(0, n)` once). Every task has run when it returns. `status()` still says what the pool answered.
+     *  @brief  Like `join()`, but a dispatch the pool refused (`contended`, `not_spawned`, `forked`) runs here, on
+     *          the calling thread, as a team of one: the serial loop the verb stands for, every prong's thread 0
+     *          (`for_threads`: `fn(0)` once; `for_slices`: `fn(0, n)` once). Returns true once every task ran;
+     *          `status()` still says what the pool answered.
+     *
+     *  Returns false having run nothing where no thread can run the loop: a count the pool's index type cannot
+     *  hold (`status()` says `invalid_argument`), or a call from a thread other than the guard's creator (see
+     *  `join()`). A count refused this way leaves the status unread, so a build with `FORKUNION_CHECK_REFUSALS`
+     *  aborts with a message when the guard dies unless `status()` or `join()` was asked.
      */
-    void join_or_run_on_caller() noexcept {
+    bool join_or_run_on_caller() noexcept {
+        if (foreign_()) return false;
+        if (!runnable_) return false;
         status_read_ = true;
-        if (joined_) return;
+        if (joined_) return true;
         joined_ = true;
         if (generation_)
             join_published_();
         else
             job_.run_on_caller();
+        return true;
     }
 
     /**  @brief  True once every slice ran, or if the dispatch was refused. Never blocks. */
@@ -270,7 +309,7 @@ public:
         return joined_ || !generation_ || pool_.is_complete(generation_);
     }
 
-    /**  @brief  Success, or why the dispatch was refused (`contended`, `not_spawned`, `forked`). */
+    /**  @brief  Success, or why the dispatch was refused (`contended`, `not_spawned`, `forked`, `invalid_argument`). */
     [[nodiscard]] status_t status() const noexcept {
         status_read_ = true;
         return status_;
@@ -292,12 +331,24 @@ private:
         if (pool_.forked()) [[unlikely]]
             status_ = status_code_t::forked_k;
     }
+    void publish_() noexcept {
+        auto const publication = pool_.unsafe_publish_job(job_);
+        generation_ = publication.generation;
+        status_ = publication.status;
+    }
+    /**  A thread other than the creator asks to join: only the creator may (it owes thread 0's slice on an
+     *   inclusive pool, and owns the guard's state). Such a join is refused and touches nothing. */
+    bool foreign_() const noexcept {
+        return creator_ != std::this_thread::get_id();
+    }
 
     pool_t &pool_;
     job_t job_;
+    std::thread::id const creator_ = std::this_thread::get_id();
     generation_t generation_ = 0;
     status_t status_;
     bool joined_ = false;
+    bool runnable_ = true; // false: a count the index type cannot hold, which no thread can run
     mutable bool status_read_ = false;
 };
 
@@ -323,6 +374,11 @@ struct publication_t {
  *  for every pool kind; each pool's header says how it numbers and places its threads, and what a prong's
  *  `compute_domain` is. Callable from any thread; a dispatch racing another one, or nested in one, is refused
  *  (`contended`) as the pool's header describes.
+ *
+ *  Counts: `for_n`, `for_n_dynamic` and `for_slices` take `n` as any integer type and never narrow it. A count
+ *  the pool's `index_t` cannot hold (negative, or above its maximum: 1000 on a `std::uint8_t` pool) is refused
+ *  with `invalid_argument` and runs nothing, `join_or_run_on_caller()` included, since no index of the loop fits
+ *  the callback's parameter either; a bool, a floating-point or a class-type count does not compile.
  */
 template <typename pool_type_, typename index_type_>
 class dispatch_verbs_t {
@@ -344,10 +400,11 @@ public:
      *          block `static_slice(n, threads_count(), t)`. Serial equivalent:
      *          `for (index_t i = 0; i < n; ++i) fn(i);`  ~  `#pragma omp parallel for schedule(static)`
      */
-    template <typename fn_type_>
-    [[nodiscard]] auto for_n(index_t n, fn_type_ &&fn) noexcept {
+    template <typename count_type_, typename fn_type_>
+    [[nodiscard]] auto for_n(count_type_ n, fn_type_ &&fn) noexcept {
         using job_t = detail::n_job_t<pool_type_, std::decay_t<fn_type_>>;
-        return dispatch_guard_t<pool_type_, job_t>(self_(), n, std::forward<fn_type_>(fn));
+        return dispatch_guard_t<pool_type_, job_t>(self_(), detail::to_task_count<index_t>(n),
+                                                   std::forward<fn_type_>(fn));
     }
 
     /**
@@ -357,10 +414,11 @@ public:
      *          steals inside the thief's compute domain first). Serial equivalent:
      *          `for (index_t i = 0; i < n; ++i) fn(i);`  ~  `#pragma omp parallel for schedule(dynamic, 1)`
      */
-    template <typename fn_type_>
-    [[nodiscard]] auto for_n_dynamic(index_t n, fn_type_ &&fn) noexcept {
+    template <typename count_type_, typename fn_type_>
+    [[nodiscard]] auto for_n_dynamic(count_type_ n, fn_type_ &&fn) noexcept {
         using job_t = detail::n_dynamic_job_t<pool_type_, std::decay_t<fn_type_>>;
-        return dispatch_guard_t<pool_type_, job_t>(self_(), n, std::forward<fn_type_>(fn));
+        return dispatch_guard_t<pool_type_, job_t>(self_(), detail::to_task_count<index_t>(n),
+                                                   std::forward<fn_type_>(fn));
     }
 
     /**
@@ -368,10 +426,11 @@ public:
      *          of the static split is non-empty; a thread with an empty block is not called. Serial equivalent:
      *          `for (t = 0; t < threads; ++t) if (s = static_slice(n, threads, t); s.count) fn(s.first, s.count);`
      */
-    template <typename fn_type_>
-    [[nodiscard]] auto for_slices(index_t n, fn_type_ &&fn) noexcept {
+    template <typename count_type_, typename fn_type_>
+    [[nodiscard]] auto for_slices(count_type_ n, fn_type_ &&fn) noexcept {
         using job_t = detail::slices_job_t<pool_type_, std::decay_t<fn_type_>>;
-        return dispatch_guard_t<pool_type_, job_t>(self_(), n, std::forward<fn_type_>(fn));
+        return dispatch_guard_t<pool_type_, job_t>(self_(), detail::to_task_count<index_t>(n),
+                                                   std::forward<fn_type_>(fn));
     }
 
     /**
