@@ -21,7 +21,9 @@
 
 #include <gtest/gtest.h>
 
+#include <forkunion/pools/colocated.hpp>
 #include <forkunion/pools/flat.hpp>
+#include <forkunion/topology/topology.hpp>
 
 #include "test_support.hpp"
 
@@ -229,4 +231,59 @@ TEST(race, root_stopped_before_releasing_keeps_the_pool_held) {
     EXPECT_TRUE(pool.is_complete(publication));
     require_ran(pool.for_threads(count).join());
     EXPECT_EQ(ran.load(), 6u);
+}
+
+namespace {
+
+/**  While armed, the spawning thread's first hook point (its set-up dispatch's claim or publication) runs one
+ *   foreign dispatch to the end on another thread: the window between a spawn and its set-up, held open. */
+struct foreign_dispatch_t {
+    std::atomic<bool> armed{false};
+    std::thread::id spawner;
+    fu::status_t status;
+    std::size_t ran = 0;
+    void (*dispatch)(foreign_dispatch_t &) = nullptr;
+    void *pool = nullptr;
+};
+foreign_dispatch_t foreign;
+
+void foreign_hook(fu::hook_point_t point, void const *) {
+    if (point != fu::hook_point_t::before_claim_k && point != fu::hook_point_t::after_publish_k) return;
+    if (std::this_thread::get_id() != foreign.spawner) return;
+    bool expected = true;
+    if (!foreign.armed.compare_exchange_strong(expected, false)) return;
+    std::thread([] { foreign.dispatch(foreign); }).join();
+}
+
+} // namespace
+
+TEST(race, spawn_never_loses_its_set_up_to_a_foreign_dispatch) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
+    using pool_t = fu::colocated_pool_t;
+    fu::machine_topology_t topology;
+    if (!topology.try_harvest()) GTEST_SKIP() << "no topology";
+    for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k}) {
+        pool_t pool;
+        foreign.status = fu::status_t{};
+        foreign.ran = 0;
+        foreign.pool = &pool;
+        foreign.spawner = std::this_thread::get_id();
+        foreign.dispatch = [](foreign_dispatch_t &self) {
+            std::atomic<std::size_t> ran{0};
+            auto guard = static_cast<pool_t *>(self.pool)->for_n(5, [&](std::size_t) noexcept { ran.fetch_add(1); });
+            self.status = guard.join();
+            self.ran = ran.load();
+        };
+        foreign.armed = true;
+        fu::detail::test_hook_k.store(&foreign_hook, std::memory_order_release);
+        fu::status_t const spawned = pool.spawn_on(topology, 0, 2, exclusivity);
+        fu::detail::test_hook_k.store(nullptr, std::memory_order_release);
+        EXPECT_FALSE(foreign.armed.load()) << "the window was not reached";
+        EXPECT_TRUE(spawned) << "spawn_on lost to a foreign dispatch: " << spawned.name();
+        EXPECT_EQ(pool.threads_count(), 2u);
+        // The foreign dispatch is refused (the pool is busy being set up) or, never both, runs whole.
+        EXPECT_TRUE(foreign.status == fu::status_code_t::contended_k ? foreign.ran == 0 : foreign.ran == 5)
+            << foreign.status.name() << ", " << foreign.ran << " tasks";
+        pool.terminate();
+    }
 }

@@ -254,14 +254,9 @@ public:
                 cores_count = allowed_cores_count();
         }
         home_.node = to_numa_node_id(topology.memory_node_id(topology.local_memory_of(domain)));
-        status_t const spawned = pool_.spawn(threads, exclusivity, cores_count);
-        if (!spawned) return spawned;
-
-        domain_.store(static_cast<index_t>(domain), std::memory_order_relaxed);
-        pinning_ = placement.pinning;
-        unpinned_.store(placement.pinning == pinning_t::none_k ? threads : index_t(0), std::memory_order_relaxed);
         bool const exclusive = exclusivity == caller_exclusive_k;
         if (!exclusive && placement.pinning != pinning_t::none_k) (void)saved_.try_save(); // counted if refused
+        index_t const unpinned = placement.pinning == pinning_t::none_k ? threads : index_t(0);
 
         // Every thread places itself: the kernel call needs no handle, and a refusal is the thread's own to count.
         cpu_mask_t const domain_mask = cores.to_mask();
@@ -275,7 +270,7 @@ public:
                 } else {
                     pinned = try_pin_current_thread(domain_mask); // an empty mask is refused and counted
                 }
-                // Relaxed: a statistic, read after the setup dispatch's join.
+                // Relaxed: a statistic, read after the spawn's set-up dispatch joined.
                 if (!pinned) unpinned_.fetch_add(1, std::memory_order_relaxed);
             }
             if (placement.name && (exclusive || thread != 0)) {
@@ -285,10 +280,19 @@ public:
                 (void)try_name_current_thread(name); // counted if refused; a name is a convenience
             }
         };
-        if (status_t const placed = pool_.for_threads(place).join(); !placed) {
-            // Another thread dispatched on the pool during its own spawn: a contract breach, reported.
-            terminate();
-            return placed;
+        unpinned_.store(unpinned, std::memory_order_relaxed);
+        domain_.store(static_cast<index_t>(domain), std::memory_order_relaxed);
+        pinning_ = placement.pinning;
+        // The placement runs as the spawn's own set-up dispatch, before the pool takes any other: a dispatch from
+        // another thread meanwhile is refused (`contended`), never the spawn.
+        status_t const spawned = pool_.spawn(threads, exclusivity, cores_count, place);
+        if (!spawned) {
+            if (saved_.saved()) (void)saved_.try_restore();
+            saved_ = saved_affinity_t{};
+            unpinned_.store(0, std::memory_order_relaxed);
+            domain_.store(0, std::memory_order_relaxed);
+            pinning_ = pinning_t::none_k;
+            return spawned;
         }
         return status_code_t::success_k;
     }

@@ -84,6 +84,8 @@
  *
  *      T0  spawn      check the OS limits; start the workers behind the start gate (parked on `wake`, so a spawn
  *                     that fails later never had a spinning thread); state closed → free (release); open the gate.
+ *                     A spawn with a set-up job goes closed → held(q+1) instead and publishes it itself (T2), so
+ *                     no other claim can come between the spawn and its set-up; its join releases the pool (T3).
  *                     A spawn that fails part-way ends like T4 (stop = 1; e → e + 2; open the gate): a stale wake-up
  *                     may have let a worker through the gate early, and it waits for a publication.
  *      T1  claim      load c; free and not closing ⇒ CAS free(q) → held(q+1) (acquire). Anything else, or a
@@ -266,6 +268,24 @@ public:
      *          the caller of an exclusive pool, outnumber `cores`. Same statuses as `spawn`.
      */
     status_t spawn(index_t threads, caller_exclusivity_t exclusivity, std::size_t cores) noexcept {
+        return spawn_(threads, exclusivity, cores, nullptr, nullptr);
+    }
+
+    /**
+     *  @brief  `spawn(threads, exclusivity, cores)` that also runs `setup(thread)` once on every thread before any
+     *          other dispatch can: the pool goes from unspawned straight to held by this call (T0 then T2 without
+     *          a T1 anybody could race), so a dispatch from another thread meanwhile is refused (`contended`) and
+     *          never makes the spawn fail. Returns once every `setup` ran. Same statuses as `spawn`.
+     */
+    template <typename setup_type_>
+    status_t spawn(index_t threads, caller_exclusivity_t exclusivity, std::size_t cores, setup_type_ &setup) noexcept {
+        void *context = const_cast<void *>(static_cast<void const volatile *>(std::addressof(setup)));
+        return spawn_(threads, exclusivity, cores, &threads_trampoline_<setup_type_>, context);
+    }
+
+private:
+    status_t spawn_(index_t threads, caller_exclusivity_t exclusivity, std::size_t cores, trampoline_t setup,
+                    void *setup_context) noexcept {
         if (threads == 0) return status_code_t::invalid_argument_k;
         if (threads_() != 0) return status_code_t::already_spawned_k;
         bool const exclusive = exclusivity == caller_exclusive_k;
@@ -332,12 +352,16 @@ public:
         if (exclusive) control_.thread_zero.store(slots[0].thread.id(), std::memory_order_relaxed);
         claim_.closing.store(false, std::memory_order_relaxed); // a terminate that lost to another one left it set
         // T0. Pairs with the acquire of T1: a claimer sees the slots, the thread count and the configuration.
+        // With a set-up job the pool opens held by this thread, which publishes it (T2) and joins it: the root's
+        // release (T3) frees the pool for everyone else only once every thread ran it.
         std::uint64_t const claim = claim_.claim.load(std::memory_order_relaxed);
-        claim_.claim.store(next_sequence_(claim) | free_k, std::memory_order_release);
+        claim_.claim.store(next_sequence_(claim) | (setup ? held_k : free_k), std::memory_order_release);
         open_gate_();
+        if (setup) unsafe_join(publish_claimed_(setup, setup_context, false, 0).generation);
         return status_code_t::success_k;
     }
 
+public:
     /**
      *  @brief  Completes the dispatch in flight (running the caller's owed slice of an unjoined inclusive
      *          dispatch), stops and joins every worker, and frees the thread table. The pool can be spawned again,
@@ -530,7 +554,13 @@ public:
             !claim_free_(claim, sole_claimer))
             return publish_after_lost_claim_(claim, trampoline, context, resets_cursors);
         detail::reach_hook(hook_point_t::after_claim_k, this);
+        return publish_claimed_(trampoline, context, resets_cursors, payload_bytes);
+    }
 
+private:
+    /**  T2 for the thread that holds the claim: the job, the cursors, the tokens, then the epoch. */
+    publication_t publish_claimed_(trampoline_t trampoline, void *context, bool resets_cursors,
+                                   std::size_t payload_bytes) noexcept {
         if (resets_cursors) reset_cursors_();
         if (payload_bytes) {
             std::memcpy(dispatch_.payload, context, payload_bytes);
@@ -550,6 +580,7 @@ public:
         return {generation, status_code_t::success_k};
     }
 
+public:
     /**  @brief  Publishes one of the shared jobs (`detail::*_job_t`): copied into the dispatch line when small. */
     template <typename job_type_>
     publication_t unsafe_publish_job(job_type_ &job) noexcept {
