@@ -526,3 +526,44 @@ TEST(distributed, per_domain_state_lives_on_each_domains_node) {
     EXPECT_EQ(pool.memory_placed_in(1), binds(1));
     EXPECT_FALSE(pool.memory_placed_in(2)) << "out of range";
 }
+
+TEST(distributed, set_idle_policy_during_respawn_never_reads_past_the_table_nor_loses_the_update) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
+    using pool_t = fu::distributed_pool_t;
+    // Two layouts of different domain counts: every respawn replaces the table under the setter's feet.
+    fu::machine_topology_t const &many = fu::os_linux_k ? recorded("128ia64-17n4s2c") : recorded_two_domains();
+    fu::machine_topology_t const &few = live_topology();
+    if (many.compute_domains_count() <= few.compute_domains_count()) GTEST_SKIP() << "no layout with more domains";
+    fu::thread_placement_t placement;
+    placement.name = nullptr;
+    placement.pinning = fu::pinning_t::none_k;
+    pool_t pool;
+    std::atomic<bool> done{false};
+    std::atomic<std::size_t> changes{0};
+    std::thread setter([&] {
+        for (std::size_t turn = 0; !done.load(std::memory_order_acquire); ++turn) {
+            EXPECT_TRUE(pool.set_idle_policy(turn % 2 ? fu::idle_policy_t::spin() : fu::idle_policy_t::nap()));
+            (void)pool.parked_threads_count();
+            changes.fetch_add(1, std::memory_order_relaxed);
+        }
+        // The last word, set while the controlling thread may still respawn: every domain's workers must obey it.
+        EXPECT_TRUE(pool.set_idle_policy(fu::idle_policy_t::sleep()));
+    });
+    for (std::size_t respawn = 0; respawn != 40; ++respawn) {
+        fu::machine_topology_t const &topology = respawn % 2 ? few : many;
+        std::size_t const threads = topology.compute_domains_count() + 1;
+        ASSERT_TRUE(pool.spawn(topology, static_cast<pool_t::index_t>(threads), fu::caller_inclusive_k, placement));
+        if (respawn + 1 == 40)
+            done.store(true, std::memory_order_release);
+        else
+            pool.terminate();
+    }
+    setter.join();
+    EXPECT_GT(changes.load(), 0u);
+    EXPECT_EQ(pool.idle_policy().mode, fu::idle_mode_t::sleep_k);
+    // Sleep parks every idle worker at once; a domain that kept the spin or nap policy never would.
+    std::size_t const workers = pool.threads_count() - 1;
+    EXPECT_TRUE(eventually([&] { return pool.parked_threads_count() == workers; }))
+        << pool.parked_threads_count() << " of " << workers << " workers parked";
+    pool.terminate();
+}

@@ -310,6 +310,9 @@ public:
             publish_layout_(table, static_cast<index_t>(domains));
         } else if (!reused)
             retire_layout_(table, static_cast<index_t>(domains), entry);
+        // A `set_idle_policy` that walked the previous layout may have missed the pools `spawn_domain_` configured
+        // before it: apply the latest policy to the live layout once more (DM).
+        apply_idle_policy_();
         bool oversubscribed = false;
         for (std::size_t d = 0; d != domains; ++d)
             oversubscribed = oversubscribed || table[d].slot->pool.oversubscribed();
@@ -431,10 +434,8 @@ public:
      */
     status_t set_idle_policy(idle_policy_t policy) noexcept {
         if (!policy.valid()) return status_code_t::invalid_argument_k;
-        idle_.store(policy_word_(policy), std::memory_order_relaxed);
-        // Every domain's pool of the live layout; a spawn applies `idle_` to the pools it starts.
-        for (index_t d = 0, domains = domains_(); d != domains; ++d)
-            (void)table_()[d].slot->pool.set_idle_policy(policy);
+        idle_.store(policy_word_(policy), std::memory_order_seq_cst);
+        apply_idle_policy_();
         return status_code_t::success_k;
     }
     /**  @brief  The idle policy in force: the default (adaptive) until `set_idle_policy`. */
@@ -445,8 +446,9 @@ public:
     /**  @brief  Workers of every domain blocked in the kernel right now; a snapshot. */
     [[nodiscard]] std::size_t parked_threads_count() const noexcept {
         std::size_t parked = 0;
-        for (index_t d = 0, domains = domains_(); d != domains; ++d)
-            parked += table_()[d].slot->pool.parked_threads_count();
+        // A respawn may replace the layout meanwhile: count in one table, within the count it holds.
+        layout_view_t const layout = layout_();
+        for (index_t d = 0; d != layout.count; ++d) parked += layout.table[d].slot->pool.parked_threads_count();
         return parked;
     }
     /**  @brief  The stack size of the workers the next `spawn` starts (see `basic_pool_t::set_stack_size`). */
@@ -639,6 +641,25 @@ private:
     bool forked_() const noexcept { return threads_() && forks_.load(std::memory_order_relaxed) != fork_generation(); }
     static constexpr std::uint64_t policy_word_(idle_policy_t policy) noexcept {
         return (policy.microseconds << 2) | static_cast<std::uint64_t>(policy.mode);
+    }
+
+    /**
+     *  DM: gives every domain's pool of the live layout the policy in `idle_`, until `idle_` stays what it applied.
+     *  Any thread, any time. The layout is read as `layout_` reads it (never past a table's end, whatever respawn
+     *  runs), and a seq_cst fence sits between the caller's store (to `idle_` by a setter, to the layout by a spawn)
+     *  and its loads, so of a setter and a respawn racing, one sees the other's store: either the setter walks
+     *  the new layout, or the spawn reads the new policy. The re-check makes concurrent setters converge on the
+     *  last value stored.
+     */
+    void apply_idle_policy_() noexcept {
+        for (;;) {
+            std::atomic_thread_fence(std::memory_order_seq_cst);
+            std::uint64_t const word = idle_.load(std::memory_order_seq_cst);
+            idle_policy_t const policy{static_cast<idle_mode_t>(word & 3u), word >> 2};
+            layout_view_t const layout = layout_();
+            for (index_t d = 0; d != layout.count; ++d) (void)layout.table[d].slot->pool.set_idle_policy(policy);
+            if (idle_.load(std::memory_order_seq_cst) == word) return;
+        }
     }
 
     /**  Every domain's latest publication has retired (acquires, through each inner `is_complete`). */
