@@ -664,7 +664,7 @@ impl ThreadPool {
     /// Runs thread 0's share (inclusive pools) and blocks until broadcast `generation` completes. Never from
     /// inside one of this pool's callbacks (it would wait for itself).
     /// [`Error::StaleGeneration`]: already joined or superseded (returns at once, harmless);
-    /// [`Error::Contended`]: an inclusive pool's broadcast joined from another thread than the one that
+    /// [`Error::InvalidArgument`]: an inclusive pool's broadcast joined from another thread than the one that
     /// broadcast it (only that thread can run thread 0's share; nothing changed).
     pub fn join(&self, generation: Generation) -> Result<(), Error> {
         // SAFETY: live handle; the callback's validity is `unsafe_broadcast`'s contract.

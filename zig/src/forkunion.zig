@@ -429,7 +429,7 @@ pub const Pool = struct {
         return c.fu_pool_is_complete(self.handle, @intFromEnum(generation)) == 1;
     }
     /// Runs thread 0's slice (inclusive pools) and blocks until `generation` completes.
-    /// `error.StaleGeneration`: already joined (harmless); `error.Contended`: an inclusive pool's dispatch
+    /// `error.StaleGeneration`: already joined (harmless); `error.InvalidArgument`: an inclusive pool's dispatch
     /// joined from another thread than the dispatching one (nothing changed).
     pub fn unsafeJoin(self: Pool, generation: Generation) Error!void {
         try check(c.fu_pool_unsafe_join(self.handle, @intFromEnum(generation)));

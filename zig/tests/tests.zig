@@ -513,7 +513,7 @@ test "split dispatch: tokens, completion, refusal of others while pending, stale
         var result: ?fu.Error = null;
         const joiner = try std.Thread.spawn(.{}, Joiner.join, .{ pool, generation, &result });
         joiner.join();
-        try testing.expectEqual(@as(?fu.Error, error.Contended), result);
+        try testing.expectEqual(@as(?fu.Error, error.InvalidArgument), result);
         try pool.unsafeJoin(generation);
         try testing.expect(pool.isComplete(generation));
         try broadcast.expectOnce();
