@@ -112,20 +112,20 @@ struct x86_cache_decoder_t {
 inline cpu_caches_t calling_cpu_caches() noexcept {
     cpu_caches_t caches;
 #if FORKUNION_ARCH_X86 && (FORKUNION_INLINE_ASM || defined(_MSC_VER))
-    using cpu = detail::x86_detector_t;
-    using decoder = detail::x86_cache_decoder_t;
+    using cpu_t = detail::x86_detector_t;
+    using decoder_t = detail::x86_cache_decoder_t;
     constexpr std::uint32_t subleaves_limit_k = 64; // bounds a hypervisor that never ends the list
-    if (cpu::cpuid(0, 0).eax >= 4)
+    if (cpu_t::cpuid(0, 0).eax >= 4)
         for (std::uint32_t subleaf = 0; subleaf != subleaves_limit_k; ++subleaf)
-            if (!decoder::add_deterministic_leaf(cpu::cpuid(4, subleaf), caches)) break;
+            if (!decoder_t::add_deterministic_leaf(cpu_t::cpuid(4, subleaf), caches)) break;
     if (caches.count) return caches;
-    std::uint32_t const max_extended = cpu::cpuid(0x80000000u, 0).eax;
-    if (max_extended >= 0x8000001Du && ((cpu::cpuid(0x80000001u, 0).ecx >> 22) & 1u))
+    std::uint32_t const max_extended = cpu_t::cpuid(0x80000000u, 0).eax;
+    if (max_extended >= 0x8000001Du && ((cpu_t::cpuid(0x80000001u, 0).ecx >> 22) & 1u))
         for (std::uint32_t subleaf = 0; subleaf != subleaves_limit_k; ++subleaf)
-            if (!decoder::add_deterministic_leaf(cpu::cpuid(0x8000001Du, subleaf), caches)) break;
+            if (!decoder_t::add_deterministic_leaf(cpu_t::cpuid(0x8000001Du, subleaf), caches)) break;
     if (caches.count) return caches;
     if (max_extended >= 0x80000006u && max_extended < 0x90000000u)
-        decoder::add_amd_legacy_leaves(cpu::cpuid(0x80000005u, 0), cpu::cpuid(0x80000006u, 0), caches);
+        decoder_t::add_amd_legacy_leaves(cpu_t::cpuid(0x80000005u, 0), cpu_t::cpuid(0x80000006u, 0), caches);
 #endif
     return caches;
 }
