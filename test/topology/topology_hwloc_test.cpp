@@ -131,8 +131,9 @@ TEST(hwloc, the_live_harvest_agrees_with_lstopo) {
             }
             ++compared;
         }
-    std::printf("hwloc: %zu PUs, %zu NUMA nodes, %zu L3 caches (%zu inside a compute domain, %zu of them unknown here)\n",
-                pus.size(), nodes.size(), l3s.size(), compared + unknown, unknown);
+    std::printf(
+        "hwloc: %zu PUs, %zu NUMA nodes, %zu L3 caches (%zu inside a compute domain, %zu of them unknown here)\n",
+        pus.size(), nodes.size(), l3s.size(), compared + unknown, unknown);
     if (!l3s.empty() && topology.compute_domains_count() == 1) {
         EXPECT_GT(compared + unknown, 0u) << "a machine-wide L3 lies inside the only domain";
     }
