@@ -167,7 +167,8 @@ namespace detail {
 /**
  *  @brief  Wraps a callable so that the prongs the flat pool builds (compute domain 0) carry `domain` instead.
  *          Keeps the callable's shape: an index-shaped callable is called with indices, exactly as the flat
- *          pool would call it, so the adapter costs nothing once inlined.
+ *          pool would call it, so the adapter costs nothing once inlined. Keeps its `noexcept` too, so the flat
+ *          pool's check of the callback (`detail::require_nothrow_callback`) sees through the adapter.
  */
 template <typename fn_type_, typename index_type_>
 struct in_domain_t {
@@ -175,17 +176,22 @@ struct in_domain_t {
     fn_type_ fn;
     index_type_ domain;
 
-    void operator()(index_type_ task) noexcept requires std::is_invocable_v<fn_type_ &, index_type_> { fn(task); }
-    void operator()(prong_t prong) noexcept requires(!std::is_invocable_v<fn_type_ &, index_type_>) {
+    template <typename... args_types_>
+    static constexpr bool takes_k = std::is_invocable_v<fn_type_ &, args_types_...>;
+    template <typename... args_types_>
+    static constexpr bool nothrow_k = std::is_nothrow_invocable_v<fn_type_ &, args_types_...>;
+
+    void operator()(index_type_ task) noexcept(nothrow_k<index_type_>) requires takes_k<index_type_> { fn(task); }
+    void operator()(prong_t prong) noexcept(nothrow_k<prong_t>) requires(!takes_k<index_type_>) {
         prong.compute_domain = domain;
         fn(prong);
     }
-    void operator()(index_type_ first,
-                    index_type_ count) noexcept requires std::is_invocable_v<fn_type_ &, index_type_, index_type_> {
+    void operator()(index_type_ first, index_type_ count) noexcept(
+        nothrow_k<index_type_, index_type_>) requires takes_k<index_type_, index_type_> {
         fn(first, count);
     }
-    void operator()(prong_t prong, index_type_ count) noexcept
-        requires(!std::is_invocable_v<fn_type_ &, index_type_, index_type_>) {
+    void operator()(prong_t prong, index_type_ count) noexcept(nothrow_k<prong_t, index_type_>) requires(
+        !takes_k<index_type_, index_type_>) {
         prong.compute_domain = domain;
         fn(prong, count);
     }

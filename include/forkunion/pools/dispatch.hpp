@@ -3,7 +3,9 @@
  *  @brief  The dispatch vocabulary every pool kind shares: the jobs a verb publishes, the guard that joins one,
  *          the split API's publication, and the verbs themselves, written once over any pool.
  *
- *  - `call_with_prong`, `call_with_slice`: the callback shapes every pool accepts (an index, or a `prong_t`).
+ *  - `call_with_prong`, `call_with_slice`: the callback shapes every pool accepts (an index, or a `prong_t`),
+ *    and the one place where every verb of every pool calls a callback, so the one place that refuses, at compile
+ *    time, a callback that is not nothrow-invocable (see "Callbacks" below).
  *  - `detail::threads_job_t`, `n_job_t`, `slices_job_t`, `n_dynamic_job_t`: what one dispatch of `for_threads`,
  *    `for_n`, `for_slices` and `for_n_dynamic` asks of every thread (`run(thread, domain)`) and of a caller that
  *    runs it alone (`run_on_caller()`, the serial loop the verb stands for).
@@ -15,6 +17,15 @@
  *
  *  The pools' headers (`flat.hpp`, `colocated.hpp`, `distributed.hpp`) state which threads may call each verb and
  *  what ordering a join gives; nothing here touches a shared word itself.
+ *
+ *  Callbacks: every callback a pool's threads run (`for_threads`, `for_n`, `for_n_dynamic`, `for_slices`, the
+ *  split API's `unsafe_for_threads`, on every pool kind, and `join_or_run_on_caller()`'s serial loop) must be
+ *  nothrow-invocable with the shape the pool calls it with: `[&](std::size_t task) noexcept { ... }`. A callback
+ *  that may throw does not compile (a `static_assert` names the rule); one whose body may throw catches inside
+ *  itself and hands the error over through its own state. Dispatch never throws, never stores an exception and
+ *  never rethrows from a join: an exception escaping a worker would call `std::terminate`, and carrying it to the
+ *  joining thread would cost every dispatch a slot and a check. Without exceptions (`-fno-exceptions`, where no
+ *  callback can throw and none is deduced `noexcept`) the check is off (`FORKUNION_EXCEPTIONS` is 0).
  */
 #pragma once
 #include <atomic>      // `std::atomic`
@@ -37,6 +48,14 @@
 #include <cstdlib> // `std::abort`
 #endif
 
+/*  Whether this translation unit may throw: 1 unless exceptions are off (`-fno-exceptions`, `/EHs-`). Taken from
+ *  the compiler, not a setting: callbacks must be nothrow-invocable wherever it is 1. */
+#if defined(__cpp_exceptions) || defined(_CPPUNWIND)
+#define FORKUNION_EXCEPTIONS 1
+#else
+#define FORKUNION_EXCEPTIONS 0
+#endif
+
 /*  Test builds only: named points where a test may stop a thread to widen a race window. 0 compiles them out. */
 #if !defined(FORKUNION_TEST_HOOKS)
 #define FORKUNION_TEST_HOOKS 0
@@ -44,25 +63,53 @@
 
 namespace forkunion {
 
+/**  @brief  `FORKUNION_EXCEPTIONS`: whether this translation unit may throw, so whether callbacks are checked. */
+inline constexpr bool exceptions_k = FORKUNION_EXCEPTIONS;
+
+namespace detail {
+
+/**
+ *  Refuses to compile unless `fn_type_` is nothrow-invocable with `args_types_...`: the pools run callbacks on
+ *  threads that have no caller to hand an exception to. Called where every verb of every pool calls a callback
+ *  (`call_with_prong`, `call_with_slice`), so no verb and no pool kind escapes it. Off without exceptions.
+ */
+template <typename fn_type_, typename... args_types_>
+constexpr void require_nothrow_callback() noexcept {
+    static_assert(!exceptions_k || std::is_nothrow_invocable_v<fn_type_, args_types_...>,
+                  "forkunion: a callback run by the pool's threads must be noexcept: write `[&](...) noexcept { ... }` "
+                  "and catch inside it if its body may throw; an exception escaping a worker thread would call "
+                  "std::terminate");
+}
+
+} // namespace detail
+
 /**
  *  @brief  Calls `fn(prong.task)` if `fn` takes an index, else `fn(prong)`: the two callback shapes every pool
- *          accepts (a generic `[](auto task)` gets the index). Shared by every pool kind.
+ *          accepts (a generic `[](auto task)` gets the index). Shared by every pool kind. The chosen call must be
+ *          nothrow-invocable, or this does not compile (`detail::require_nothrow_callback`).
  */
 template <typename fn_type_, typename index_type_>
 inline void call_with_prong(fn_type_ &fn, prong_t<index_type_> prong) noexcept {
-    if constexpr (std::is_invocable_v<fn_type_ &, index_type_>)
+    if constexpr (std::is_invocable_v<fn_type_ &, index_type_>) {
+        detail::require_nothrow_callback<fn_type_ &, index_type_>();
         fn(prong.task);
-    else
+    } else {
+        detail::require_nothrow_callback<fn_type_ &, prong_t<index_type_>>();
         fn(prong);
+    }
 }
 
-/**  @brief  Calls `fn(prong.task, count)` if `fn` takes two indices, else `fn(prong, count)`: `for_slices`. */
+/**  @brief  Calls `fn(prong.task, count)` if `fn` takes two indices, else `fn(prong, count)`: `for_slices`. The
+ *          chosen call must be nothrow-invocable, like `call_with_prong`'s. */
 template <typename fn_type_, typename index_type_>
 inline void call_with_slice(fn_type_ &fn, prong_t<index_type_> prong, index_type_ count) noexcept {
-    if constexpr (std::is_invocable_v<fn_type_ &, index_type_, index_type_>)
+    if constexpr (std::is_invocable_v<fn_type_ &, index_type_, index_type_>) {
+        detail::require_nothrow_callback<fn_type_ &, index_type_, index_type_>();
         fn(prong.task, count);
-    else
+    } else {
+        detail::require_nothrow_callback<fn_type_ &, prong_t<index_type_>, index_type_>();
         fn(prong, count);
+    }
 }
 
 /**  @brief  The points of the protocol where a test build (`FORKUNION_TEST_HOOKS=1`) may stop a thread. */
@@ -379,6 +426,10 @@ struct publication_t {
  *  the pool's `index_t` cannot hold (negative, or above its maximum: 1000 on a `std::uint8_t` pool) is refused
  *  with `invalid_argument` and runs nothing, `join_or_run_on_caller()` included, since no index of the loop fits
  *  the callback's parameter either; a bool, a floating-point or a class-type count does not compile.
+ *
+ *  Callbacks: `fn` must be nothrow-invocable with the shape the verb calls (`[&](std::size_t i) noexcept { ... }`);
+ *  one that may throw does not compile, on every verb and every pool kind (see the file comment). A body that may
+ *  throw catches inside the callback and reports through the callback's own state.
  */
 template <typename pool_type_, typename index_type_>
 class dispatch_verbs_t {
