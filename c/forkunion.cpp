@@ -79,6 +79,11 @@ fu_status_t to_c(fu::status_t status) noexcept {
     return static_cast<fu_status_t>(status.code());
 }
 
+/**  `fu_invalid_argument_k`, with `reason` (a string literal) for `fu_last_refusal_reason`. */
+fu_status_t refuse(char const *reason) noexcept {
+    return to_c(fu::detail::refuse(reason));
+}
+
 fu::caller_exclusivity_t to_cpp(fu_caller_exclusivity_t exclusivity) noexcept {
     return exclusivity == fu_caller_exclusive_k ? fu::caller_exclusive_k : fu::caller_inclusive_k;
 }
@@ -409,15 +414,19 @@ namespace {
 /**  The common checks of every dispatch: a handle and a callback, and workers that exist in this process. */
 template <typename callback_t>
 fu_status_t check_dispatch(fu_pool_t pool, callback_t callback) noexcept {
-    if (!pool || !callback) return fu_invalid_argument_k;
+    if (!pool) return refuse("dispatch: pool is NULL");
+    if (!callback) return refuse("dispatch: callback is NULL");
     if (pool->orphaned()) return fu_forked_k;
     return fu_success_k;
 }
 
 fu_status_t spawn(fu_topology_t topology, fu_pool_t pool, std::size_t const *domain, std::size_t threads,
                   fu_caller_exclusivity_t exclusivity) noexcept {
-    if (!topology || !pool || threads == 0) return fu_invalid_argument_k;
-    if (exclusivity != fu_caller_inclusive_k && exclusivity != fu_caller_exclusive_k) return fu_invalid_argument_k;
+    if (!topology) return refuse("spawn: topology is NULL");
+    if (!pool) return refuse("spawn: pool is NULL");
+    if (threads == 0) return refuse("spawn: threads is 0; a pool needs at least one thread");
+    if (exclusivity != fu_caller_inclusive_k && exclusivity != fu_caller_exclusive_k)
+        return refuse("spawn: exclusivity is neither fu_caller_inclusive_k nor fu_caller_exclusive_k");
     pool->forget_orphaned_threads();
     if (pool->backend.threads_count() != 0) return fu_already_spawned_k;
     fu::capabilities_t const effective = pool->effective();
@@ -454,9 +463,11 @@ fu_status_t allocate(topology_t const &domains, std::size_t slice_bytes, std::si
 /**  Checks and narrows a request; `fu_success_k` lets it proceed with `place` and `huge_page_bytes` adjusted. */
 fu_status_t prepare_allocation(fu_topology_t topology, std::size_t &huge_page_bytes, fu_capabilities_t allowed,
                                bool &place, fu_allocation_t *allocation) noexcept {
-    if (!allocation) return fu_invalid_argument_k;
+    if (!allocation) return refuse("allocate: allocation is NULL");
     *allocation = fu_allocation_t{};
-    if (!topology || !fu::is_valid_huge_page_request(huge_page_bytes)) return fu_invalid_argument_k;
+    if (!topology) return refuse("allocate: topology is NULL");
+    if (!fu::is_valid_huge_page_request(huge_page_bytes))
+        return refuse("allocate: huge_page_bytes is neither 0 nor a power of two");
     fu::capabilities_t const usable = allowed & comptime_capabilities() & runtime_capabilities();
     place = (usable & fu::capability_memory_placement_k) != 0;
     if (!(usable & fu::capability_huge_pages_k)) huge_page_bytes = fu::base_pages_k;
@@ -468,6 +479,10 @@ fu_status_t prepare_allocation(fu_topology_t topology, std::size_t &huge_page_by
 extern "C" {
 
 // ---- Status codes, versions, capabilities ----
+
+char const *fu_last_refusal_reason(void) {
+    return fu::last_refusal_reason();
+}
 
 char const *fu_status_to_string(fu_status_t status) {
     return fu::status_name(static_cast<fu::status_code_t>(status));
@@ -495,7 +510,7 @@ size_t fu_name_capabilities(fu_capabilities_t mask, char *buffer, size_t capacit
 }
 
 fu_status_t fu_parse_capabilities(char const *text, fu_capabilities_t *mask) {
-    if (!mask) return fu_invalid_argument_k;
+    if (!mask) return refuse("fu_parse_capabilities: mask is NULL");
     fu::capabilities_t parsed = fu::capabilities_none_k;
     fu::status_t const status = fu::try_parse_capabilities(text, parsed);
     if (status) *mask = parsed;
@@ -629,7 +644,7 @@ fu_status_t fu_pool_spawn_on(fu_topology_t topology, fu_pool_t pool, size_t comp
 }
 
 fu_status_t fu_pool_terminate(fu_pool_t pool) {
-    if (!pool) return fu_invalid_argument_k;
+    if (!pool) return refuse("fu_pool_terminate: pool is NULL");
     pool->forget_orphaned_threads();
     if (pool->backend.threads_count() == 0) return fu_not_spawned_k;
     pool->backend.terminate();
@@ -740,7 +755,7 @@ fu_status_t fu_pool_for_slices_or_run_on_caller(fu_pool_t pool, size_t n, fu_for
 
 fu_status_t fu_pool_unsafe_for_threads(fu_pool_t pool, fu_for_threads_t callback, void *context, size_t *generation) {
     if (generation) *generation = 0;
-    if (!generation) return fu_invalid_argument_k;
+    if (!generation) return refuse("fu_pool_unsafe_for_threads: generation is NULL");
     if (fu_status_t const status = check_dispatch(pool, callback)) return status;
     if (pool->backend.threads_count() == 0) return fu_not_spawned_k;
     // Take the split slot: free (0), or held by a split dispatch that has completed. Acquire pairs with the
@@ -761,13 +776,15 @@ fu_status_t fu_pool_unsafe_for_threads(fu_pool_t pool, fu_for_threads_t callback
 }
 
 int fu_pool_is_complete(fu_pool_t pool, size_t generation) {
-    if (!pool || !is_token(generation)) return fu_invalid_argument_k;
+    if (!pool) return refuse("fu_pool_is_complete: pool is NULL");
+    if (!is_token(generation)) return refuse("fu_pool_is_complete: generation is 0 or even, no dispatch's token");
     if (pool->orphaned()) return 1; // nothing runs in this process
     return pool->backend.is_complete(generation) ? 1 : 0;
 }
 
 fu_status_t fu_pool_unsafe_join(fu_pool_t pool, size_t generation) {
-    if (!pool || !is_token(generation)) return fu_invalid_argument_k;
+    if (!pool) return refuse("fu_pool_unsafe_join: pool is NULL");
+    if (!is_token(generation)) return refuse("fu_pool_unsafe_join: generation is 0 or even, no dispatch's token");
     if (pool->orphaned()) return fu_forked_k; // nothing runs the other slices in this process
     // Acquire pairs with the release in `fu_pool_unsafe_for_threads`.
     if (pool->split_generation.load(std::memory_order_acquire) != generation) return fu_stale_generation_k;
@@ -776,7 +793,8 @@ fu_status_t fu_pool_unsafe_join(fu_pool_t pool, size_t generation) {
         return fu_forked_k; // the caller forked inside its slice: the join returned without the other slices
     // An inclusive pool's join from a thread that did not dispatch returns without running slice 0: misuse, and
     // nothing changed (the dispatcher's own join still runs it).
-    if (!pool->backend.is_complete(generation)) return fu_invalid_argument_k;
+    if (!pool->backend.is_complete(generation))
+        return refuse("fu_pool_unsafe_join: called from a thread other than the dispatcher of an inclusive pool");
     std::size_t expected = generation;
     // Release pairs with the acquire of the next split dispatcher; failure means someone joined first.
     if (!pool->split_generation.compare_exchange_strong(expected, 0, std::memory_order_release,
@@ -786,10 +804,10 @@ fu_status_t fu_pool_unsafe_join(fu_pool_t pool, size_t generation) {
 }
 
 fu_status_t fu_pool_set_idle_policy(fu_pool_t pool, fu_idle_mode_t mode, uint64_t microseconds) {
-    if (!pool) return fu_invalid_argument_k;
+    if (!pool) return refuse("fu_pool_set_idle_policy: pool is NULL");
     int const value = static_cast<int>(mode);
     if (value < static_cast<int>(fu_idle_spin_k) || value > static_cast<int>(fu_idle_sleep_k))
-        return fu_invalid_argument_k;
+        return refuse("fu_pool_set_idle_policy: mode is not a value of fu_idle_mode_t");
     fu::idle_policy_t policy{static_cast<fu::idle_mode_t>(value), microseconds};
     // Without any wait beyond the pause hint, napping is spinning on it: the pool keeps the spin policy.
     if (policy.mode == fu::idle_mode_t::nap_k && !(pool->effective() & fu_capabilities_waits_k))
@@ -798,7 +816,7 @@ fu_status_t fu_pool_set_idle_policy(fu_pool_t pool, fu_idle_mode_t mode, uint64_
 }
 
 fu_status_t fu_pool_idle_policy(fu_pool_t pool, fu_idle_mode_t *mode, uint64_t *microseconds) {
-    if (!pool || !mode || !microseconds) return fu_invalid_argument_k;
+    if (!pool || !mode || !microseconds) return refuse("fu_pool_idle_policy: pool, mode or microseconds is NULL");
     fu::idle_policy_t const policy = pool->backend.idle_policy();
     *mode = static_cast<fu_idle_mode_t>(policy.mode);
     *microseconds = policy.microseconds;
@@ -810,7 +828,7 @@ size_t fu_pool_parked_threads_count(fu_pool_t pool) {
 }
 
 fu_status_t fu_pool_set_stack_size(fu_pool_t pool, size_t bytes) {
-    if (!pool) return fu_invalid_argument_k;
+    if (!pool) return refuse("fu_pool_set_stack_size: pool is NULL");
     return to_c(pool->backend.set_stack_size(bytes));
 }
 
@@ -819,14 +837,14 @@ size_t fu_pool_stack_size(fu_pool_t pool) {
 }
 
 fu_status_t fu_pool_nap(fu_pool_t pool) {
-    if (!pool) return fu_invalid_argument_k;
+    if (!pool) return refuse("fu_pool_nap: pool is NULL");
     if (pool->orphaned()) return fu_forked_k;
     if (pool->backend.threads_count() == 0) return fu_not_spawned_k;
     return fu_pool_set_idle_policy(pool, fu_idle_nap_k, 0);
 }
 
 fu_status_t fu_pool_sleep(fu_pool_t pool, size_t microseconds) {
-    if (!pool) return fu_invalid_argument_k;
+    if (!pool) return refuse("fu_pool_sleep: pool is NULL");
     if (pool->orphaned()) return fu_forked_k;
     if (pool->backend.threads_count() == 0) return fu_not_spawned_k;
     return fu_pool_set_idle_policy(pool, fu_idle_sleep_k, microseconds);
@@ -840,7 +858,8 @@ fu_status_t fu_allocate_on(fu_topology_t topology, size_t memory_domain, size_t 
     if (fu_status_t const status = prepare_allocation(topology, huge_page_bytes, allowed, place, allocation))
         return status;
     fu::machine_topology_t const &machine = topology->topology;
-    if (memory_domain >= machine.memory_domains_count()) return fu_invalid_argument_k;
+    if (memory_domain >= machine.memory_domains_count())
+        return refuse("fu_allocate_on: memory_domain is not below fu_memory_domains_count(topology)");
     fu::numa_node_id_t const node =
         place ? fu::to_numa_node_id(machine.memory_node_id(memory_domain)) : fu::any_numa_node_k;
     return allocate(fu::numa_nodes_t(node), bytes, huge_page_bytes, place, allocation);
@@ -857,7 +876,7 @@ fu_status_t fu_allocate_symmetric(fu_topology_t topology, size_t slice_bytes, si
 }
 
 fu_status_t fu_deallocate(fu_allocation_t *allocation) {
-    if (!allocation) return fu_invalid_argument_k;
+    if (!allocation) return refuse("fu_deallocate: allocation is NULL");
     if (allocation->address) {
         fu::symmetric_region_t region;
         region.address = static_cast<std::byte *>(allocation->address);
@@ -879,7 +898,7 @@ void fu_fabric_delete(fu_fabric_t fabric) {
 }
 
 fu_status_t fu_fabric_harvest(fu_fabric_t fabric, fu_topology_t topology, fu_pool_t pool, size_t buffer_bytes) {
-    if (!fabric || !topology || !pool) return fu_invalid_argument_k;
+    if (!fabric || !topology || !pool) return refuse("fu_fabric_harvest: fabric, topology or pool is NULL");
     if (pool->orphaned()) return fu_not_spawned_k;
     // A harvest pins the pool's threads to each domain in turn and binds a buffer to each memory domain.
     fu::capabilities_t const needs = fu::capability_thread_pinning_k | fu::capability_memory_placement_k;

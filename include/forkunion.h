@@ -108,6 +108,19 @@ typedef enum fu_status_t {
 /**  @brief  The canonical name of a status (`"contended"`), `"unknown"` for any other value; never NULL. */
 FORKUNION_API char const *fu_status_to_string(fu_status_t status);
 
+/**
+ *  @brief  Why the latest call on this thread that returned `fu_invalid_argument_k` refused: which argument and
+ *          why, e.g. `"spawn: pool is NULL"` or `"distributed spawn: threads is below the topology's compute
+ *          domains; ..."`. Never NULL; `""` before any refusal on this thread.
+ *
+ *  The contract of `errno`: every call of this API that returns `fu_invalid_argument_k` (`fu_pool_is_complete`'s
+ *  negative answer included) sets it before returning, and nothing else writes it, so it is meaningful right after
+ *  such a refusal and stale after anything else. Thread-local: each thread reads its own latest refusal, and any
+ *  thread may call it at any time. The text is a static string: keep the pointer as long as you like, never free
+ *  it. Costs nothing on the success paths: it is written only where a call refuses.
+ */
+FORKUNION_API char const *fu_last_refusal_reason(void);
+
 /* ---- Versions and capabilities ---------------------------------------------------------------------------- */
 
 /**  @brief  The library's version: `FORKUNION_VERSION_MAJOR/MINOR/PATCH` of the build. */

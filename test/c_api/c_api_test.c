@@ -1020,6 +1020,99 @@ static void test_refusals(fu_capabilities_t allowed) {
     pthread_mutex_destroy(&fallback.mutex);
 }
 
+/* ---- reasons ----------------------------------------------------------------------------------------------- */
+
+static void ignore_thread(void *context, size_t thread, size_t compute_domain) {
+    (void)context, (void)thread, (void)compute_domain;
+}
+
+/* `call` refuses with fu_invalid_argument_k and fu_last_refusal_reason() then contains `fragment`. A different
+ * refusal comes first, so a path that refuses without setting its own reason reads that one's and fails. */
+#define CHECK_REASON(call, fragment)                                                                                   \
+    do {                                                                                                               \
+        char const *reason_;                                                                                           \
+        CHECK_STATUS(fu_pool_terminate(NULL), fu_invalid_argument_k);                                                  \
+        CHECK(strstr(fu_last_refusal_reason(), "fu_pool_terminate: pool is NULL") != NULL);                            \
+        CHECK_STATUS(call, fu_invalid_argument_k);                                                                     \
+        reason_ = fu_last_refusal_reason();                                                                            \
+        CHECK(reason_ != NULL && strstr(reason_, fragment) != NULL);                                                   \
+        if (reason_ && !strstr(reason_, fragment))                                                                     \
+            fprintf(stderr, "%s:%d: %s gave the reason \"%s\", expected \"%s\"\n", __FILE__, __LINE__, #call, reason_, \
+                    fragment);                                                                                         \
+    } while (0)
+
+static void *refuse_on_another_thread(void *unused) {
+    (void)unused;
+    (void)fu_pool_spawn(NULL, NULL, 1, fu_caller_inclusive_k);
+    return NULL;
+}
+
+static void test_reasons(fu_capabilities_t allowed) {
+    fu_pool_t pool = fu_pool_new("reasons", allowed);
+    fu_topology_t recorded = recorded_machine("the distributed pool's reason on a recorded two-socket machine");
+    fu_allocation_t allocation;
+    fu_capabilities_t mask = 0;
+    fu_idle_mode_t mode;
+    uint64_t microseconds = 0;
+    size_t generation = 0;
+    pthread_t other;
+    CHECK(pool != NULL);
+    if (!pool) return;
+    /* Spawn: each argument in turn. */
+    CHECK_REASON(fu_pool_spawn(NULL, pool, 1, fu_caller_inclusive_k), "topology is NULL");
+    CHECK_REASON(fu_pool_spawn(live_topology, NULL, 1, fu_caller_inclusive_k), "pool is NULL");
+    CHECK_REASON(fu_pool_spawn(live_topology, pool, 0, fu_caller_inclusive_k), "threads is 0");
+    CHECK_REASON(fu_pool_spawn(live_topology, pool, 1, (fu_caller_exclusivity_t)7), "exclusivity");
+    CHECK_REASON(
+        fu_pool_spawn_on(live_topology, pool, fu_compute_domains_count(live_topology), 1, fu_caller_inclusive_k),
+        "domain is not below");
+    /* The distributed pool over fewer threads than compute domains (a mask without topology sees one domain). */
+    if (recorded && (allowed & fu_capability_topology_k) && fu_compute_domains_count(recorded) > 1)
+        CHECK_REASON(fu_pool_spawn(recorded, pool, 1, fu_caller_inclusive_k),
+                     "threads is below the topology's compute domains");
+    /* Dispatch and the split dispatch. */
+    CHECK_REASON(fu_pool_for_threads(NULL, ignore_thread, NULL), "pool is NULL");
+    CHECK_REASON(fu_pool_for_threads(pool, NULL, NULL), "callback is NULL");
+    CHECK_REASON(fu_pool_unsafe_for_threads(pool, ignore_thread, NULL, NULL), "generation is NULL");
+    CHECK_REASON(fu_pool_unsafe_for_threads(pool, NULL, NULL, &generation), "callback is NULL");
+    CHECK_REASON(fu_pool_is_complete(NULL, 1), "pool is NULL");
+    CHECK_REASON(fu_pool_is_complete(pool, 2), "generation is 0 or even");
+    CHECK_REASON(fu_pool_unsafe_join(NULL, 1), "pool is NULL");
+    CHECK_REASON(fu_pool_unsafe_join(pool, 0), "generation is 0 or even");
+    /* Settings. */
+    CHECK_REASON(fu_pool_set_idle_policy(NULL, fu_idle_spin_k, 0), "pool is NULL");
+    CHECK_REASON(fu_pool_set_idle_policy(pool, (fu_idle_mode_t)9, 0), "mode is not a value of fu_idle_mode_t");
+    CHECK_REASON(fu_pool_set_idle_policy(pool, fu_idle_sleep_k, (uint64_t)1 << 61), "policy.microseconds");
+    CHECK_REASON(fu_pool_idle_policy(pool, NULL, &microseconds), "NULL");
+    CHECK_REASON(fu_pool_idle_policy(pool, &mode, NULL), "NULL");
+    CHECK_REASON(fu_pool_set_stack_size(NULL, 0), "pool is NULL");
+#if defined(__linux__)
+    CHECK_REASON(fu_pool_set_stack_size(pool, 1), "bytes is below");
+#endif
+    CHECK_REASON(fu_parse_capabilities("spin", NULL), "mask is NULL");
+    CHECK_REASON(fu_parse_capabilities(NULL, &mask), "text is null");
+    CHECK_REASON(fu_parse_capabilities("no-such-capability", &mask), "no capability name");
+    CHECK_REASON(fu_parse_capabilities("none,", &mask), "ends in a comma");
+    /* Memory and the fabric. */
+    CHECK_REASON(fu_allocate_on(live_topology, 0, 64, 0, allowed, NULL), "allocation is NULL");
+    CHECK_REASON(fu_allocate_on(NULL, 0, 64, 0, allowed, &allocation), "topology is NULL");
+    CHECK_REASON(fu_allocate_on(live_topology, 0, 64, 3, allowed, &allocation), "huge_page_bytes");
+    CHECK_REASON(fu_allocate_on(live_topology, fu_memory_domains_count(live_topology), 64, 0, allowed, &allocation),
+                 "memory_domain is not below");
+    CHECK_REASON(fu_deallocate(NULL), "allocation is NULL");
+    CHECK_REASON(fu_fabric_harvest(NULL, live_topology, pool, 0), "NULL");
+    /* Thread-local: another thread's refusal leaves this thread's reason as it was. */
+    CHECK_REASON(fu_pool_set_idle_policy(pool, (fu_idle_mode_t)9, 0), "mode is not a value of fu_idle_mode_t");
+    CHECK(pthread_create(&other, NULL, refuse_on_another_thread, NULL) == 0);
+    CHECK(pthread_join(other, NULL) == 0);
+    CHECK(strstr(fu_last_refusal_reason(), "mode is not a value of fu_idle_mode_t") != NULL);
+    /* And a success writes nothing. */
+    CHECK_STATUS(fu_pool_set_idle_policy(pool, fu_idle_spin_k, 0), fu_success_k);
+    CHECK(strstr(fu_last_refusal_reason(), "mode is not a value of fu_idle_mode_t") != NULL);
+    fu_pool_delete(pool);
+    fu_topology_delete(recorded);
+}
+
 /* ---- memory ------------------------------------------------------------------------------------------------ */
 
 static void test_memory(fu_capabilities_t allowed) {
@@ -1173,6 +1266,7 @@ static group_t const groups[] = {
     {"split", test_split},       {"contention", test_contention},
     {"idle", test_idle},         {"refusals", test_refusals},
     {"memory", test_memory},     {"fabric", test_fabric},
+    {"reasons", test_reasons},
 };
 
 int main(int argc, char **argv) {

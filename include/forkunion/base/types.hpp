@@ -264,6 +264,43 @@ constexpr char const *to_string(status_t status) noexcept {
     return status.name();
 }
 
+namespace detail {
+/**  This thread's latest refusal reason: a string literal, written only on `invalid_argument` paths. */
+inline thread_local char const *refusal_reason = "";
+} // namespace detail
+
+/**
+ *  @brief  Why the latest call on this thread that returned `invalid_argument` refused: which argument and why,
+ *          e.g. `"distributed spawn: threads is below the topology's compute domains; each domain needs at
+ *          least one thread (use a colocated pool for fewer)"`. Never null; `""` before any refusal on this thread.
+ *
+ *  The contract of `errno`: each call that returns `invalid_argument` sets it before returning, and nothing else
+ *  writes it (no success path, no dispatch that runs, no other status), so it is meaningful right after such a
+ *  refusal and stale after anything else. Thread-local: a refusal on one thread never changes another's. The
+ *  reasons are string literals: reading or keeping the pointer allocates nothing and stays valid for the life of
+ *  the program. Every `invalid_argument` of the pools (`spawn`, `spawn_on`, the idle policy and stack size setters,
+ *  a dispatch whose count the index type cannot hold, a `join` from another thread), of `try_parse_capabilities`,
+ *  of the symmetric allocator, of the fabric's `try_harvest` and of the argument checks of `affinity.hpp` sets it
+ *  (an `invalid_argument` the OS itself answers, such as a thread that exited, has no reason here).
+ */
+inline char const *last_refusal_reason() noexcept {
+    return detail::refusal_reason;
+}
+
+namespace detail {
+/**  Records `reason` (a string literal) for `last_refusal_reason` and returns `invalid_argument`. */
+[[gnu::cold, gnu::noinline]] inline status_code_t refuse(char const *reason) noexcept {
+    refusal_reason = reason;
+    return status_code_t::invalid_argument_k;
+}
+/**  `refuse` with the reason `policy` is not `valid()`. */
+inline status_code_t refuse_idle_policy(idle_policy_t policy) noexcept {
+    return refuse(static_cast<std::uint8_t>(policy.mode) > static_cast<std::uint8_t>(idle_mode_t::sleep_k)
+                      ? "set_idle_policy: policy.mode is not a value of idle_mode_t"
+                      : "set_idle_policy: policy.microseconds is 2^61 or more, more than a pool's policy word holds");
+}
+} // namespace detail
+
 /**
  *  @brief  What a callback learns about the task it runs: the task (or, for `for_threads`, the thread) index,
  *          the thread running it, and the compute domain that thread lives in (0 for a flat pool).

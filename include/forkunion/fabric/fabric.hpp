@@ -703,7 +703,9 @@ public:
     template <typename topology_t, fabric_pool pool_t>
     [[nodiscard]] status_t try_harvest(topology_t const &topology, pool_t &pool,
                                        fabric_options_t const &options = {}) noexcept {
-        if (!options.valid()) return status_code_t::invalid_argument_k;
+        if (!options.valid())
+            return detail::refuse("fabric try_harvest: options out of range (repeats, windows, buffer bounds or "
+                                  "tolerances; see fabric_options_t::valid)");
         if (pool.threads_count() == 0) return status_code_t::not_spawned_k;
         try {
             basic_fabric_t harvest;

@@ -188,7 +188,7 @@ constexpr bool parse_capability_token(char const *first, std::size_t length, cap
  *  @retval invalid_argument  `text` is null, or a token is empty or no name; `mask` is left unchanged.
  */
 [[nodiscard]] inline status_t try_parse_capabilities(char const *text, capabilities_t &mask) noexcept {
-    if (!text) return status_code_t::invalid_argument_k;
+    if (!text) return detail::refuse("try_parse_capabilities: text is null");
     auto is_blank = [](char c) noexcept { return c == ' ' || c == '\t'; };
     char const *cursor = text;
     while (is_blank(*cursor)) ++cursor;
@@ -201,9 +201,10 @@ constexpr bool parse_capability_token(char const *first, std::size_t length, cap
         while (is_blank(*cursor)) ++cursor;
         capabilities_t bits = capabilities_none_k;
         if ((*cursor && *cursor != ',') || !detail::parse_capability_token(first, length, bits))
-            return status_code_t::invalid_argument_k;
+            return detail::refuse("try_parse_capabilities: text holds a token that is no capability name");
         parsed |= bits;
-        if (*cursor == ',' && !*++cursor) return status_code_t::invalid_argument_k; // a trailing comma
+        if (*cursor == ',' && !*++cursor)
+            return detail::refuse("try_parse_capabilities: text ends in a comma"); // a trailing comma
     }
     mask = parsed;
     return status_code_t::success_k;

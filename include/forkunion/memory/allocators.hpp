@@ -140,10 +140,13 @@ public:
         auto const node_of = [&topology](std::size_t domain) noexcept {
             return to_numa_node_id(topology.memory_node_id(domain));
         };
-        if (region.slices_count == 0 || !is_valid_huge_page_request(huge_page_bytes_))
-            return failed_(region, status_code_t::invalid_argument_k);
+        if (region.slices_count == 0)
+            return failed_(region, detail::refuse("symmetric try_allocate: the topology has no memory domain"));
+        if (!is_valid_huge_page_request(huge_page_bytes_))
+            return failed_(region, detail::refuse("symmetric try_allocate: huge_page_bytes is not a power of two"));
         for (std::size_t domain = 0; domain != region.slices_count; ++domain)
-            if (!is_valid_numa_node(node_of(domain))) return failed_(region, status_code_t::invalid_argument_k);
+            if (!is_valid_numa_node(node_of(domain)))
+                return failed_(region, detail::refuse("symmetric try_allocate: a memory domain's node id is invalid"));
         if (slice_bytes == 0) return region;
 
         std::size_t rounded = 0;

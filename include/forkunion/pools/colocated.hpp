@@ -245,9 +245,11 @@ public:
     status_t spawn_on(topology_type_ const &topology, std::size_t domain, index_t threads,
                       caller_exclusivity_t exclusivity = caller_inclusive_k,
                       thread_placement_t placement = {}) noexcept {
-        if (threads == 0 || domain >= static_cast<std::size_t>(topology.compute_domains_count()) ||
-            domain > static_cast<std::size_t>(static_cast<index_t>(~index_t(0))))
-            return status_code_t::invalid_argument_k;
+        if (threads == 0) return detail::refuse("colocated spawn_on: threads is 0; a pool needs at least one thread");
+        if (domain >= static_cast<std::size_t>(topology.compute_domains_count()))
+            return detail::refuse("colocated spawn_on: domain is not below the topology's compute_domains_count()");
+        if (domain > static_cast<std::size_t>(static_cast<index_t>(~index_t(0))))
+            return detail::refuse("colocated spawn_on: domain does not fit the pool's index type");
         if (pool_.threads_count() != 0) return status_code_t::already_spawned_k;
 
         core_ids_t const cores = topology.cores_in(domain);

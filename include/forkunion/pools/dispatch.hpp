@@ -293,7 +293,9 @@ public:
         if (count.fits)
             publish_();
         else
-            status_ = status_code_t::invalid_argument_k, runnable_ = false;
+            status_ = detail::refuse("dispatch: the task count does not fit the pool's index type (negative, or above "
+                                     "its maximum); nothing ran"),
+            runnable_ = false;
     }
 
     dispatch_guard_t(dispatch_guard_t const &) = delete;
@@ -320,7 +322,8 @@ public:
      *          other slices' threads are not there.
      */
     [[nodiscard]] status_t join() noexcept {
-        if (foreign_()) return status_code_t::invalid_argument_k;
+        if (foreign_())
+            return detail::refuse("join: called from a thread other than the guard's creator; nothing changed");
         status_read_ = true;
         if (!joined_ && generation_) join_published_();
         joined_ = true;

@@ -235,8 +235,13 @@ public:
     status_t spawn(topology_type_ const &topology, index_t threads,
                    caller_exclusivity_t exclusivity = caller_inclusive_k, thread_placement_t placement = {}) noexcept {
         std::size_t const domains = static_cast<std::size_t>(topology.compute_domains_count());
-        if (threads == 0 || domains == 0 || domains > static_cast<std::size_t>(threads))
-            return status_code_t::invalid_argument_k;
+        if (threads == 0) return detail::refuse("distributed spawn: threads is 0; a pool needs at least one thread");
+        if (domains == 0) return detail::refuse("distributed spawn: the topology has no compute domain");
+        if (domains > static_cast<std::size_t>(threads))
+            return detail::refuse("distributed spawn: threads is below the topology's compute domains; each domain "
+                                  "needs at least one thread (use a colocated pool for fewer)");
+        if (static_cast<std::uint64_t>(threads) >= (std::uint64_t(1) << 31))
+            return detail::refuse("distributed spawn: threads is 2^31 or more");
         if (threads_() != 0) return status_code_t::already_spawned_k;
         // The previous spawn's layout is reused when it has these domains on these nodes, so a dispatch or an
         // `is_complete` that raced `terminate` reads live memory; any other layout is retired, never freed, until
@@ -256,7 +261,8 @@ public:
         else {
             for (std::size_t d = 0; d != domains; ++d)
                 cores[d] = static_cast<std::size_t>(topology.logical_cores_count_in(d));
-            if (!split_threads_by_cores(cores, domains, threads, split)) status = status_code_t::invalid_argument_k;
+            if (!split_threads_by_cores(cores, domains, threads, split))
+                status = detail::refuse("distributed spawn: threads cannot be split over the compute domains");
         }
         if (status) {
             index_t first = 0;
@@ -433,7 +439,7 @@ public:
      *  @retval invalid_argument  as the flat pool's; nothing changed.
      */
     status_t set_idle_policy(idle_policy_t policy) noexcept {
-        if (!policy.valid()) return status_code_t::invalid_argument_k;
+        if (!policy.valid()) return detail::refuse_idle_policy(policy);
         idle_.store(policy_word_(policy), std::memory_order_seq_cst);
         apply_idle_policy_();
         return status_code_t::success_k;

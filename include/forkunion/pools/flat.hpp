@@ -286,7 +286,7 @@ public:
 private:
     status_t spawn_(index_t threads, caller_exclusivity_t exclusivity, std::size_t cores, trampoline_t setup,
                     void *setup_context) noexcept {
-        if (threads == 0) return status_code_t::invalid_argument_k;
+        if (threads == 0) return detail::refuse("spawn: threads is 0; a pool needs at least one thread");
         if (threads_() != 0) return status_code_t::already_spawned_k;
         bool const exclusive = exclusivity == caller_exclusive_k;
         index_t const workers = static_cast<index_t>(exclusive ? threads : threads - 1);
@@ -441,7 +441,7 @@ public:
      *  @retval invalid_argument  a mode outside `idle_mode_t`, or more than 2^61 microseconds; nothing changed.
      */
     status_t set_idle_policy(idle_policy_t policy) noexcept {
-        if (!policy.valid()) return status_code_t::invalid_argument_k;
+        if (!policy.valid()) return detail::refuse_idle_policy(policy);
         // M. Pairs (seq_cst) with the worker's re-read of the policy after it counted itself parked (I7).
         control_.idle.store(pack_policy_(policy), std::memory_order_seq_cst);
         if (control_.parked.load(std::memory_order_seq_cst) != 0) wake_parked_();
@@ -467,7 +467,8 @@ public:
     /**  @brief  What `set_stack_size(bytes)` would answer, without setting anything. */
     static status_t check_stack_size(std::size_t bytes) noexcept {
         if (bytes != 0 && !os_thread_t::sets_stack_size_k) return status_code_t::unsupported_k;
-        if (bytes != 0 && bytes < os_thread_t::minimum_stack_bytes()) return status_code_t::invalid_argument_k;
+        if (bytes != 0 && bytes < os_thread_t::minimum_stack_bytes())
+            return detail::refuse("set_stack_size: bytes is below the platform's minimum stack (PTHREAD_STACK_MIN)");
         return status_code_t::success_k;
     }
     /**  @brief  What `set_stack_size` last set: 0 for the platform's default. */

@@ -130,7 +130,7 @@ constexpr std::size_t compose_thread_name(char (&out)[thread_name_capacity_k], c
  */
 template <typename backend_t = affinity_backend_t>
 status_t try_pin_thread(typename backend_t::thread_handle_t thread, cpu_mask_t const &mask) noexcept {
-    if (mask.empty()) return count_affinity_refusal(status_code_t::invalid_argument_k);
+    if (mask.empty()) return count_affinity_refusal(detail::refuse("try_pin_thread: mask is empty"));
     return count_affinity_refusal(backend_t::try_set_thread(thread, mask));
 }
 
@@ -148,7 +148,9 @@ template <typename backend_t = affinity_backend_t>
 status_t try_pin_current_thread(core_ids_t cores) noexcept {
     cpu_mask_t mask;
     for (std::uint32_t core : cores)
-        if (!mask.set(core)) return count_affinity_refusal(status_code_t::invalid_argument_k);
+        if (!mask.set(core))
+            return count_affinity_refusal(
+                detail::refuse("try_pin_current_thread: a core id is at or above max_cpus_k"));
     return try_pin_current_thread<backend_t>(mask);
 }
 
@@ -167,7 +169,7 @@ status_t try_read_current_affinity(cpu_mask_t &mask) noexcept {
 /**  @brief  Names `thread`, cutting `name` to 15 bytes (see the file comment). `invalid_argument` if null. */
 template <typename backend_t = affinity_backend_t>
 status_t try_name_thread(typename backend_t::thread_handle_t thread, char const *name) noexcept {
-    if (!name) return count_affinity_refusal(status_code_t::invalid_argument_k);
+    if (!name) return count_affinity_refusal(detail::refuse("try_name_thread: name is null"));
     char cut[thread_name_capacity_k] = {};
     truncate_thread_name(cut, name);
     return count_affinity_refusal(backend_t::try_set_name(thread, cut));
@@ -208,7 +210,7 @@ public:
     }
     /**  Puts the saved mask back on the saved thread; `invalid_argument` if nothing was saved. */
     status_t try_restore() const noexcept {
-        if (!saved_) return count_affinity_refusal(status_code_t::invalid_argument_k);
+        if (!saved_) return count_affinity_refusal(detail::refuse("try_restore: no mask was saved"));
         return try_pin_thread<backend_t>(thread_, mask_);
     }
     bool saved() const noexcept { return saved_; }
