@@ -28,7 +28,10 @@
  *  - Memory: `nodeN/meminfo` `MemTotal`; free huge pages per size from `nodeN/hugepages/hugepages-<kB>kB/`
  *    and `sys/kernel/mm/hugepages/`; `nodeN/distance` rows, whose columns are the node list in id order.
  *  Any file that is missing, not a regular file, larger than `sysfs_file_bytes_limit_k`, unreadable or malformed
- *  is skipped and its fact stays unknown (0); nothing read from it is used.
+ *  is skipped and its fact stays unknown (0), or the rule's fallback applies; nothing read from it is used. Each
+ *  such file that is there (all but the missing ones, which are normal: `cpu_capacity` outside big.LITTLE, say)
+ *  is reported once per harvest through `warn` (`base/warnings.hpp`: stderr unless a sink is installed), with
+ *  its path: `skipped a malformed sysfs file: <path>` or `skipped an unusable sysfs file: <path>`.
  *
  *  @section cost Cost
  *  A harvest allocates about 100 KiB of scratch (a 64 KiB file buffer, a node and a capacity per possible CPU)
@@ -50,10 +53,11 @@
 #include <forkunion/topology/parse.hpp>
 #include <forkunion/topology/topology_facts.hpp>
 #include <forkunion/base/types.hpp>
+#include <forkunion/base/warnings.hpp>
 
 #if FORKUNION_OS_LINUX
 #include <dirent.h>   // `opendir`, `readdir64`
-#include <errno.h>    // `EINTR`
+#include <errno.h>    // `EINTR`, `ENOENT`, `ENOTDIR`
 #include <fcntl.h>    // `open`
 #include <sys/stat.h> // `fstat`, `S_ISREG`
 #include <unistd.h>   // `read`, `close`
@@ -90,6 +94,7 @@ private:
     std::size_t length_ = 0;
     std::size_t root_length_ = 0;
     bool poisoned_ = false;
+    bool present_ = false; // the last `read` found something at its path (a file that may still be unusable)
 
     /**  `EINTR` retries a read may take before the file counts as unreadable: a bound, so a signal storm cannot
      *  spin a harvest forever. Sysfs reads are not interrupted in practice. */
@@ -165,10 +170,15 @@ public:
      */
     bool read(char const *&text, std::size_t &length) noexcept {
         text = nullptr, length = 0;
+        present_ = false;
         if (poisoned_) return false;
         // `O_NONBLOCK`: opening a FIFO planted in a recorded tree must not wait for a writer.
         int const file = ::open(path_, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-        if (file < 0) return false;
+        if (file < 0) {
+            present_ = errno != ENOENT && errno != ENOTDIR; // `EACCES` and the like: there, but unreadable
+            return false;
+        }
+        present_ = true;
         struct stat status {};
         bool good = ::fstat(file, &status) == 0 && S_ISREG(status.st_mode);
         std::size_t total = 0;
@@ -185,6 +195,24 @@ public:
         if (!good || total > sysfs_file_bytes_limit_k) return false;
         text = buffer_, length = total;
         return true;
+    }
+
+    /**
+     *  @brief  Reads the file at the current path and hands it to `parse(text, length)`, returning what `parse`
+     *          returns. A missing file returns false quietly; a file that is there but `read` refuses, or whose
+     *          text `parse` refuses, returns false and warns once, naming the path (`warn_about_file`).
+     */
+    template <typename parse_t>
+    bool read_parsed(parse_t &&parse) noexcept {
+        char const *text = nullptr;
+        std::size_t length = 0;
+        if (!read(text, length)) {
+            if (present_) warn_about_file("skipped an unusable sysfs file:", path_);
+            return false;
+        }
+        if (parse(text, length)) return true;
+        warn_about_file("skipped a malformed sysfs file:", path_);
+        return false;
     }
 
     /**
@@ -297,21 +325,29 @@ struct linux_topology_source_t {
         if (!root) return false;
         sysfs_reader_t fs;
         if (!fs.try_set_root(root)) return false;
-        char const *text = nullptr;
-        std::size_t length = 0;
+        // A list of CPUs or nodes that parses and names at least one.
+        auto const nonempty_list = [](cpu_mask_t &mask) noexcept {
+            return [&mask](char const *text, std::size_t length) noexcept {
+                return parse_cpulist(text, length, mask) && !mask.empty();
+            };
+        };
 
         // Online CPUs, then the usable ones.
         cpu_mask_t online;
-        bool const listed_online = fs.from_root().add(cpu_dir_k).add("/online").read(text, length) &&
-                                   parse_cpulist(text, length, online) && !online.empty();
+        bool const listed_online = fs.from_root().add(cpu_dir_k).add("/online").read_parsed(nonempty_list(online));
         if (!listed_online) {
             online.clear();
             fs.from_root().add(cpu_dir_k).list([&](char const *name, std::size_t name_length) noexcept {
                 std::size_t cpu = 0;
                 if (!parse_prefixed_id(name, name_length, "cpu", max_cpus_k, cpu)) return;
-                std::uint64_t state = 1; // a directory without a readable `online` is an online CPU
-                if (fs.add("/").add(name, name_length).add("/online").read(text, length))
-                    if (!parse_unsigned(text, length, state, 1)) state = 1;
+                std::uint64_t state = 1; // a directory without a usable `online` is an online CPU
+                if (!fs.add("/")
+                         .add(name, name_length)
+                         .add("/online")
+                         .read_parsed([&](char const *text, std::size_t length) noexcept {
+                             return parse_unsigned(text, length, state, 1);
+                         }))
+                    state = 1;
                 if (state) online.set(cpu);
             });
         }
@@ -328,8 +364,7 @@ struct linux_topology_source_t {
         // NUMA nodes, ascending.
         ids_t nodes; // node ids, ascending
         cpu_mask_t node_set;
-        bool const listed_nodes = fs.from_root().add(node_dir_k).add("/online").read(text, length) &&
-                                  parse_cpulist(text, length, node_set) && !node_set.empty();
+        bool const listed_nodes = fs.from_root().add(node_dir_k).add("/online").read_parsed(nonempty_list(node_set));
         if (!listed_nodes) {
             node_set.clear();
             fs.from_root().add(node_dir_k).list([&](char const *name, std::size_t name_length) noexcept {
@@ -347,8 +382,14 @@ struct linux_topology_source_t {
         for (std::size_t index = 0; numa && index != nodes.size(); ++index) {
             cpu_mask_t cpus;
             bool const known =
-                (node_file_(fs, nodes[index], "/cpulist").read(text, length) && parse_cpulist(text, length, cpus)) ||
-                (node_file_(fs, nodes[index], "/cpumap").read(text, length) && parse_cpumask(text, length, cpus));
+                node_file_(fs, nodes[index], "/cpulist")
+                    .read_parsed([&](char const *text, std::size_t length) noexcept {
+                        return parse_cpulist(text, length, cpus);
+                    }) ||
+                node_file_(fs, nodes[index], "/cpumap").read_parsed([&](char const *text, std::size_t length) noexcept {
+                    cpus.clear(); // nothing of a malformed `cpulist` stays
+                    return parse_cpumask(text, length, cpus);
+                });
             if (!known) continue;
             cpus.intersect_with(usable);
             for (std::size_t cpu = cpus.first(); cpu != cpu_mask_t::npos_k; cpu = cpus.next_from(cpu + 1))
@@ -362,8 +403,10 @@ struct linux_topology_source_t {
         for (std::size_t cpu = usable.first(); cpu != cpu_mask_t::npos_k && capacities_known;
              cpu = usable.next_from(cpu + 1)) {
             std::uint64_t capacity = 0;
-            capacities_known = cpu_file_(fs, cpu, "/cpu_capacity").read(text, length) &&
-                               parse_unsigned(text, length, capacity, capacity_limit_k) && capacity != 0;
+            capacities_known =
+                cpu_file_(fs, cpu, "/cpu_capacity").read_parsed([&](char const *text, std::size_t length) noexcept {
+                    return parse_unsigned(text, length, capacity, capacity_limit_k) && capacity != 0;
+                });
             capacity_of[cpu] = static_cast<std::uint32_t>(capacity);
         }
         if (!capacities_known)
@@ -414,13 +457,14 @@ struct linux_topology_source_t {
             memory_domain_facts_t memory;
             memory.node_id = nodes[index];
             memory.first_huge_pages = harvest.huge_pages.size();
+            auto const total = [&](char const *text, std::size_t length) noexcept {
+                return parse_meminfo_field(text, length, "MemTotal", memory.ram_bytes);
+            };
             if (numa) {
-                if (node_file_(fs, nodes[index], "/meminfo").read(text, length))
-                    parse_meminfo_field(text, length, "MemTotal", memory.ram_bytes);
+                (void)node_file_(fs, nodes[index], "/meminfo").read_parsed(total);
                 read_huge_pages_(node_file_(fs, nodes[index], "/hugepages"), harvest.huge_pages);
             } else {
-                if (fs.from_root().add("/proc/meminfo").read(text, length))
-                    parse_meminfo_field(text, length, "MemTotal", memory.ram_bytes);
+                (void)fs.from_root().add("/proc/meminfo").read_parsed(total);
                 harvest.huge_pages = harvest.global_huge_pages;
             }
             memory.huge_page_sizes = harvest.huge_pages.size() - memory.first_huge_pages;
@@ -434,8 +478,10 @@ struct linux_topology_source_t {
         for (std::size_t a = 0; a != count; ++a) {
             harvest.distances[a * count + a] = harvest_t::local_distance_k;
             std::size_t found = 0;
-            if (numa && node_file_(fs, nodes[a], "/distance").read(text, length) &&
-                parse_distance_row(text, length, row, count, found) && found == count)
+            if (numa &&
+                node_file_(fs, nodes[a], "/distance").read_parsed([&](char const *text, std::size_t length) noexcept {
+                    return parse_distance_row(text, length, row, count, found) && found == count;
+                }))
                 for (std::size_t b = 0; b != count; ++b) harvest.distances[a * count + b] = row[b];
         }
 
@@ -463,8 +509,6 @@ private:
     static std::uint64_t private_cache_bytes_(reader_t &fs, cpu_mask_t const &members, cpu_mask_t const &online,
                                               bool &listed) noexcept {
         std::uint64_t largest = 0;
-        char const *text = nullptr;
-        std::size_t length = 0;
         for (std::size_t cpu = members.first(); cpu != cpu_mask_t::npos_k; cpu = members.next_from(cpu + 1)) {
             cpu_file_(fs, cpu, "/cache").list([&](char const *name, std::size_t name_length) noexcept {
                 std::size_t index = 0;
@@ -475,15 +519,27 @@ private:
                 std::uint64_t bytes = 0;
                 cpu_mask_t sharers;
                 // Size first: most caches of later CPUs cannot beat the largest found, and are not read further.
-                bool const usable = fs.at(entry).add("/size").read(text, length) &&
-                                    parse_size_bytes(text, length, bytes) && bytes > largest &&
-                                    fs.at(entry).add("/type").read(text, length) &&
-                                    parse_cache_type(text, length, type) && type != cache_type_t::instruction_k &&
-                                    ((fs.at(entry).add("/shared_cpu_list").read(text, length) &&
-                                      parse_cpulist(text, length, sharers)) ||
-                                     (fs.at(entry).add("/shared_cpu_map").read(text, length) &&
-                                      parse_cpumask(text, length, sharers))) &&
-                                    sharers.test(cpu);
+                bool const usable =
+                    fs.at(entry).add("/size").read_parsed([&](char const *text, std::size_t length) noexcept {
+                        return parse_size_bytes(text, length, bytes);
+                    }) &&
+                    bytes > largest &&
+                    fs.at(entry).add("/type").read_parsed([&](char const *text, std::size_t length) noexcept {
+                        return parse_cache_type(text, length, type);
+                    }) &&
+                    type != cache_type_t::instruction_k &&
+                    (fs.at(entry)
+                         .add("/shared_cpu_list")
+                         .read_parsed([&](char const *text, std::size_t length) noexcept {
+                             return parse_cpulist(text, length, sharers);
+                         }) ||
+                     fs.at(entry)
+                         .add("/shared_cpu_map")
+                         .read_parsed([&](char const *text, std::size_t length) noexcept {
+                             sharers.clear(); // nothing of a malformed `shared_cpu_list` stays
+                             return parse_cpumask(text, length, sharers);
+                         })) &&
+                    sharers.test(cpu);
                 if (!usable) return;
                 sharers.intersect_with(online);
                 if (sharers.is_subset_of(members)) largest = bytes;
@@ -495,15 +551,17 @@ private:
     /**  Appends the free huge pages of each `hugepages-<kB>kB` directory at `fs`'s path, ascending by size. */
     template <typename pages_t>
     static void read_huge_pages_(sysfs_reader_t &fs, pages_t &out) {
-        char const *text = nullptr;
-        std::size_t length = 0;
         huge_pages_facts_t found[64] = {}; // page sizes a machine offers: 2-4 in practice (x86 2 MiB, 1 GiB)
         std::size_t sizes = 0;
         fs.list([&](char const *name, std::size_t name_length) noexcept {
             huge_pages_facts_t pages;
             if (sizes == 64 || !parse_hugepages_dir_name(name, name_length, pages.page_bytes)) return;
-            if (!fs.add("/").add(name, name_length).add("/free_hugepages").read(text, length) ||
-                !parse_unsigned(text, length, pages.free_pages))
+            if (!fs.add("/")
+                     .add(name, name_length)
+                     .add("/free_hugepages")
+                     .read_parsed([&](char const *text, std::size_t length) noexcept {
+                         return parse_unsigned(text, length, pages.free_pages);
+                     }))
                 return;
             std::size_t at = sizes; // insertion into ascending order; a repeated size is dropped
             while (at && found[at - 1].page_bytes > pages.page_bytes) found[at] = found[at - 1], --at;
