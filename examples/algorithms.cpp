@@ -13,10 +13,13 @@
 #include <vector>
 
 #include <forkunion.hpp>
+#include "usage.h" // `forkunion_usage`: `--help`, unknown arguments refused
 
 namespace fu = forkunion;
 
-int main() {
+int main(int argc, char **argv) {
+    forkunion_usage(argc, argv, "", 0,
+                    "\nThe parallel algorithms, each answer checked against std::. Reads no environment variable.\n");
     fu::flat_pool_t pool;
     if (!pool.spawn(fu::allowed_cores_count())) return 1;
     std::vector<double> prices(10'000'000);

@@ -7,10 +7,14 @@
 #include <vector>  // `std::vector`
 
 #include <forkunion.hpp>
+#include "usage.h" // `forkunion_usage`: `--help`, unknown arguments refused
 
 namespace fu = forkunion;
 
-int main() {
+int main(int argc, char **argv) {
+    forkunion_usage(
+        argc, argv, "", 0,
+        "\nA manager thread polls a job that a caller-exclusive pool runs. Reads no environment variable.\n");
     fu::flat_pool_t pool;
     if (!pool.spawn(fu::allowed_cores_count() + 1, fu::caller_exclusive_k)) return EXIT_FAILURE;
 

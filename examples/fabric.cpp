@@ -8,10 +8,14 @@
 #include <cstring> // `std::strcmp`
 
 #include <forkunion.hpp>
+#include "usage.h" // `forkunion_usage`: `--help`, unknown arguments refused
 
 namespace fu = forkunion;
 
 int main(int argc, char **argv) {
+    forkunion_usage(argc, argv, "--quick", 0,
+                    "[--quick]\nThe measured fabric of this machine; --quick: 64 MiB buffers and 1 ms windows.\n"
+                    "Reads no environment variable.\n");
     bool const quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
     fu::machine_topology_t topology;
     if (!topology.try_harvest()) std::puts("no topology: one domain of all allowed cores");

@@ -7,10 +7,14 @@
 #include <vector>  // `std::vector`
 
 #include <forkunion.hpp>
+#include "usage.h" // `forkunion_usage`: `--help`, unknown arguments refused
 
 namespace fu = forkunion;
 
-int main() {
+int main(int argc, char **argv) {
+    forkunion_usage(
+        argc, argv, "", 0,
+        "\nA pool on every allowed core, the four loops and a refused dispatch. Reads no environment variable.\n");
     fu::flat_pool_t pool;
     if (fu::status_t status = pool.spawn(fu::allowed_cores_count()); !status)
         return std::fprintf(stderr, "spawn failed: %s\n", status.name()), EXIT_FAILURE;

@@ -4,10 +4,13 @@
 #include <cstdio>
 
 #include <forkunion.hpp>
+#include "usage.h" // `forkunion_usage`: `--help`, unknown arguments refused
 
 namespace fu = forkunion;
 
-int main() {
+int main(int argc, char **argv) {
+    forkunion_usage(argc, argv, "", 0,
+                    "\nThis CPU's capabilities, the idle wait and two atomic verbs. Reads no environment variable.\n");
     char names[256];
     fu::name_capabilities(fu::runtime_capabilities(), names, sizeof names);
     std::printf("this CPU offers:      %s\n", names);

@@ -5,10 +5,14 @@
 #include <cstdlib> // `EXIT_FAILURE`
 
 #include <forkunion.hpp>
+#include "usage.h" // `forkunion_usage`: `--help`, unknown arguments refused
 
 namespace fu = forkunion;
 
-int main() {
+int main(int argc, char **argv) {
+    forkunion_usage(
+        argc, argv, "", 0,
+        "\nSets a pool's idle policy and keeps it across dispatches and respawns. Reads no environment variable.\n");
     fu::flat_pool_t pool;
     if (!pool.spawn(fu::allowed_cores_count())) return EXIT_FAILURE;
     fu::idle_policy_t const by_default = pool.idle_policy(); // adaptive: spin a short window, then park

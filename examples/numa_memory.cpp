@@ -5,10 +5,13 @@
 #include <vector>  // `std::vector`
 
 #include <forkunion.hpp>
+#include "usage.h" // `forkunion_usage`: `--help`, unknown arguments refused
 
 namespace fu = forkunion;
 
-int main() {
+int main(int argc, char **argv) {
+    forkunion_usage(argc, argv, "", 0,
+                    "\nNUMA vectors, huge pages and sharded and replicated arrays. Reads no environment variable.\n");
     // Node ids are the OS's (Linux: /sys/devices/system/node/nodeN). A real program takes them from
     // `machine_topology_t`, which every call below also accepts in place of a node list; node 0 keeps this short.
     std::vector<fu::numa_node_id_t> const nodes{0};

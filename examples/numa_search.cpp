@@ -10,6 +10,7 @@
 #include <vector>  // `std::vector`
 
 #include <forkunion.hpp>
+#include "usage.h" // `forkunion_usage`: `--help`, unknown arguments refused
 
 namespace fu = forkunion;
 
@@ -49,6 +50,10 @@ struct shard_t {
 };
 
 int main(int argc, char **argv) {
+    forkunion_usage(argc, argv, "", 1,
+                    "[SYSFS_ROOT]\nNUMA vector search over a distributed pool, checked against a serial scan, on "
+                    "this machine\nor on a recorded one (SYSFS_ROOT/sys/devices/system/...). Reads no environment "
+                    "variable.\n");
     fu::machine_topology_t topology;
     bool const recorded = argc > 1;
     if (recorded && !topology.try_harvest_from_sysfs(argv[1]))

@@ -3,10 +3,14 @@
 #include <cstdlib> // `EXIT_FAILURE`
 
 #include <forkunion.hpp>
+#include "usage.h" // `forkunion_usage`: `--help`, unknown arguments refused
 
 namespace fu = forkunion;
 
-int main() {
+int main(int argc, char **argv) {
+    forkunion_usage(
+        argc, argv, "", 0,
+        "\nHarvests the topology, walks its domains, pins and names a thread. Reads no environment variable.\n");
     fu::machine_topology_t topology; // before a harvest: one domain of the allowed cores
     if (!topology.try_harvest()) std::puts("nothing harvested: one domain of all allowed cores");
     for (std::size_t d = 0; d != topology.compute_domains_count(); ++d) {

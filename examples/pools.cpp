@@ -5,10 +5,14 @@
 #include <vector>  // `std::vector`
 
 #include <forkunion.hpp>
+#include "usage.h" // `forkunion_usage`: `--help`, unknown arguments refused
 
 namespace fu = forkunion;
 
-int main() {
+int main(int argc, char **argv) {
+    forkunion_usage(
+        argc, argv, "", 0,
+        "\nA colocated pool on one compute domain, a distributed pool over all. Reads no environment variable.\n");
     fu::machine_topology_t topology;
     (void)topology.try_harvest(); // on failure: one domain of the allowed cores
 

@@ -5,10 +5,13 @@
 #include <vector>  // `std::vector`
 
 #include <forkunion.hpp>
+#include "usage.h" // `forkunion_usage`: `--help`, unknown arguments refused
 
 namespace fu = forkunion;
 
-int main() {
+int main(int argc, char **argv) {
+    forkunion_usage(argc, argv, "", 0,
+                    "\nThe four dispatch forms next to their serial loops. Reads no environment variable.\n");
     fu::flat_pool_t pool;
     if (fu::status_t status = pool.spawn(fu::allowed_cores_count()); !status) {
         std::fprintf(stderr, "spawn failed: %s\n", status.name());

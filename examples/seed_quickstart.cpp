@@ -1,10 +1,13 @@
 #include <forkunion.hpp> // `flat_pool_t`
+#include "usage.h"       // `forkunion_usage`: `--help`, unknown arguments refused
 #include <cstdio>        // `stderr`
 #include <cstdlib>       // `EXIT_SUCCESS`
 
 namespace fu = forkunion;
 
-int main() {
+int main(int argc, char **argv) {
+    forkunion_usage(argc, argv, "", 0,
+                    "\nFire-and-forget dispatches whose guards join on destruction. Reads no environment variable.\n");
     alignas(fu::default_alignment_k) fu::flat_pool_t pool;
     if (!pool.spawn(fu::allowed_cores_count())) {
         std::fprintf(stderr, "Failed to fork the threads\n");

@@ -4,10 +4,14 @@
 #include <cstdlib> // `EXIT_FAILURE`
 
 #include <forkunion.hpp>
+#include "usage.h" // `forkunion_usage`: `--help`, unknown arguments refused
 
 namespace fu = forkunion;
 
-int main() {
+int main(int argc, char **argv) {
+    forkunion_usage(
+        argc, argv, "", 0,
+        "\nDispatches without blocking, overlaps the caller's work, polls, joins. Reads no environment variable.\n");
     // Caller-exclusive: 2 workers run every slice; the caller only submits, polls and joins.
     fu::flat_pool_t pool;
     if (!pool.spawn(2, fu::caller_exclusive_k)) return EXIT_FAILURE;

@@ -12,6 +12,7 @@
 #include <cstring>   // `std::strcmp`
 
 #include <forkunion.hpp>
+#include "usage.h" // `forkunion_usage`: `--help`, unknown arguments refused
 
 namespace fu = forkunion;
 
@@ -170,6 +171,12 @@ void note_memory_disagreement(fu::machine_topology_t const &topology) {
 } // namespace
 
 int main(int argc, char **argv) {
+    forkunion_usage(argc, argv, "--fabric --quick", 1,
+                    "[--fabric [--quick]] [SYSFS_ROOT]\n"
+                    "The topology of this machine, or of a recorded one (SYSFS_ROOT/sys/devices/system/...).\n"
+                    "  --fabric  also measures the fabric: latency and bandwidth of every compute-memory edge\n"
+                    "  --quick   with --fabric: 64 MiB buffers and 1 ms windows\n"
+                    "Reads no environment variable.\n");
     bool fabric = false, quick = false;
     char const *root = nullptr;
     for (int i = 1; i < argc; ++i) {
@@ -177,10 +184,7 @@ int main(int argc, char **argv) {
             fabric = true;
         else if (std::strcmp(argv[i], "--quick") == 0)
             quick = true;
-        else if (argv[i][0] == '-') {
-            std::printf("usage: %s [--fabric [--quick]] [sysfs-root]\n", argv[0]);
-            return std::strcmp(argv[i], "--help") == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-        } else
+        else
             root = argv[i];
     }
 

@@ -597,6 +597,16 @@ void report_calls(fu::flat_pool_t &pool) {
 } // namespace
 
 int main(int argc, char **argv) {
+    forkunion_usage(argc, argv, "--list", 0,
+                    "[--list]\nThe parallel algorithms against std::execution::par, oneTBB and OpenMP, 10^3 to 10^8 "
+                    "elements.\n"
+                    "  --list  prints the backends (the values of FORKUNION_BACKEND) and exits\n"
+                    "  FORKUNION_ALGORITHMS_MAX_EXPONENT  8; 3 to 9, sizes 10^3 to 10^max\n"
+                    "  FORKUNION_ALGORITHMS_ROUNDS        7; 1 to 1000 interleaved rounds\n"
+                    "  FORKUNION_ALGORITHMS_ONLY          a row name (reduce, sum_and_max, count_if, min_element, "
+                    "find_if,\n"
+                    "                                     transform, inclusive_scan, sort, stable_sort) or "
+                    "goal\n" FORKUNION_BENCH_SETTINGS_USAGE);
     std::vector<std::string> const backends{"forkunion"};
     if (fb::list_requested(argc, argv, backends)) return 0;
     fb::machine_t const machine = fb::machine_t::harvest();

@@ -31,3 +31,28 @@ forkunion_backends_of() {
         done < <("$binary" --list)
     done
 }
+
+# `forkunion_usage <max positionals> <usage> "$@"`: the command-line contract of bench/common/usage.h for scripts.
+# `--help` or `-h` anywhere prints `usage: <script> <usage>` to stdout and exits 0; an unknown option (anything
+# else starting with `-`) or more than <max positionals> arguments prints one line to stderr and exits 1.
+forkunion_usage() {
+    local positionals=$1 usage=$2 argument seen=0 program=${0##*/}
+    shift 2
+    for argument; do
+        if [[ $argument == --help || $argument == -h ]]; then
+            printf 'usage: %s %s\n' "$program" "$usage"
+            exit 0
+        fi
+    done
+    for argument; do
+        if [[ $argument == -?* ]]; then
+            echo "$program: unknown option '$argument' (see $program --help)" >&2
+            exit 1
+        fi
+        seen=$((seen + 1))
+        if ((seen > positionals)); then
+            echo "$program: unexpected argument '$argument': at most $positionals allowed (see $program --help)" >&2
+            exit 1
+        fi
+    done
+}

@@ -70,6 +70,26 @@
 
 #include <forkunion.hpp>
 
+#include "usage.h" // `forkunion_usage`: `--help`, and unknown or extra arguments refused
+
+/**  The settings table above as `--help` prints it: every binary that calls `read_settings` reads all of it. */
+#define FORKUNION_BENCH_SETTINGS_USAGE                                                                                 \
+    "environment (unset or empty keeps the default; a value that does not parse exits with status 1):\n"               \
+    "  FORKUNION_SEED                     42; a u32, or random\n"                                                      \
+    "  FORKUNION_WARMUP                   1s; an integer followed by ms or s\n"                                        \
+    "  FORKUNION_TIME_LIMIT               10s; an integer followed by ms or s\n"                                       \
+    "  FORKUNION_THREADS                  all allowed cores; a count, 0 = all\n"                                       \
+    "  FORKUNION_BACKEND                  forkunion_static_shared; a name that --list prints\n"                        \
+    "  FORKUNION_NBODY_COUNT              the thread count; bodies of the N-body benchmark\n"                          \
+    "  FORKUNION_NBODY_CHECK              false; 1, 0, true or false\n"                                                \
+    "  FORKUNION_PROPAGATION_SCALE        14; 0 to 31, log2 of the vertices per community\n"                           \
+    "  FORKUNION_PROPAGATION_COMMUNITIES  64; a count\n"                                                               \
+    "  FORKUNION_PROPAGATION_EDGE_FACTOR  16; a count\n"                                                               \
+    "  FORKUNION_PROPAGATION_CHECK        false; 1, 0, true or false\n"                                                \
+    "  FORKUNION_PROPAGATION_CACHE        none; an existing directory to keep generated graphs in\n"                   \
+    "  OMP_PLACES, OMP_PROC_BIND, OMP_WAIT_POLICY, KMP_BLOCKTIME, GOMP_SPINCOUNT: printed in the banner, read by\n"    \
+    "  the OpenMP runtime\n"
+
 namespace forkunion::bench {
 
 inline constexpr int exit_bad_setting_k = 1;

@@ -93,7 +93,14 @@ double baseline_memcpy_bytes_per_second(std::size_t bytes) {
 
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+    forkunion_usage(argc, argv, "", 0,
+                    "\nThe measured fabric of this machine next to a plain pointer chase and memcpy.\n"
+                    "  FORKUNION_FABRIC_BUFFER_MIB  the buffer per memory domain in MiB; 0 or unset: 4 x the largest "
+                    "cache,\n"
+                    "                               64 MiB to 1 GiB\n"
+                    "  FORKUNION_TIME_LIMIT         when set, each of the 5 latency windows lasts a fifth of "
+                    "it\n" FORKUNION_BENCH_SETTINGS_USAGE);
     fub::machine_t const machine = fub::machine_t::harvest();
     fub::settings_t const settings = fub::read_settings({"forkunion_static_shared"}, machine.cpus.size());
     std::size_t buffer_mib = 0;

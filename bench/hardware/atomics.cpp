@@ -18,6 +18,8 @@
 
 #include <forkunion/hardware/atomics.hpp>
 
+#include "usage.h"
+
 namespace fu = forkunion;
 
 namespace {
@@ -107,4 +109,15 @@ BENCHMARK(bounded_through_pointer);
 BENCHMARK(max_direct);
 BENCHMARK(max_selected);
 
-BENCHMARK_MAIN();
+int main(int argc, char **argv) {
+    forkunion_usage(argc, argv, "--benchmark_*", 0,
+                    "[--benchmark_...]\nThe cost of atomic_ref_t's run-time selection against a direct call and a "
+                    "function pointer.\n"
+                    "  --benchmark_...  Google Benchmark's flags (--benchmark_min_time=0.01, --benchmark_filter=...)\n"
+                    "Reads no environment variable of its own.\n");
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

@@ -114,7 +114,14 @@ sample_t run_case(case_t kind, matrices_t &m, double &checksum) {
 
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+    forkunion_usage(argc, argv, "", 0,
+                    "\nWhat an idle pool costs an OpenMP matrix product and a serial loop beside it, per idle "
+                    "policy.\n"
+                    "environment (unset or empty keeps the default; a malformed value exits with status 1):\n"
+                    "  FORKUNION_ROUNDS          7; 1 to 1000 rounds\n"
+                    "  FORKUNION_NEIGHBOUR_SIZE  512; 16 to 4096, the matrices' order\n"
+                    "  OMP_NUM_THREADS and the rest of the OpenMP runtime's variables shape the product's team\n");
     std::size_t rounds = 7, order = 512;
     fu::bench::detail::read_count("FORKUNION_ROUNDS", 1, 1000, rounds);
     fu::bench::detail::read_count("FORKUNION_NEIGHBOUR_SIZE", 16, 4096, order);

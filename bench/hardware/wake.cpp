@@ -37,6 +37,8 @@
 
 #include <forkunion.hpp>
 
+#include "usage.h"
+
 namespace fu = forkunion;
 using clock_type = std::chrono::steady_clock;
 
@@ -156,7 +158,13 @@ std::string cpu_model() {
 
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+    forkunion_usage(argc, argv, "", 0,
+                    "\nWake-up latency and idle CPU time of the spin, nap and sleep(0) idle policies.\n"
+                    "environment (unset or empty keeps the default; a malformed value exits with status 1):\n"
+                    "  FORKUNION_THREADS     all allowed cores, at least 2; a count, 0 = all\n"
+                    "  FORKUNION_TIME_LIMIT  10s per mode; an integer followed by ms or s\n"
+                    "  FORKUNION_WARMUP      1s of spin-mode dispatches before the first mode\n");
     std::size_t threads = count_from_environment("FORKUNION_THREADS", 0);
     auto const budget = duration_from_environment("FORKUNION_TIME_LIMIT", std::chrono::seconds(10));
     auto const warmup = duration_from_environment("FORKUNION_WARMUP", std::chrono::seconds(1));

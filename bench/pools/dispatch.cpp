@@ -309,6 +309,11 @@ void register_idle_row(char const *name, std::size_t threads, double min_time) {
 } // namespace
 
 int main(int argc, char **argv) {
+    forkunion_usage(argc, argv, "--list --benchmark_*", 0,
+                    "[--list] [--benchmark_...]\nDispatch latency of every runtime, next to a ping-pong floor.\n"
+                    "  --list  prints the backends (the values of FORKUNION_BACKEND) and exits\n"
+                    "  --benchmark_...  Google Benchmark's flags (--benchmark_min_time=0.01, --benchmark_filter=...)\n"
+                    "  FORKUNION_TIME_LIMIT, when set, is each row's minimum time\n" FORKUNION_BENCH_SETTINGS_USAGE);
     std::vector<fub::backend_t> const backends = fub::available_backends();
     if (fub::list_requested(argc, argv, fub::backend_names(backends))) return 0;
     fub::settings_t const settings = fub::read_settings(fub::backend_names(backends), machine().cpus.size());

@@ -33,6 +33,7 @@
 #include <forkunion/base/types.hpp>
 
 #include "retire_variants.hpp"
+#include "usage.h"
 
 namespace fu = forkunion;
 namespace fub = forkunion::bench;
@@ -110,7 +111,11 @@ fub::handoff_counts_t model_twice(checker_t &checker, variant_t const &variant, 
 
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+    forkunion_usage(argc, argv, "", 0,
+                    "\nThe line hand-off model of the flat pool: transfers per dispatch and the fan-in's critical "
+                    "path,\nchecked against the protocol's counts (exit status 1 on a difference). Reads no "
+                    "environment variable.\n");
     checker_t checker;
     std::printf("# Line hand-off model of the flat pool (std::uint8_t indices, spin policy, serialized schedule)\n");
     variant_t const &shipped = variants_k[0];

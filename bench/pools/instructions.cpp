@@ -17,6 +17,11 @@
 namespace fub = forkunion::bench;
 
 int main(int argc, char **argv) {
+    forkunion_usage(
+        argc, argv, "--list", 1,
+        "[--list] <dispatches>\nRuns exactly <dispatches> empty for_n dispatches of FORKUNION_BACKEND "
+        "and exits (what bench/pools/instructions.sh counts).\n"
+        "  --list  prints the backends (the values of FORKUNION_BACKEND) and exits\n" FORKUNION_BENCH_SETTINGS_USAGE);
     std::vector<fub::backend_t> const backends = fub::available_backends();
     if (fub::list_requested(argc, argv, fub::backend_names(backends))) return 0;
     fub::machine_t const machine = fub::harvest_machine();

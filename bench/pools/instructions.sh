@@ -16,6 +16,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.." # the repository root
 source bench/common/common.sh
+forkunion_usage 1 "[build_dir]
+Instructions per empty dispatch of ForkUnion, libgomp and libomp, counted by perf or callgrind.
+  build_dir  build_release by default (configured and built if missing)
+environment: FORKUNION_BACKEND and the rest of bench/common/harness.hpp's table pass through; the OpenMP rows
+get OMP_PLACES, OMP_PROC_BIND and OMP_WAIT_POLICY unless already set." "$@"
 forkunion_openmp_environment # the same OpenMP settings as the tables of bench/compare.sh
 build=${1:-build_release}
 low=1000

@@ -54,7 +54,13 @@ constexpr std::size_t variants_count_k = std::size(variants_k);
 
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+    forkunion_usage(argc, argv, "", 0,
+                    "\nRetirement at scale: the shipped retirement tree against two variants of its fan-in.\n"
+                    "  FORKUNION_THREADS       the largest T (default: 16 or every allowed core, whichever is more)\n"
+                    "  FORKUNION_TIME_LIMIT    200ms; the window of one variant in one round\n"
+                    "  FORKUNION_WARMUP        50ms; per pool\n"
+                    "  FORKUNION_RETIRE_ROUNDS 5; 1 to 1000\n" FORKUNION_BENCH_SETTINGS_USAGE);
     fub::machine_t const machine = fub::machine_t::harvest();
     fub::settings_t const settings = fub::read_settings({"forkunion_static_shared"}, machine.cpus.size());
     std::size_t rounds = default_rounds_k;

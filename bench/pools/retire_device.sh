@@ -10,6 +10,13 @@
 # FORKUNION_TIME_LIMIT, FORKUNION_WARMUP and FORKUNION_THREADS pass through to the timing (see retire.cpp).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source bench/common/common.sh
+forkunion_usage 1 "[output directory]
+Builds forkunion_bench_handoff and forkunion_bench_retire from the sources and runs the hand-off model and the
+retirement timing at T = 2, 4, 8, 16 and every allowed core; writes machine.txt, handoff.txt and retire.txt.
+  output directory  \$OUT, else build_retire
+environment: CXX (the compiler), OUT, and FORKUNION_TIME_LIMIT, FORKUNION_WARMUP and FORKUNION_THREADS, which pass
+through to the timing." "$@"
 out=${1:-${OUT:-build_retire}}
 mkdir -p "$out/variants"
 

@@ -404,6 +404,10 @@ void run(runtime_type_ &runtime, fub::settings_t const &settings, fub::backend_t
 } // namespace
 
 int main(int argc, char **argv) {
+    forkunion_usage(
+        argc, argv, "--list", 0,
+        "[--list]\nLabel propagation on a necklace of R-MAT communities, one dispatch per round.\n"
+        "  --list  prints the backends (the values of FORKUNION_BACKEND) and exits\n" FORKUNION_BENCH_SETTINGS_USAGE);
     std::vector<fub::backend_t> const backends = fub::available_backends();
     if (fub::list_requested(argc, argv, fub::backend_names(backends))) return 0;
     fub::machine_t const machine = fub::harvest_machine();

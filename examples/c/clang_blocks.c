@@ -7,6 +7,7 @@
 #include <stdio.h> /* `printf` */
 
 #include <forkunion.h>
+#include "usage.h" /* `forkunion_usage`: `--help`, unknown arguments refused */
 
 typedef void (^task_block_t)(size_t task, size_t thread, size_t compute_domain);
 
@@ -15,7 +16,8 @@ static void call_block(void *context, size_t task, size_t thread, size_t compute
     block(task, thread, compute_domain);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    forkunion_usage(argc, argv, "", 0, "\nClang blocks as callbacks. Reads no environment variable.\n");
     fu_topology_t topology = fu_topology_new();
     fu_pool_t pool = fu_pool_new("clang_blocks", fu_capabilities_all_k);
     size_t doubled[100] = {0}, total = 0, task;

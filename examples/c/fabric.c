@@ -6,8 +6,10 @@
 #include <stdio.h> /* `printf` */
 
 #include <forkunion.h>
+#include "usage.h" /* `forkunion_usage`: `--help`, unknown arguments refused */
 
-int main(void) {
+int main(int argc, char **argv) {
+    forkunion_usage(argc, argv, "", 0, "\nThe measured fabric through the C API. Reads no environment variable.\n");
     fu_topology_t topology = fu_topology_new();
     fu_pool_t pool = fu_pool_new("fabric", fu_capabilities_all_k);
     fu_fabric_t fabric = fu_fabric_new();

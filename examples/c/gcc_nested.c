@@ -6,8 +6,10 @@
 #include <stdio.h> /* `printf` */
 
 #include <forkunion.h>
+#include "usage.h" /* `forkunion_usage`: `--help`, unknown arguments refused */
 
-int main(void) {
+int main(int argc, char **argv) {
+    forkunion_usage(argc, argv, "", 0, "\nGNU C nested functions as callbacks. Reads no environment variable.\n");
     fu_topology_t topology = fu_topology_new();
     fu_pool_t pool = fu_pool_new("gcc_nested", fu_capabilities_all_k);
     size_t squares[100] = {0}, total = 0, task;

@@ -5,6 +5,7 @@
 #include <stdio.h> /* `printf` */
 
 #include <forkunion.h>
+#include "usage.h" /* `forkunion_usage`: `--help`, unknown arguments refused */
 
 struct shards {
     double *first;      /* slice 0; slice d starts `slice_bytes` further */
@@ -20,7 +21,8 @@ static void fill_slice(void *context, size_t slice, size_t thread, size_t comput
     for (i = 0; i != shards->per_slice; ++i) values[i] = (double)slice;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    forkunion_usage(argc, argv, "", 0, "\nNUMA allocations through the C API. Reads no environment variable.\n");
     fu_topology_t topology = fu_topology_new();
     fu_pool_t pool = fu_pool_new("memory", fu_capabilities_all_k);
     fu_allocation_t local, striped;

@@ -6,6 +6,7 @@
 #include <stdio.h> /* `printf` */
 
 #include <forkunion.h>
+#include "usage.h" /* `forkunion_usage`: `--help`, unknown arguments refused */
 
 static void fill(void *context, size_t thread, size_t compute_domain) {
     (void)compute_domain;
@@ -16,7 +17,9 @@ static void never_runs(void *context, size_t task, size_t thread, size_t compute
     (void)context, (void)task, (void)thread, (void)compute_domain;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    forkunion_usage(argc, argv, "", 0,
+                    "\nA dispatch that does not block, polled and joined. Reads no environment variable.\n");
     size_t filled[4] = {0}, generation = 0, polls = 0, thread;
     fu_topology_t topology = fu_topology_new();
     fu_pool_t pool = fu_pool_new("split", fu_capabilities_all_k);

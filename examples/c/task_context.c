@@ -5,6 +5,7 @@
 #include <stdio.h> /* `printf` */
 
 #include <forkunion.h>
+#include "usage.h" /* `forkunion_usage`: `--help`, unknown arguments refused */
 
 struct task_context {
     int *data;
@@ -29,7 +30,9 @@ static void sum_slice(void *context, size_t first, size_t count, size_t thread, 
     for (i = first; i != first + count; ++i) partial->sums[thread] += partial->data[i];
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    forkunion_usage(argc, argv, "", 0,
+                    "\nCallbacks that receive a context and their task index. Reads no environment variable.\n");
     int data[100] = {0};
     struct task_context tasks;
     struct partial_sums partial = {NULL, {0}};

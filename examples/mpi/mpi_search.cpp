@@ -22,6 +22,8 @@
 #include <forkunion/pools/distributed.hpp>
 #include <forkunion/topology/topology.hpp>
 
+#include "usage.h" // `forkunion_usage`: `--help`, unknown arguments refused
+
 namespace fu = forkunion;
 
 constexpr std::size_t dimensions_k = 32, neighbours_k = 8;
@@ -95,6 +97,13 @@ static void require(fu::status_t status, int rank) {
 }
 
 int main(int argc, char **argv) {
+    forkunion_usage(argc, argv, "--vectors= --queries= --expect-disjoint", 0,
+                    "[--vectors N] [--queries Q] [--expect-disjoint]\n"
+                    "Hybrid MPI search: one rank per node, a distributed pool per rank (run it under mpirun).\n"
+                    "  --vectors N         200000 vectors in all\n"
+                    "  --queries Q         16 queries\n"
+                    "  --expect-disjoint   fail unless the ranks' pools share no core\n"
+                    "Reads no environment variable of its own (mpirun's are read by MPI).\n");
     int provided = 0;
     // Only the main thread calls MPI; the pool's threads never do.
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);

@@ -1,7 +1,9 @@
 # Links a C program against the C API with the C compiler driver, adding only what forkunion.pc says
 # (`c_libs_static` or `c_libs`), then runs it.
-#   cmake -D KIND=static|shared -D CC=cc -D C_FLAGS=a|b -D PC=forkunion.pc -D INCLUDE=include -D LIBRARY=lib
+#   cmake -D KIND=static|shared -D CC=cc -D C_FLAGS=a|b -D PC=forkunion.pc -D INCLUDE=include|dir -D LIBRARY=lib
 #         -D SOURCE=program.c -D WORK_DIR=dir -P c_api_link.cmake
+# INCLUDE: the library's include directory, then any the program needs of its own (bench/common for the examples'
+# command-line helper, header-only).
 file(STRINGS "${PC}" _line REGEX "^c_libs_${KIND}=|^c_libs=")
 if(KIND STREQUAL "static")
     list(FILTER _line INCLUDE REGEX "^c_libs_static=")
@@ -24,10 +26,12 @@ foreach(_flag IN LISTS _flags)
     endif()
 endforeach()
 string(REPLACE "|" ";" C_FLAGS "${C_FLAGS}")
+string(REPLACE "|" ";" INCLUDE "${INCLUDE}")
+list(TRANSFORM INCLUDE PREPEND "-I")
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
 set(_program "${WORK_DIR}/program")
-execute_process(COMMAND "${CC}" ${C_FLAGS} -std=c99 -pedantic -Wall -Wextra -Werror -I "${INCLUDE}" "${SOURCE}"
+execute_process(COMMAND "${CC}" ${C_FLAGS} -std=c99 -pedantic -Wall -Wextra -Werror ${INCLUDE} "${SOURCE}"
                         -o "${_program}" ${_libs}
                 RESULT_VARIABLE _result ERROR_VARIABLE _errors OUTPUT_VARIABLE _output)
 if(NOT _result EQUAL 0)

@@ -75,7 +75,8 @@ function(consume prefix tag)
     # C through find_package, static and shared.
     run("${CMAKE_COMMAND}" -S "${CMAKE_CURRENT_LIST_DIR}/c_consumer" -B "${_work}/c" -D "CMAKE_C_COMPILER=${CC}"
         -D "CMAKE_PREFIX_PATH=${prefix}" -D "FORKUNION_LIBDIR=${_libdir}"
-        -D "FORKUNION_EXAMPLE=${SOURCE_DIR}/examples/c/hello_callback.c")
+        -D "FORKUNION_EXAMPLE=${SOURCE_DIR}/examples/c/hello_callback.c"
+        -D "FORKUNION_EXAMPLE_INCLUDE=${SOURCE_DIR}/bench/common")
     run("${CMAKE_COMMAND}" --build "${_work}/c")
     run("${_work}/c/consumer_static")
     run("${_work}/c/consumer_shared")
@@ -95,8 +96,9 @@ function(consume prefix tag)
     run("${PKG_CONFIG}" --variable=c_libs_static forkunion)
     string(STRIP "${run_output}" _libs)
     separate_arguments(_libs UNIX_COMMAND "${_libs}")
-    run("${CC}" -std=c99 -pedantic -Wall -Wextra -Werror "-I${_includedir}" "${SOURCE_DIR}/examples/c/hello_callback.c"
-        -o "${_work}/pkg_config_c" ${_libs})
+    # `-I bench/common`: the example's command-line helper (`usage.h`, header-only), not part of the library.
+    run("${CC}" -std=c99 -pedantic -Wall -Wextra -Werror "-I${_includedir}" "-I${SOURCE_DIR}/bench/common"
+        "${SOURCE_DIR}/examples/c/hello_callback.c" -o "${_work}/pkg_config_c" ${_libs})
     run("${_work}/pkg_config_c")
 endfunction()
 
