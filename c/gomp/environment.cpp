@@ -50,8 +50,24 @@ bool equals_ignoring_case(text_t text, char const *word) noexcept {
     return true;
 }
 
+/**  The warnings of `read_environment`, kept until `report_environment`: under `LD_PRELOAD` every process of a
+ *   command line loads this library (`env`, `timeout`, the shell), and only the one that makes OpenMP calls should
+ *   speak. Written only while the environment is read (once, by one thread), read after it was. */
+char pending_warnings_[4096];
+std::size_t pending_length_ = 0;
+bool pending_truncated_ = false;
+std::atomic<bool> reported_{false};
+
 void complain(char const *name, char const *value, char const *expected) noexcept {
-    std::fprintf(stderr, "forkunion gomp: %s='%s': expected %s; ignored\n", name, value, expected);
+    std::size_t const room = sizeof(pending_warnings_) - pending_length_;
+    int const written = std::snprintf(pending_warnings_ + pending_length_, room,
+                                      "forkunion gomp: %s='%s': expected %s; ignored\n", name, value, expected);
+    if (written < 0 || static_cast<std::size_t>(written) >= room) {
+        pending_warnings_[pending_length_] = '\0'; // no half line
+        pending_truncated_ = true;
+        return;
+    }
+    pending_length_ += static_cast<std::size_t>(written);
 }
 
 /**  A boolean variable: `true` or `false`, any case. Returns false (and leaves `out`) when unset or malformed. */
@@ -545,6 +561,9 @@ places_t const &places() noexcept {
 }
 
 void read_environment(settings_t &s) noexcept {
+    pending_length_ = 0; // a child forked while its parent read the environment reads it again
+    pending_warnings_[0] = '\0';
+    pending_truncated_ = false;
     cpu_mask_t allowed;
     if (!try_read_current_affinity(allowed) || allowed.empty())
         allowed.clear(), (void)allowed.set_range(0, allowed_cores_count() - 1);
@@ -601,6 +620,13 @@ void read_environment(settings_t &s) noexcept {
         else if (!equals_ignoring_case(text, "false"))
             complain("OMP_DISPLAY_ENV", display, "true, false or verbose");
     }
+}
+
+void report_environment(settings_t const &s) noexcept {
+    if (reported_.load(std::memory_order_relaxed) || reported_.exchange(true, std::memory_order_relaxed)) return;
+    if (pending_length_) std::fputs(pending_warnings_, stderr);
+    if (pending_truncated_)
+        std::fputs("forkunion gomp: more malformed OMP_* variables; their warnings were dropped\n", stderr);
     if (display_requested_) display_environment(s, display_verbose_);
 }
 

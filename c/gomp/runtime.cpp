@@ -226,7 +226,9 @@ task_t &initial_task_slow() noexcept {
     thread_state_t &state = thread_state;
     if (!state.initialized) {
         state.initial = task_t{};
-        state.initial.icv = settings().initial;
+        settings_t const &s = settings();
+        report_environment(s);
+        state.initial.icv = s.initial;
         state.initial.implicit = &state.initial;
         state.initialized = true;
     }

@@ -143,6 +143,10 @@ places_t const &places() noexcept;
 
 /**  Reads every supported `OMP_*` and `GOMP_*` variable into `s` and `places()`; `settings()` calls it once. */
 void read_environment(settings_t &s) noexcept;
+/**  Prints, once per process, the warnings `read_environment` kept (malformed variables) and the `OMP_DISPLAY_ENV`
+ *   block: called from a thread's first OpenMP call that needs its task (`initial_task_slow`), so processes that
+ *   only carry the library (wrappers under `LD_PRELOAD`) print nothing. Any thread; after `settings()`. */
+void report_environment(settings_t const &s) noexcept;
 /**  Prints `s` in the `OMP_DISPLAY_ENV` format to `stderr`. */
 void display_environment(settings_t const &s, bool verbose) noexcept;
 
