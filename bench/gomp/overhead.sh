@@ -11,6 +11,7 @@
 #   --rounds N    interleaved rounds (default 3)
 #   --threads N   OMP_NUM_THREADS (default 2)
 #   --quick       one round of single short measurements: checks that every runtime prints every row (CI's smoke)
+#   --also NAME=DIR  one more runtime, DIR/libgomp.so.1 (another build of the drop-in, say), with its own columns
 # libomp runs as libgomp.so.1 through LD_LIBRARY_PATH (it implements the GOMP ABI); without it its column is "-".
 set -euo pipefail
 
@@ -19,6 +20,8 @@ rounds=3
 threads=2
 quick=0
 program_arguments=()
+also_names=()
+also_dirs=()
 while (($#)); do
     case $1 in
     --help | -h)
@@ -29,6 +32,10 @@ while (($#)); do
     --rounds) rounds=${2:?--rounds needs a count}; shift 2 ;;
     --threads) threads=${2:?--threads needs a count}; shift 2 ;;
     --quick) quick=1; shift ;;
+    --also)
+        [[ ${2:-} =~ ^[a-z0-9_-]+=.+ && -e ${2#*=}/libgomp.so.1 ]] ||
+            { echo "overhead.sh: --also expects NAME=DIR with DIR/libgomp.so.1, got '${2:-}'" >&2; exit 2; }
+        also_names+=("${2%%=*}"); also_dirs+=("$(cd "${2#*=}" && pwd)"); shift 2 ;;
     --) shift; program_arguments=("$@"); break ;;
     *) echo "overhead.sh: unknown argument '$1' (--help for usage)" >&2; exit 2 ;;
     esac
@@ -61,6 +68,7 @@ else
     echo "# libomp: not found (apt-get install libomp-dev); its column is '-'"
 fi
 
+runtimes+=("${also_names[@]}")
 mapfile -t constructs < <("$program" --list)
 echo "# $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); $threads threads; $rounds rounds"
 for ((round = 1; round <= rounds; ++round)); do
@@ -71,6 +79,11 @@ for ((round = 1; round <= rounds; ++round)); do
             libgomp) expected=/libgomp.so.1 ;;
             libomp) environment+=(LD_LIBRARY_PATH="$work/libomp"); expected="$work/libomp/libgomp.so.1" ;;
             forkunion) environment+=(LD_LIBRARY_PATH="$dropin_dir"); expected="$dropin_dir/libgomp.so.1" ;;
+            *)
+                for ((a = 0; a < ${#also_names[@]}; ++a)); do
+                    [[ ${also_names[a]} == "$runtime" ]] && directory=${also_dirs[a]}
+                done
+                environment+=(LD_LIBRARY_PATH="$directory"); expected="$directory/libgomp.so.1" ;;
             esac
             output=$work/$runtime.$policy.$round
             if ! env "${environment[@]}" "$program" "${program_arguments[@]}" >"$output" 2>&1; then
@@ -97,7 +110,7 @@ for ((round = 1; round <= rounds; ++round)); do
 done
 
 # The table: per construct and policy, the median over rounds for each runtime, and forkunion / libgomp.
-awk -v constructs="${constructs[*]}" -v have_libomp="${libomp:+1}" '
+awk -v constructs="${constructs[*]}" -v extra="${also_names[*]}" '
 function median(key,    n, i, j, t, v) {
     n = count[key]
     if (n == 0) return ""
@@ -109,8 +122,17 @@ function cell(value) { return value == "" ? "-" : sprintf("%.3f", value) }
 function ratio(a, b) { return (a == "" || b == "" || b <= 0) ? "-" : sprintf("%.2fx", a / b) }
 { key = $1 SUBSEP $2 SUBSEP $3; values[key, ++count[key]] = $4 }
 END {
-    printf "| construct (us) | libgomp active | libomp active | drop-in active | drop-in/libgomp | libgomp passive | libomp passive | drop-in passive | drop-in/libgomp |\n"
-    printf "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+    m = split(extra, extras, " ")
+    header = "| construct (us)"
+    rule = "| ---"
+    for (p = 1; p <= 2; ++p) {
+        policy = p == 1 ? "active" : "passive"
+        header = header " | libgomp " policy " | libomp " policy " | drop-in " policy " | drop-in/libgomp"
+        rule = rule " | ---: | ---: | ---: | ---:"
+        for (e = 1; e <= m; ++e) { header = header " | " extras[e] " " policy " | " extras[e] "/libgomp"; rule = rule " | ---: | ---:" }
+    }
+    print header " |"
+    print rule " |"
     n = split(constructs, names, " ")
     for (c = 1; c <= n; ++c) {
         line = "| " names[c]
@@ -120,6 +142,10 @@ END {
             o = median("libomp" SUBSEP policy SUBSEP names[c])
             f = median("forkunion" SUBSEP policy SUBSEP names[c])
             line = line " | " cell(g) " | " cell(o) " | " cell(f) " | " ratio(f, g)
+            for (e = 1; e <= m; ++e) {
+                x = median(extras[e] SUBSEP policy SUBSEP names[c])
+                line = line " | " cell(x) " | " ratio(x, g)
+            }
         }
         print line " |"
     }
