@@ -81,8 +81,8 @@
  *
  *  Refused, loudly, at the call with the construct's name (`refused.cpp`): device memory routines (`target` regions run
  *  on the host, `tasks.cpp`), OpenACC, the offload plugin interface, `detach`, a doacross loop with a task reduction,
- *  `cancel parallel` and `cancel taskgroup` while `OMP_CANCELLATION=true` (with it false, the default, `cancel` is the
- *  no-op the specification prescribes), and the lock entry points of the pre-GCC-4.4 ABI.
+ *  `cancel parallel` while `OMP_CANCELLATION=true` (with it false, the default, `cancel` is the no-op the
+ *  specification prescribes), and the lock entry points of the pre-GCC-4.4 ABI.
  *
  *  Threads: every entry point may be called from any thread, inside or outside a region, as OpenMP allows.
  */
@@ -1139,21 +1139,25 @@ FORKUNION_GOMP_EXPORT void GOMP_critical_name_end(void **pointer) {
 // Cancellation: with cancel-var false (the default) a `cancel` construct does nothing and cancellation points
 // never trigger, exactly as the specification prescribes. With `OMP_CANCELLATION=true`, `cancel for` and `cancel
 // sections` mark the construct cancelled on the team: cancellation points in it then say so, no chunk or section
-// is handed out any more, and its cancellable end reports it; `cancel parallel` and `cancel taskgroup` are refused.
+// is handed out any more, and its cancellable end reports it. `cancel taskgroup` marks the innermost taskgroup:
+// tasks created in it afterwards are discarded (a shared `taskloop`'s untaken tasks too) and its cancellation
+// points say so. `cancel parallel` is refused.
 namespace {
 constexpr int cancel_parallel_k = 1, cancel_loop_k = 2, cancel_sections_k = 4, cancel_taskgroup_k = 8;
 } // namespace
 
 FORKUNION_GOMP_EXPORT bool GOMP_cancellation_point(int which) {
-    if (!settings().cancellation || !(which & (cancel_loop_k | cancel_sections_k))) return false;
+    if (!settings().cancellation) return false;
+    if (which & cancel_taskgroup_k) return taskgroup_cancelled();
+    if (!(which & (cancel_loop_k | cancel_sections_k))) return false;
     return ws_cancelled(*current_task().implicit);
 }
 
 FORKUNION_GOMP_EXPORT bool GOMP_cancel(int which, bool do_cancel) {
     if (!settings().cancellation) return false;
     if (!do_cancel) return GOMP_cancellation_point(which); // `if(false)`: a cancellation point
-    if (which & (cancel_parallel_k | cancel_taskgroup_k))
-        refuse("GOMP_cancel (cancel parallel or cancel taskgroup)", "cancellation of a parallel region or taskgroup");
+    if (which & cancel_parallel_k) refuse("GOMP_cancel (cancel parallel)", "cancellation of a parallel region");
+    if (which & cancel_taskgroup_k) return cancel_taskgroup();
     task_t &task = *current_task().implicit;
     std::uint64_t const mark = task.ws_next; // see `ws_cancelled`
     if (team_t *team = task.team) {

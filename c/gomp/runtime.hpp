@@ -333,6 +333,12 @@ struct ws_slot_t {
 static_assert(sizeof(ws_slot_t) == 3 * line_k, "a slot is three padded lines");
 
 /**  A `taskloop` whose tasks the encountering thread shares with team members waiting in a barrier. */
+/**  A cancellation flag: `mask`'s bits of `word` (a taskgroup's `cancel taskgroup`, cancel-var true). */
+struct flag_ref_t {
+    std::atomic<std::uint64_t> *word = nullptr;
+    std::uint64_t mask = 0;
+};
+
 struct shared_taskloop_t {
     void (*fn)(void *) = nullptr;
     void *data = nullptr;
@@ -344,6 +350,10 @@ struct shared_taskloop_t {
     std::uint64_t grain = 0; ///< Strict grain size, or 0: near-equal tasks.
     task_t const *encountering = nullptr;
     std::uintptr_t *reductions = nullptr; ///< The task reductions visible where it was encountered (`in_reduction`).
+    /**  The cancellation flag of the taskgroup its tasks belong to: with `nogroup`, the encountering task's
+     *   innermost one (when there is one); otherwise the loop's own, `cancelled`. */
+    flag_ref_t group;
+    std::atomic<std::uint64_t> cancelled{0};
     alignas(line_k) std::atomic<std::uint64_t> next_task{0};
     alignas(line_k) std::atomic<std::uint64_t> done_tasks{0};
 };
@@ -474,6 +484,10 @@ bool help_taskloop(team_t &team) noexcept;
 /**  Sets up `task`'s state for construct `task.ws_next` as a loop of `shape` (entering the slot if it needs one). */
 void loop_enter(task_t &task, loop_shape_t const &shape, void **memory, std::uint64_t memory_bytes,
                 std::uintptr_t *reductions = nullptr) noexcept;
+/**  Whether a taskgroup whose task set the calling thread's current task belongs to was cancelled. */
+bool taskgroup_cancelled() noexcept;
+/**  `cancel taskgroup`: cancels the calling thread's innermost taskgroup; false when there is none. */
+bool cancel_taskgroup() noexcept;
 /**  Whether the calling thread's current worksharing construct was cancelled (`cancel for`, `cancel sections`). */
 bool ws_cancelled(task_t const &task) noexcept;
 /**  Hands out the next chunk as logical iterations; false when the loop has none left for this thread. */

@@ -29,6 +29,7 @@ constexpr unsigned task_final_k = 2;
 constexpr unsigned task_up_k = 256;
 constexpr unsigned task_grainsize_k = 512;
 constexpr unsigned task_if_k = 1024;
+constexpr unsigned task_nogroup_k = 2048;
 constexpr unsigned task_reduction_k = 4096;
 constexpr unsigned task_detach_k = 8192;
 constexpr unsigned task_strict_k = 16384;
@@ -47,20 +48,48 @@ constexpr long stack_block_k = 16 * 1024;
 // in the block, and combines the blocks after the construct). Tasks run on the thread that encounters them, so the
 // registrations visible to a task are the calling thread's: a stack that `taskgroup` pushes and pops.
 
-/**  Deepest `taskgroup` nesting whose task reductions the calling thread tracks. */
+/**  Deepest `taskgroup` nesting whose task reductions and cancellation the calling thread tracks. */
 constexpr unsigned max_taskgroup_depth_k = 64;
+// Thread-local storage is kept small: the library's TLS block is static (initial-exec accesses elsewhere), and a
+// `dlopen`ed copy must fit in the loader's surplus.
 constinit thread_local std::uintptr_t *current_reductions = nullptr; ///< Innermost registration, or null.
 constinit thread_local unsigned taskgroup_depth = 0;
 constinit thread_local std::uintptr_t *saved_reductions[max_taskgroup_depth_k] = {};
+/**  The region nesting level (`task_t::level`, saturated) of the task that opened each taskgroup: the tasks of a
+ *   taskgroup are those created while it is open on this thread (every task runs undeferred at its construct), but
+ *   a region nested in one of its tasks starts tasks that are not its members. */
+constinit thread_local std::uint8_t taskgroup_levels[max_taskgroup_depth_k] = {};
+/**  Bit `d`: the taskgroup at depth `d` was cancelled (`cancel taskgroup`, cancel-var true). Atomic: the tasks of a
+ *   `nogroup` taskloop, which belong to this thread's innermost taskgroup, may cancel it from other threads. */
+constinit thread_local std::atomic<std::uint64_t> cancelled_taskgroups{0};
+/**  The innermost frame that runs a task of a shared `taskloop`, and the flag of the taskgroup that task belongs to:
+ *   such a frame ends the search for enclosing taskgroups (the thread's own do not enclose that task). */
+constinit thread_local flag_ref_t loop_flag = {};
+constinit thread_local unsigned loop_depth = 0; ///< `taskgroup_depth` inside that frame, or 0.
+
+std::uint8_t level_byte(task_t const &task) noexcept {
+    return static_cast<std::uint8_t>(task.level < 255 ? task.level : 255);
+}
 
 void push_taskgroup() noexcept {
-    if (taskgroup_depth < max_taskgroup_depth_k) saved_reductions[taskgroup_depth] = current_reductions;
+    if (taskgroup_depth < max_taskgroup_depth_k) {
+        saved_reductions[taskgroup_depth] = current_reductions;
+        taskgroup_levels[taskgroup_depth] = level_byte(current_task());
+        cancelled_taskgroups.fetch_and(~(std::uint64_t(1) << taskgroup_depth), std::memory_order_relaxed);
+    }
     ++taskgroup_depth;
 }
 void pop_taskgroup() noexcept {
     if (taskgroup_depth == 0) return; // an unmatched end: nothing to restore
     --taskgroup_depth;
     if (taskgroup_depth < max_taskgroup_depth_k) current_reductions = saved_reductions[taskgroup_depth];
+}
+
+/**  The cancellation flag of the calling thread's innermost taskgroup; `word` null outside any (or too deep). */
+flag_ref_t innermost_taskgroup_flag() noexcept {
+    if (taskgroup_depth == 0 || taskgroup_depth > max_taskgroup_depth_k) return {};
+    if (taskgroup_depth == loop_depth) return loop_flag;
+    return {&cancelled_taskgroups, std::uint64_t(1) << (taskgroup_depth - 1)};
 }
 
 /**  Gives every array of the registration `data` zeroed blocks for `threads` team threads, links it to the calling
@@ -88,6 +117,30 @@ void register_reductions(std::uintptr_t *data, unsigned threads) noexcept {
 }
 
 } // namespace
+
+bool taskgroup_cancelled() noexcept {
+    unsigned depth = taskgroup_depth < max_taskgroup_depth_k ? taskgroup_depth : max_taskgroup_depth_k;
+    if (depth == 0) return false;
+    std::uint8_t const level = level_byte(current_task());
+    // Acquire pairs with the release in `cancel_taskgroup`.
+    std::uint64_t const cancelled = cancelled_taskgroups.load(std::memory_order_acquire);
+    while (depth--) {
+        if (taskgroup_levels[depth] != level) return false;
+        if (depth + 1 == loop_depth)
+            return loop_flag.word && (loop_flag.word->load(std::memory_order_acquire) & loop_flag.mask);
+        if (cancelled & (std::uint64_t(1) << depth)) return true;
+    }
+    return false;
+}
+
+bool cancel_taskgroup() noexcept {
+    if (taskgroup_depth > max_taskgroup_depth_k) refuse("cancel taskgroup", "taskgroups nested more than 64 deep");
+    flag_ref_t const flag = innermost_taskgroup_flag();
+    if (!flag.word) return false; // no enclosing taskgroup: nothing to cancel
+    // Release pairs with the acquire in `taskgroup_cancelled` and `drain_taskloop`.
+    flag.word->fetch_or(flag.mask, std::memory_order_release);
+    return true;
+}
 
 void enter_task_reductions(std::uintptr_t *data, unsigned threads) noexcept {
     push_taskgroup();
@@ -195,22 +248,28 @@ void run_taskloop_task(shared_taskloop_t const &loop, std::uint64_t index) noexc
     std::uint64_t const start = loop.start + first * loop.step;
     std::uint64_t const end = last == loop.n ? loop.end : loop.start + last * loop.step;
     task_t &here = current_task();
+    // The task runs in a frame of its taskgroup's (the thread's own taskgroups do not enclose it).
+    flag_ref_t const saved_flag = loop_flag;
+    unsigned const saved_depth = loop_depth;
+    push_taskgroup();
+    loop_flag = loop.group, loop_depth = taskgroup_depth;
     // A helper's task sees the encountering thread's task reductions, with its own thread's copies.
-    std::uintptr_t *const saved = current_reductions;
     current_reductions = loop.reductions;
     run_task(here, false, loop.fn, loop.data, loop.cpyfn, loop.arg_size, loop.arg_align, [&](void *block) noexcept {
         // GCC's task function reads its iterations from the first two words of its block.
         std::memcpy(block, &start, sizeof(start));
         std::memcpy(static_cast<char *>(block) + sizeof(start), &end, sizeof(end));
     });
-    current_reductions = saved;
+    pop_taskgroup();
+    loop_flag = saved_flag, loop_depth = saved_depth;
 }
 
-/**  Takes and runs tasks of `loop` until none is left; returns how many this thread ran. */
+/**  Takes and runs tasks of `loop` until none is left; returns how many this thread ran. A task taken after its
+ *   taskgroup was cancelled (cancel-var true) is discarded: counted done, not run. */
 std::uint64_t drain_taskloop(shared_taskloop_t &loop) noexcept {
     std::uint64_t ran = 0;
     for (std::uint64_t index; (index = loop.next_task.fetch_add(1, std::memory_order_relaxed)) < loop.tasks; ++ran) {
-        run_taskloop_task(loop, index);
+        if (!(loop.group.word->load(std::memory_order_acquire) & loop.group.mask)) run_taskloop_task(loop, index);
         // Release pairs with the encountering thread's acquire: the task's writes are visible when it returns.
         loop.done_tasks.fetch_add(1, std::memory_order_release);
     }
@@ -236,6 +295,11 @@ void run_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
     loop.start = start, loop.step = step, loop.end = end, loop.n = n;
     loop.encountering = &encountering;
     loop.reductions = current_reductions;
+    // `nogroup`: its tasks belong to the encountering task's taskgroup, whose flag outlives the loop (the encountering
+    // thread keeps it open until every task is done); otherwise the loop is its own taskgroup.
+    loop.group = {&loop.cancelled, 1};
+    if (flags & task_nogroup_k)
+        if (flag_ref_t const enclosing = innermost_taskgroup_flag(); enclosing.word) loop.group = enclosing;
     if (flags & task_grainsize_k) {
         std::uint64_t const grain = num_tasks ? num_tasks : 1;
         // Strict: every task but the last has exactly `grain` iterations. Otherwise near-equal tasks of at least
@@ -298,6 +362,9 @@ FORKUNION_GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyf
                                      void *detach) {
     (void)if_clause, (void)depend, (void)priority; // undeferred either way; dependences hold in creation order
     if ((flags & task_detach_k) || detach) refuse("GOMP_task (a task with a detach clause)", "detachable tasks");
+    // A task created in a cancelled taskgroup is discarded (cancel-var true).
+    if (settings().cancellation && taskgroup_cancelled()) [[unlikely]]
+        return;
     task_t &parent = current_task();
     run_task(parent, (flags & task_final_k) != 0, fn, data, cpyfn, arg_size, arg_align, [](void *) noexcept {});
 }

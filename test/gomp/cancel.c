@@ -1,7 +1,9 @@
-/*  Cancellation of worksharing constructs with OMP_CANCELLATION=true: `cancel for` stops a search loop at its first
- *  hit (every thread leaves at its next cancellation point or chunk), `cancel sections` skips the sections not yet
- *  started, a `cancel for` whose `if` is false changes nothing, and the construct after a cancelled one runs whole.
- *  Counts of iterations run depend on timing, so only verdicts are printed. Run with and without cancel-var. */
+/*  Cancellation with OMP_CANCELLATION=true: `cancel for` stops a search loop at its first hit (every thread leaves
+ *  at its next cancellation point or chunk), `cancel sections` skips the sections not yet started, a `cancel for`
+ *  whose `if` is false changes nothing, and the construct after a cancelled one runs whole. `cancel taskgroup`
+ *  discards the group's tasks not yet started (tasks, a `taskloop`'s tasks, a `nogroup` taskloop's in the enclosing
+ *  group) and ends the cancelling task; the next taskgroup runs whole. Counts of iterations or tasks run depend on
+ *  timing, so only verdicts are printed. Run with and without cancel-var. */
 #include "gomp_test.h"
 
 enum { span_k = 200000, hit_k = 777 };
@@ -81,8 +83,119 @@ static void cancel_if_false(void) {
     CHECK(ran == 1000);
 }
 
+enum { tasks_k = 100, cancelling_k = 10 };
+
+/* The task numbered `cancelling_k` cancels its taskgroup before it counts itself: with cancellation, at most
+ * tasks_k - 1 tasks count (libgomp runs some of the others before the cancel, the drop-in none after it). */
+static void taskgroup_cancel(void) {
+    int ran = 0, later = 0, point = 0;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+    {
+#pragma omp taskgroup
+        for (int i = 0; i < tasks_k; ++i) {
+#pragma omp task firstprivate(i) shared(ran)
+            {
+                if (i == cancelling_k) {
+#pragma omp cancel taskgroup
+                }
+#pragma omp atomic
+                ran += 1;
+            }
+        }
+#pragma omp taskgroup
+        for (int i = 0; i < tasks_k; ++i) {
+#pragma omp task shared(later, point)
+            {
+#pragma omp cancellation point taskgroup
+#pragma omp atomic
+                later += 1;
+            }
+        }
+    }
+    int const cancelling = omp_get_cancellation();
+    printf("cancel taskgroup: stopped early: %s, next taskgroup ran %d of %d\n",
+           ran < tasks_k ? "yes" : (cancelling ? "NO" : "no (cancellation off)"), later, tasks_k);
+    CHECK(later == tasks_k && (cancelling ? ran < tasks_k : ran == tasks_k));
+    (void)point;
+}
+
+/* `cancel taskgroup` in a taskloop's task cancels the taskloop's own taskgroup; with `nogroup`, the enclosing one. */
+static void taskloop_cancel(int nogroup) {
+    int ran = 0, after = 0;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+    {
+        if (nogroup) {
+#pragma omp taskgroup
+            {
+#pragma omp taskloop grainsize(1) nogroup shared(ran)
+                for (int i = 0; i < tasks_k; ++i) {
+                    if (i == cancelling_k) {
+#pragma omp cancel taskgroup
+                    }
+#pragma omp atomic
+                    ran += 1;
+                }
+            }
+        } else {
+#pragma omp taskloop grainsize(1) shared(ran)
+            for (int i = 0; i < tasks_k; ++i) {
+                if (i == cancelling_k) {
+#pragma omp cancel taskgroup
+                }
+#pragma omp atomic
+                ran += 1;
+            }
+        }
+#pragma omp taskloop grainsize(1) shared(after)
+        for (int i = 0; i < tasks_k; ++i) {
+#pragma omp atomic
+            after += 1;
+        }
+    }
+    int const cancelling = omp_get_cancellation();
+    printf("cancel taskgroup in a %staskloop: stopped early: %s, next taskloop ran %d of %d\n",
+           nogroup ? "nogroup " : "", ran < tasks_k ? "yes" : (cancelling ? "NO" : "no (cancellation off)"), after,
+           tasks_k);
+    CHECK(after == tasks_k && (cancelling ? ran < tasks_k : ran == tasks_k));
+}
+
+/* A region nested in a cancelled taskgroup's encountering task starts tasks that are not the group's: they run. */
+static void taskgroup_nested_region(void) {
+    int discarded = 0, nested = 0;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+#pragma omp taskgroup
+    {
+#pragma omp task
+        {
+#pragma omp cancel taskgroup
+        }
+#pragma omp task shared(discarded)
+        {
+#pragma omp atomic
+            discarded += 1;
+        }
+#pragma omp parallel num_threads(2) shared(nested)
+        for (int i = 0; i < 10; ++i) {
+#pragma omp task shared(nested)
+            {
+#pragma omp atomic
+                nested += 1;
+            }
+        }
+    }
+    printf("cancelled taskgroup, nested region's tasks: %d\n", nested);
+    CHECK(nested >= 10 && (!omp_get_cancellation() || discarded <= 1));
+}
+
 int main(void) {
     report_server();
+    taskgroup_nested_region();
+    taskgroup_cancel();
+    taskloop_cancel(0);
+    taskloop_cancel(1);
     search(1);
     search(0);
     sections();
