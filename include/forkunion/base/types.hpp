@@ -20,6 +20,8 @@
 #include <cstdint>     // `std::uint8_t`
 #include <type_traits> // `std::is_unsigned_v`
 
+#include <forkunion/base/deprecated.hpp>
+
 /*  Versions. CMake reads these three lines to stamp the package, so they are the single source of truth. */
 #define FORKUNION_VERSION_MAJOR 0
 #define FORKUNION_VERSION_MINOR 1
@@ -388,13 +390,4 @@ constexpr index_t next_in_coprime_order(index_t position, index_t stride, index_
     return position >= room ? static_cast<index_t>(position - room) : static_cast<index_t>(position + stride);
 }
 
-// ---- Deprecated spellings, kept for one release (see CHANGELOG.md) ----
-// NOLINTBEGIN(readability-identifier-naming): the old names, spelled as they were.
-
-template <typename index_type_ = std::size_t>
-using local_prong [[deprecated("use prong_t")]] = prong_t<index_type_>;
-template <typename index_type_ = std::size_t>
-using slice [[deprecated("use slice_t")]] = slice_t<index_type_>;
-
-// NOLINTEND(readability-identifier-naming)
 } // namespace forkunion

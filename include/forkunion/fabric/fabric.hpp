@@ -120,6 +120,7 @@
 #include <forkunion/base/types.hpp>
 #include <forkunion/hardware/wait.hpp>
 #include <forkunion/hardware/wait_kernel.hpp>
+#include <forkunion/fabric/deprecated.hpp>
 
 // Only the platform this build uses: the portable one includes `<chrono>` (~50 ms per translation unit).
 #if FORKUNION_OS_LINUX
@@ -808,11 +809,4 @@ public:
 /**  @brief  The fabric of this OS's platform (`fabric_platform_t`). */
 using fabric_t = basic_fabric_t<>;
 
-// ---- Deprecated spellings, kept for one release (see CHANGELOG.md) ----
-// NOLINTBEGIN(readability-identifier-naming): the old names, spelled as they were.
-
-template <typename platform_type_ = fabric_platform_t>
-using basic_fabric [[deprecated("use basic_fabric_t")]] = basic_fabric_t<platform_type_>;
-
-// NOLINTEND(readability-identifier-naming)
 } // namespace forkunion

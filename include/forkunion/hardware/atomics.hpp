@@ -57,6 +57,7 @@
 #include <forkunion/hardware/detail/atomics_arm64.hpp>
 #include <forkunion/hardware/detail/atomics_riscv.hpp>
 #include <forkunion/hardware/detail/atomics_x86.hpp>
+#include <forkunion/hardware/deprecated.hpp>
 
 namespace forkunion {
 
@@ -228,11 +229,4 @@ private:
 template <typename value_t>
 using atomic_ref_t = basic_atomic_ref_t<value_t>;
 
-// ---- Deprecated spellings, kept for one release (see CHANGELOG.md) ----
-// NOLINTBEGIN(readability-identifier-naming): the old names, spelled as they were.
-
-template <typename value_type_, typename native_type_ = native_atomics_t>
-using basic_atomic_ref [[deprecated("use basic_atomic_ref_t")]] = basic_atomic_ref_t<value_type_, native_type_>;
-
-// NOLINTEND(readability-identifier-naming)
 } // namespace forkunion

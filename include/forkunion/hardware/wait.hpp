@@ -41,6 +41,7 @@
 #include <forkunion/hardware/detail/wait_portable.hpp>
 #include <forkunion/hardware/detail/wait_riscv.hpp>
 #include <forkunion/hardware/detail/wait_x86.hpp>
+#include <forkunion/hardware/deprecated.hpp>
 
 namespace forkunion {
 
@@ -62,11 +63,9 @@ using detail::arm64_wfet_t;
 #endif
 #if FORKUNION_ARCH_RISCV
 using detail::riscv_pause_t;
-using risc5_pause_t [[deprecated("use riscv_pause_t")]] = riscv_pause_t;
 #endif
 #if FORKUNION_ARCH_RISCV && FORKUNION_INLINE_ASM && !FORKUNION_PORTABLE
 using detail::riscv_wrs_t;
-using risc5_wrs_t [[deprecated("use riscv_wrs_t")]] = riscv_wrs_t;
 #endif
 
 #if FORKUNION_ARCH_X86 && (FORKUNION_INLINE_ASM || defined(_MSC_VER))
@@ -155,11 +154,4 @@ inline void nap_on(std::atomic<value_type_> const &word, value_type_ seen, micro
     if (!nap_backend_t::try_nap(word, seen)) micro_yield_with(micro_yield, thread);
 }
 
-// ---- Deprecated spellings, kept for one release (see CHANGELOG.md) ----
-// NOLINTBEGIN(readability-identifier-naming): the old names, spelled as they were.
-
-template <typename micro_yield_type_ = default_micro_yield_t>
-using basic_spin_mutex [[deprecated("use basic_spin_mutex_t")]] = basic_spin_mutex_t<micro_yield_type_>;
-
-// NOLINTEND(readability-identifier-naming)
 } // namespace forkunion

@@ -74,6 +74,7 @@
 #include <forkunion/memory/detail/allocators_portable.hpp>
 #include <forkunion/memory/detail/allocators_windows.hpp>
 #include <forkunion/base/types.hpp>
+#include <forkunion/memory/deprecated.hpp>
 
 namespace forkunion {
 
@@ -560,23 +561,4 @@ public:
     }
 };
 
-// ---- Deprecated spellings, kept for one release (see CHANGELOG.md) ----
-// NOLINTBEGIN(readability-identifier-naming): the old names, spelled as they were.
-
-template <typename backend_type_ = memory_backend_t>
-using basic_symmetric_memory_allocator [[deprecated("use basic_symmetric_memory_allocator_t")]] =
-    basic_symmetric_memory_allocator_t<backend_type_>;
-template <typename pointer_type_>
-using allocation_result [[deprecated("use allocation_result_t")]] = allocation_result_t<pointer_type_>;
-template <typename value_type_, typename backend_type_ = memory_backend_t>
-using basic_domain_allocator [[deprecated("use basic_domain_allocator_t")]] =
-    basic_domain_allocator_t<value_type_, backend_type_>;
-template <typename element_type_>
-using array_view [[deprecated("use array_view_t")]] = array_view_t<element_type_>;
-template <typename value_type_, typename backend_type_ = memory_backend_t>
-using sharded_array [[deprecated("use sharded_array_t")]] = sharded_array_t<value_type_, backend_type_>;
-template <typename value_type_, typename backend_type_ = memory_backend_t>
-using replicated_array [[deprecated("use replicated_array_t")]] = replicated_array_t<value_type_, backend_type_>;
-
-// NOLINTEND(readability-identifier-naming)
 } // namespace forkunion

@@ -70,6 +70,7 @@
 #include <forkunion/base/cpu_mask.hpp>
 #include <forkunion/pools/flat.hpp>
 #include <forkunion/base/types.hpp>
+#include <forkunion/pools/deprecated.hpp>
 
 namespace forkunion {
 
@@ -212,7 +213,8 @@ struct in_domain_t {
  */
 template <typename micro_yield_type_ = default_micro_yield_t, typename index_type_ = std::size_t,
           std::size_t alignment_ = default_alignment_k>
-class basic_colocated_pool_t {
+class basic_colocated_pool_t
+    : public detail::deprecated_idle_calls_t<basic_colocated_pool_t<micro_yield_type_, index_type_, alignment_>> {
 public:
     using micro_yield_t = micro_yield_type_;
     using index_t = index_type_;
@@ -355,20 +357,6 @@ public:
     /**  @brief  See `basic_pool_t::set_stack_size`: the stack of the workers the next `spawn_on` starts. */
     status_t set_stack_size(std::size_t bytes) noexcept { return pool_.set_stack_size(bytes); }
     [[nodiscard]] std::size_t stack_size() const noexcept { return pool_.stack_size(); }
-    /**  @brief  Deprecated: `set_idle_policy(idle_policy_t::nap())`, which now persists. */
-    [[deprecated("use set_idle_policy(fu::idle_policy_t::nap()); the policy now persists")]] status_t nap() noexcept {
-        return threads_count() ? set_idle_policy(idle_policy_t::nap()) : status_t(status_code_t::not_spawned_k);
-    }
-    /**  @brief  Deprecated: `set_idle_policy(idle_policy_t::sleep(microseconds))`, which now persists. */
-    [[deprecated("use set_idle_policy(fu::idle_policy_t::sleep(us)); the policy now persists")]] status_t
-    sleep(std::size_t microseconds) noexcept {
-        return threads_count() ? set_idle_policy(idle_policy_t::sleep(microseconds))
-                               : status_t(status_code_t::not_spawned_k);
-    }
-    /**  @brief  Deprecated: `idle_policy().mode`. */
-    [[deprecated("use idle_policy().mode")]] [[nodiscard]] idle_mode_t mood() const noexcept {
-        return idle_policy().mode;
-    }
 
     /**  @brief  `fn(thread)` (or `fn(prong)`) on every thread. See `basic_pool_t::for_threads`. */
     template <typename fn_type_>
@@ -431,13 +419,4 @@ private:
 /**  @brief  The default colocated pool: `std::size_t` indices, the target's micro-wait, 128-byte padding. */
 using colocated_pool_t = basic_colocated_pool_t<>;
 
-// ---- Deprecated spellings, kept for one release (see CHANGELOG.md) ----
-// NOLINTBEGIN(readability-identifier-naming): the old names, spelled as they were.
-
-template <typename micro_yield_type_ = default_micro_yield_t, typename index_type_ = std::size_t,
-          std::size_t alignment_ = default_alignment_k>
-using basic_colocated_pool [[deprecated("use basic_colocated_pool_t")]] =
-    basic_colocated_pool_t<micro_yield_type_, index_type_, alignment_>;
-
-// NOLINTEND(readability-identifier-naming)
 } // namespace forkunion

@@ -114,6 +114,7 @@
 #include <forkunion/base/cpu_mask.hpp>
 #include <forkunion/pools/flat.hpp>
 #include <forkunion/base/types.hpp>
+#include <forkunion/pools/deprecated.hpp>
 
 namespace forkunion {
 
@@ -184,7 +185,8 @@ bool split_threads_by_cores(std::size_t const *cores, std::size_t domains, std::
 template <typename micro_yield_type_ = default_micro_yield_t, typename index_type_ = std::size_t,
           std::size_t alignment_ = default_alignment_k>
 class basic_distributed_pool_t
-    : public dispatch_verbs_t<basic_distributed_pool_t<micro_yield_type_, index_type_, alignment_>, index_type_> {
+    : public dispatch_verbs_t<basic_distributed_pool_t<micro_yield_type_, index_type_, alignment_>, index_type_>,
+      public detail::deprecated_idle_calls_t<basic_distributed_pool_t<micro_yield_type_, index_type_, alignment_>> {
     template <typename, typename>
     friend struct detail::n_dynamic_job_t;
 
@@ -464,21 +466,6 @@ public:
         return status_code_t::success_k;
     }
     [[nodiscard]] std::size_t stack_size() const noexcept { return stack_bytes_.load(std::memory_order_relaxed); }
-
-    /**  @brief  Deprecated: `set_idle_policy(idle_policy_t::nap())`, which now persists. */
-    [[deprecated("use set_idle_policy(fu::idle_policy_t::nap()); the policy now persists")]] status_t nap() noexcept {
-        return threads_() ? set_idle_policy(idle_policy_t::nap()) : status_t(status_code_t::not_spawned_k);
-    }
-    /**  @brief  Deprecated: `set_idle_policy(idle_policy_t::sleep(microseconds))`, which now persists. */
-    [[deprecated("use set_idle_policy(fu::idle_policy_t::sleep(us)); the policy now persists")]] status_t
-    sleep(std::size_t microseconds) noexcept {
-        return threads_() ? set_idle_policy(idle_policy_t::sleep(microseconds))
-                          : status_t(status_code_t::not_spawned_k);
-    }
-    /**  @brief  Deprecated: `idle_policy().mode`. */
-    [[deprecated("use idle_policy().mode")]] [[nodiscard]] idle_mode_t mood() const noexcept {
-        return idle_policy().mode;
-    }
 
     // ---- Dispatch: `for_threads`, `for_n`, `for_n_dynamic`, `for_slices` and `unsafe_for_threads` come from
     // `dispatch_verbs_t` (global thread indices; `for_n_dynamic` steals inside the thief's domain first, then
@@ -855,13 +842,4 @@ private:
 /**  @brief  The default distributed pool: `std::size_t` indices, the target's micro-wait, 128-byte padding. */
 using distributed_pool_t = basic_distributed_pool_t<>;
 
-// ---- Deprecated spellings, kept for one release (see CHANGELOG.md) ----
-// NOLINTBEGIN(readability-identifier-naming): the old names, spelled as they were.
-
-template <typename micro_yield_type_ = default_micro_yield_t, typename index_type_ = std::size_t,
-          std::size_t alignment_ = default_alignment_k>
-using basic_distributed_pool [[deprecated("use basic_distributed_pool_t")]] =
-    basic_distributed_pool_t<micro_yield_type_, index_type_, alignment_>;
-
-// NOLINTEND(readability-identifier-naming)
 } // namespace forkunion

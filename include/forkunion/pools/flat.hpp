@@ -165,6 +165,7 @@
 #include <forkunion/hardware/wait.hpp>
 #include <forkunion/hardware/wait_kernel.hpp>
 #include <forkunion/pools/dispatch.hpp>
+#include <forkunion/pools/deprecated.hpp>
 
 namespace forkunion {
 
@@ -190,7 +191,9 @@ template <typename allocator_type_ = std::allocator<std::thread>, typename micro
           template <typename> class atomic_template_ = std::atomic>
 class basic_pool_t
     : public dispatch_verbs_t<
-          basic_pool_t<allocator_type_, micro_yield_type_, index_type_, alignment_, atomic_template_>, index_type_> {
+          basic_pool_t<allocator_type_, micro_yield_type_, index_type_, alignment_, atomic_template_>, index_type_>,
+      public detail::deprecated_idle_calls_t<
+          basic_pool_t<allocator_type_, micro_yield_type_, index_type_, alignment_, atomic_template_>> {
     template <typename, typename>
     friend struct detail::n_dynamic_job_t;
 
@@ -628,23 +631,6 @@ public:
     /**  @brief  The bytes a job may take to travel in the dispatch line instead of through a pointer. */
     static constexpr std::size_t payload_capacity_k = alignment_k - 32;
 
-    // ---- Deprecated: the idle policy used to last one dispatch ----
-
-    /**  @brief  Deprecated: `set_idle_policy(idle_policy_t::nap())`, which now lasts until changed. */
-    [[deprecated("use set_idle_policy(fu::idle_policy_t::nap()); the policy now persists")]] status_t nap() noexcept {
-        return threads_() ? set_idle_policy(idle_policy_t::nap()) : status_t(status_code_t::not_spawned_k);
-    }
-    /**  @brief  Deprecated: `set_idle_policy(idle_policy_t::sleep(microseconds))`, which now lasts until changed. */
-    [[deprecated("use set_idle_policy(fu::idle_policy_t::sleep(us)); the policy now persists")]] status_t
-    sleep(std::size_t microseconds) noexcept {
-        return threads_() ? set_idle_policy(idle_policy_t::sleep(microseconds))
-                          : status_t(status_code_t::not_spawned_k);
-    }
-    /**  @brief  Deprecated: `idle_policy().mode`. */
-    [[deprecated("use idle_policy().mode")]] [[nodiscard]] idle_mode_t mood() const noexcept {
-        return idle_policy().mode;
-    }
-
 private:
     using os_thread_id_t = typename os_thread_t::id_t;
 
@@ -1033,14 +1019,4 @@ private:
 /**  @brief  The default pool: `std::size_t` indices, the target's micro-wait, 128-byte padding. */
 using flat_pool_t = basic_pool_t<>;
 
-// ---- Deprecated spellings, kept for one release (see CHANGELOG.md) ----
-// NOLINTBEGIN(readability-identifier-naming): the old names, spelled as they were.
-
-template <typename allocator_type_ = std::allocator<std::thread>, typename micro_yield_type_ = default_micro_yield_t,
-          typename index_type_ = std::size_t, std::size_t alignment_ = default_alignment_k>
-using basic_pool [[deprecated("use basic_pool_t")]] =
-    basic_pool_t<allocator_type_, micro_yield_type_, index_type_, alignment_>;
-using mood_t [[deprecated("use idle_mode_t")]] = idle_mode_t;
-
-// NOLINTEND(readability-identifier-naming)
 } // namespace forkunion

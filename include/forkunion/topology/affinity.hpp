@@ -39,6 +39,7 @@
 #include <forkunion/topology/detail/affinity_windows.hpp>
 #include <forkunion/base/cpu_mask.hpp>
 #include <forkunion/base/types.hpp>
+#include <forkunion/topology/deprecated.hpp>
 
 namespace forkunion {
 
@@ -219,11 +220,4 @@ public:
 
 using saved_affinity_t = basic_saved_affinity_t<>;
 
-// ---- Deprecated spellings, kept for one release (see CHANGELOG.md) ----
-// NOLINTBEGIN(readability-identifier-naming): the old names, spelled as they were.
-
-template <typename backend_t = affinity_backend_t>
-using basic_saved_affinity [[deprecated("use basic_saved_affinity_t")]] = basic_saved_affinity_t<backend_t>;
-
-// NOLINTEND(readability-identifier-naming)
 } // namespace forkunion

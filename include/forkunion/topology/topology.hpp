@@ -66,6 +66,7 @@
 #include <forkunion/topology/detail/topology_wasm.hpp>
 #include <forkunion/topology/detail/topology_windows.hpp>
 #include <forkunion/base/types.hpp>
+#include <forkunion/topology/deprecated.hpp>
 
 namespace forkunion {
 
@@ -346,11 +347,4 @@ private:
 /**  @brief  The topology of this OS's back end (`topology_source_t`). */
 using machine_topology_t = basic_machine_topology_t<>;
 
-// ---- Deprecated spellings, kept for one release (see CHANGELOG.md) ----
-// NOLINTBEGIN(readability-identifier-naming): the old names, spelled as they were.
-
-template <typename source_type_ = topology_source_t>
-using basic_machine_topology [[deprecated("use basic_machine_topology_t")]] = basic_machine_topology_t<source_type_>;
-
-// NOLINTEND(readability-identifier-naming)
 } // namespace forkunion
