@@ -44,14 +44,14 @@ constexpr std::size_t thread_counts_k[] = {2, 4, 16, 64, 255};
 
 struct variant_t {
     char const *name;
-    fub::child_order_t order;
+    forkunion::child_order_t order;
     fub::handoff_variant_t const &model;
 };
 
 variant_t const variants_k[] = {
-    {"tree", fub::child_order_t::first_to_last_k, fub::tree::handoff_variant},
-    {"last_child_first", fub::child_order_t::last_to_first_k, fub::last_child_first::handoff_variant},
-    {"flat_fan_in", fub::child_order_t::first_to_last_k, fub::flat_fan_in::handoff_variant},
+    {"tree", forkunion::child_order_t::first_to_last_k, fub::tree::handoff_variant},
+    {"last_child_first", forkunion::child_order_t::last_to_first_k, fub::last_child_first::handoff_variant},
+    {"flat_fan_in", forkunion::child_order_t::first_to_last_k, fub::flat_fan_in::handoff_variant},
 };
 
 /**  Ownership changes per dispatch of `threads` contributors, from the protocol (see the file comment). */

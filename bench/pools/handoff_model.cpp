@@ -4,8 +4,7 @@
  *          under the baton, and counts what each dispatch moves. `handoff.cpp` compares the counts.
  *
  *  Built once per variant, with `FORKUNION_BENCH_VARIANT` naming it (`tree`, `last_child_first`,
- *  `flat_fan_in`), `FORKUNION_BENCH_FLAT_NAMESPACE` naming the namespace its `flat.hpp` declares the pool in, the
- *  variant's `flat.hpp` first on the include path, and `FORKUNION_TEST_HOOKS=1`: each contributor's chain
+ *  `flat_fan_in`; its pool takes that namespace's `retirement_t`) and `FORKUNION_TEST_HOOKS=1`: each contributor's chain
  *  restarts at the pool's `before_retire_k` point, so the critical path measured is the fan-in's alone.
  *
  *  The pool under the model: `handoff_atomic_t` for every protocol word, the baton as its micro-wait,
@@ -29,7 +28,6 @@
 #endif
 
 namespace fu = forkunion;
-namespace flat = FORKUNION_BENCH_FLAT_NAMESPACE;
 
 namespace forkunion::bench::FORKUNION_BENCH_VARIANT {
 namespace {
@@ -42,8 +40,8 @@ namespace {
 constexpr std::size_t warmup_dispatches_k = 1;
 
 template <std::size_t alignment_>
-using model_pool_t =
-    flat::basic_pool_t<std::allocator<std::thread>, baton_yield_t, std::uint8_t, alignment_, handoff_atomic_t>;
+using model_pool_t = fu::basic_pool_t<std::allocator<std::thread>, baton_yield_t, std::uint8_t, alignment_,
+                                      handoff_atomic_t, retirement_t>;
 
 /**  The task body: touches no shared memory, so every counted transfer is the pool's own. */
 struct quiet_body_t {

@@ -41,14 +41,14 @@ constexpr std::chrono::milliseconds default_window_k{200}, default_warmup_k{50};
 
 struct variant_t {
     char const *name;
-    fub::child_order_t order;
+    forkunion::child_order_t order;
     fub::retire_variant_t const &timing;
 };
 
 variant_t const variants_k[] = {
-    {"tree", fub::child_order_t::first_to_last_k, fub::tree::retire_variant},
-    {"last_child_first", fub::child_order_t::last_to_first_k, fub::last_child_first::retire_variant},
-    {"flat_fan_in", fub::child_order_t::first_to_last_k, fub::flat_fan_in::retire_variant},
+    {"tree", forkunion::child_order_t::first_to_last_k, fub::tree::retire_variant},
+    {"last_child_first", forkunion::child_order_t::last_to_first_k, fub::last_child_first::retire_variant},
+    {"flat_fan_in", forkunion::child_order_t::first_to_last_k, fub::flat_fan_in::retire_variant},
 };
 constexpr std::size_t variants_count_k = std::size(variants_k);
 

@@ -2,11 +2,10 @@
 # Retirement at scale on a many-core machine, one command from the repository root:
 #   bash bench/pools/retire_device.sh [output directory]        (default: $OUT, else build_retire)
 # Builds `forkunion_bench_handoff` and `forkunion_bench_retire` straight from the sources with the host's C++20
-# compiler (no configure step and no Google Benchmark; CMake only runs the flat.hpp variant generator in script
-# mode), then runs the hand-off model (it exits 1 unless every count equals the protocol's) and the timing at
+# compiler (no configure step, no CMake and no Google Benchmark), then runs the hand-off model (it exits 1 unless every count equals the protocol's) and the timing at
 # T = 2, 4, 8, 16 and every allowed core, 5 interleaved rounds of 200 ms windows per variant (~20 s at 16 cores).
 # Writes machine.txt, handoff.txt and retire.txt into the output directory.
-# Needs: Linux, a C++20 compiler (g++ >= 10 or clang++ >= 13; $CXX picks one), cmake >= 3.17.
+# Needs: Linux, a C++20 compiler (g++ >= 10 or clang++ >= 13; $CXX picks one).
 # FORKUNION_TIME_LIMIT, FORKUNION_WARMUP and FORKUNION_THREADS pass through to the timing (see retire.cpp).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -18,7 +17,7 @@ retirement timing at T = 2, 4, 8, 16 and every allowed core; writes machine.txt,
 environment: CXX (the compiler), OUT, and FORKUNION_TIME_LIMIT, FORKUNION_WARMUP and FORKUNION_THREADS, which pass
 through to the timing." "$@"
 out=${1:-${OUT:-build_retire}}
-mkdir -p "$out/variants"
+mkdir -p "$out"
 
 cxx=${CXX:-}
 if [[ -z $cxx ]]; then
@@ -33,31 +32,17 @@ if [[ -z $cxx ]]; then
     echo "retire_device.sh: no C++ compiler found (set CXX)" >&2
     exit 2
 fi
-if ! command -v cmake >/dev/null; then
-    echo "retire_device.sh: cmake not found (it writes the flat.hpp variants)" >&2
-    exit 2
-fi
-
-for variant in last_child_first flat_fan_in; do
-    cmake -D SOURCE=include/forkunion/pools/flat.hpp -D "OUTPUT=$out/variants/$variant/forkunion/flat.hpp" \
-        -D "VARIANT=$variant" -P bench/pools/flat_variant.cmake
-done
 
 flags=(-std=c++20 -O3 -DNDEBUG -pthread)
 # build <binary> <variant source> <main source> [flags of the variant objects...]: as bench/pools/CMakeLists.txt
-# does, one object per variant (its flat.hpp first on the include path) plus the main, compiled in parallel.
+# does, one object per variant plus the main, compiled in parallel.
 build() {
     local binary=$1 source=$2 main=$3
     shift 3
     local objects=() pids=() variant
     for variant in tree last_child_first flat_fan_in; do
-        local include=() namespace=forkunion
-        if [[ $variant != tree ]]; then
-            include=(-I "$out/variants/$variant")
-            namespace=forkunion::$variant
-        fi
-        "$cxx" "${flags[@]}" "$@" "${include[@]}" -Iinclude -DFORKUNION_BENCH_VARIANT="$variant" \
-            -DFORKUNION_BENCH_FLAT_NAMESPACE="$namespace" -c "$source" -o "$out/${binary}_$variant.o" &
+        "$cxx" "${flags[@]}" "$@" -Iinclude -DFORKUNION_BENCH_VARIANT="$variant" -c "$source" \
+            -o "$out/${binary}_$variant.o" &
         pids+=($!)
         objects+=("$out/${binary}_$variant.o")
     done

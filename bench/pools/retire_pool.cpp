@@ -2,14 +2,15 @@
  *  @file   retire_pool.cpp
  *  @brief  One retirement variant of the flat pool, timed: `retire.cpp` runs every variant side by side.
  *
- *  Built once per variant (see `retire_variants.hpp`), with `FORKUNION_BENCH_VARIANT` naming it,
- *  `FORKUNION_BENCH_FLAT_NAMESPACE` naming the namespace of its pool, and the variant's `flat.hpp` first on the
- *  include path. The pool is `flat_pool_t`'s shape (`std::size_t` indices, the target's micro-wait, default
+ *  Built once per variant (see `retire_variants.hpp`), with `FORKUNION_BENCH_VARIANT` naming it. The pool is `flat_pool_t`'s shape (`std::size_t` indices, the target's micro-wait, default
  *  padding) with the spin idle policy set, so that no dispatch pays a wake-up and the rows differ only in the
  *  fan-in.
  */
+#include <atomic>  // `std::atomic`
 #include <chrono>  // `std::chrono::steady_clock`
 #include <cstddef> // `std::size_t`
+#include <memory>  // `std::allocator`
+#include <thread>  // `std::thread`
 #include <vector>  // `std::vector`
 
 #include <forkunion/pools/flat.hpp>
@@ -17,12 +18,12 @@
 #include "retire_variants.hpp"
 
 namespace fu = forkunion;
-namespace flat = FORKUNION_BENCH_FLAT_NAMESPACE;
 
 namespace forkunion::bench::FORKUNION_BENCH_VARIANT {
 namespace {
 
-using pool_t = flat::basic_pool_t<>;
+using pool_t = fu::basic_pool_t<std::allocator<std::thread>, fu::default_micro_yield_t, std::size_t,
+                                fu::default_alignment_k, std::atomic, retirement_t>;
 
 /**
  *  Dispatches per timed batch: two clock reads (~50 ns) per 64 dispatches cost <0.5% of the fastest row, and a

@@ -7,9 +7,8 @@
  *    `retire_fan_in_k`, and each parent waits for its children from the first to the last;
  *  - `last_child_first`: the same tree, each parent waiting for its children from the last to the first;
  *  - `flat_fan_in`: F = 4096, so the root waits for every contributor itself.
- *  The variants are `flat.hpp` with one edit each (`flat_variant.cmake`), in namespace `forkunion::<variant>`.
- *  Each variant's translation units define the objects declared here in `forkunion::bench::<variant>`; they
- *  include their own `flat.hpp` and nothing that includes the shipped one.
+ *  Each variant is the shipped pool with another `retirement_type_` (`retirement_t` below, in the variant's
+ *  namespace); each variant's translation units define the objects declared here in `forkunion::bench::<variant>`.
  *
  *  The critical path of the fan-in, in line transfers, from the shape alone: every slice ends at time 0, a
  *  parent waits for one child at a time (a spin on one word does not start the load of the next), and a
@@ -24,11 +23,11 @@
 #include <cstdint>   // `std::uint64_t`
 #include <vector>    // `std::vector`
 
+#include <forkunion/pools/retirement.hpp>
+
 #include "handoff_atomic.hpp"
 
 namespace forkunion::bench {
-
-enum class child_order_t { first_to_last_k, last_to_first_k };
 
 /**  When contributor `node` has seen its whole subtree retire (see the file comment). */
 inline std::uint64_t subtree_finish(std::size_t node, std::size_t threads, std::size_t fan_in, child_order_t order) {
@@ -80,14 +79,17 @@ struct retire_variant_t {
 };
 
 namespace tree {
+using retirement_t = retirement_tree_t<>;
 extern handoff_variant_t const handoff_variant;
 extern retire_variant_t const retire_variant;
 } // namespace tree
 namespace last_child_first {
+using retirement_t = retirement_tree_t<tree::retirement_t::fan_in_k, child_order_t::last_to_first_k>;
 extern handoff_variant_t const handoff_variant;
 extern retire_variant_t const retire_variant;
 } // namespace last_child_first
 namespace flat_fan_in {
+using retirement_t = retirement_tree_t<4096>;
 extern handoff_variant_t const handoff_variant;
 extern retire_variant_t const retire_variant;
 } // namespace flat_fan_in

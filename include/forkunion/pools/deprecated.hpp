@@ -15,6 +15,7 @@
 
 #include <forkunion/base/types.hpp>
 #include <forkunion/hardware/wait.hpp>
+#include <forkunion/pools/retirement.hpp>
 
 namespace forkunion {
 namespace detail {
@@ -51,7 +52,7 @@ private:
 } // namespace detail
 
 template <typename allocator_type_, typename micro_yield_type_, typename index_type_, std::size_t alignment_,
-          template <typename> class atomic_template_>
+          template <typename> class atomic_template_, typename retirement_type_>
 class basic_pool_t;
 template <typename micro_yield_type_, typename index_type_, std::size_t alignment_>
 class basic_colocated_pool_t;
@@ -63,7 +64,7 @@ class basic_distributed_pool_t;
 template <typename allocator_type_ = std::allocator<std::thread>, typename micro_yield_type_ = default_micro_yield_t,
           typename index_type_ = std::size_t, std::size_t alignment_ = default_alignment_k>
 using basic_pool [[deprecated("use basic_pool_t")]] =
-    basic_pool_t<allocator_type_, micro_yield_type_, index_type_, alignment_, std::atomic>;
+    basic_pool_t<allocator_type_, micro_yield_type_, index_type_, alignment_, std::atomic, retirement_tree_t<>>;
 template <typename micro_yield_type_ = default_micro_yield_t, typename index_type_ = std::size_t,
           std::size_t alignment_ = default_alignment_k>
 using basic_colocated_pool [[deprecated("use basic_colocated_pool_t")]] =

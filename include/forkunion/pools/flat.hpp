@@ -62,8 +62,8 @@
  *      n_t     thread t's claim cursor of `for_n_dynamic`        its own line in slot t
  *      parked  workers blocked in the kernel; `wake` their futex ticket; the idle policy; `stop`  (control line)
  *
- *  Retirement is a tree fixed at spawn: contributor t > 0 reports to parent (t - 1) / F, F = `retire_fan_in_k`;
- *  pools of F + 1 contributors or fewer are flat (thread 0 watches everyone). Thread 0 is the root.
+ *  Retirement is a tree fixed at spawn (`retirement_type_`, `retirement.hpp`): contributor t > 0 reports to parent
+ *  (t - 1) / F, F = `retire_fan_in_k`; pools of F + 1 contributors or fewer are flat. Thread 0 is the root.
  *
  *      I1  state(c) = free  ⇒  nobody runs a callback of this pool or reads its job or cursors, and every
  *          r_t = e: the previous dispatch retired everywhere.
@@ -166,6 +166,7 @@
 #include <forkunion/hardware/wait_kernel.hpp>
 #include <forkunion/pools/dispatch.hpp>
 #include <forkunion/pools/deprecated.hpp>
+#include <forkunion/pools/retirement.hpp>
 
 namespace forkunion {
 
@@ -182,18 +183,20 @@ namespace forkunion {
  *  @tparam alignment_          Padding of each shared word; at least the destructive interference size.
  *  @tparam atomic_template_    The atomic every protocol word is made of: `std::atomic`, or an instrumented one
  *                              with the same interface (the line hand-off model counts ownership changes with it).
+ *  @tparam retirement_type_    The retirement tree's shape (`retirement_tree_t`): the benchmarks time others.
  *
  *  Size: four `alignment_` lines (claim, dispatch, control, and the allocator's), and two `alignment_` lines per
  *  thread on the heap: the claim cursor, and the retirement word with the thread's handle. Not copyable, not movable.
  */
 template <typename allocator_type_ = std::allocator<std::thread>, typename micro_yield_type_ = default_micro_yield_t,
           typename index_type_ = std::size_t, std::size_t alignment_ = default_alignment_k,
-          template <typename> class atomic_template_ = std::atomic>
+          template <typename> class atomic_template_ = std::atomic, typename retirement_type_ = retirement_tree_t<>>
 class basic_pool_t
     : public dispatch_verbs_t<
-          basic_pool_t<allocator_type_, micro_yield_type_, index_type_, alignment_, atomic_template_>, index_type_>,
-      public detail::deprecated_idle_calls_t<
-          basic_pool_t<allocator_type_, micro_yield_type_, index_type_, alignment_, atomic_template_>> {
+          basic_pool_t<allocator_type_, micro_yield_type_, index_type_, alignment_, atomic_template_, retirement_type_>,
+          index_type_>,
+      public detail::deprecated_idle_calls_t<basic_pool_t<allocator_type_, micro_yield_type_, index_type_, alignment_,
+                                                          atomic_template_, retirement_type_>> {
     template <typename, typename>
     friend struct detail::n_dynamic_job_t;
 
@@ -201,6 +204,7 @@ public:
     using allocator_t = allocator_type_;
     using micro_yield_t = micro_yield_type_;
     using index_t = index_type_;
+    using retirement_t = retirement_type_;
     using generation_t = index_t;
     using prong_t = forkunion::prong_t<index_t>;
     using publication_t = forkunion::publication_t<generation_t>;
@@ -217,12 +221,8 @@ public:
      */
     static constexpr std::size_t oversubscribed_spins_k = 64;
 
-    /**
-     *  Children per node of the retirement tree. Watching F children costs F line transfers on one thread, in
-     *  sequence; a tree of fan-in F costs F · log_F(T) on its critical path. 8 keeps pools of up to 9 contributors
-     *  flat (no extra hop for the common case) and makes a 255-thread pool three levels deep.
-     */
-    static constexpr std::size_t retire_fan_in_k = 8;
+    /**  Children per node of the retirement tree (`retirement.hpp` says why 8). */
+    static constexpr std::size_t retire_fan_in_k = retirement_t::fan_in_k;
 
     /**  Micro-waits between two reads of the clock while an adaptive worker spins out its window (~1-3 µs). */
     static constexpr std::size_t adaptive_clock_spins_k = 64;
@@ -773,22 +773,15 @@ private:
         yield_if_oversubscribed_(spins);
     }
 
-    /**  The first child of contributor `t` in the retirement tree; its children are [first, first + F) ∩ [1, T). */
-    static std::size_t first_child_(index_t thread) noexcept {
-        return static_cast<std::size_t>(thread) * retire_fan_in_k + 1;
-    }
-
     /**  Waits until every child of `thread` retired `epoch`: their subtrees are done (I4). */
     void wait_for_children_(index_t thread, index_t epoch) noexcept {
         slot_t *const slots = control_.slots.load(std::memory_order_relaxed);
-        std::size_t const threads = threads_();
-        std::size_t const first = first_child_(thread);
-        std::size_t const last = first + retire_fan_in_k < threads ? first + retire_fan_in_k : threads;
         micro_yield_t micro_yield;
         std::size_t spins = 0;
-        for (std::size_t child = first; child < last; ++child)
+        retirement_t::for_each_child(thread, threads_(), [&](std::size_t child) noexcept {
             // Acquire pairs with the child's release in T3: its subtree's slices happened-before what follows.
             while (slots[child].retired.load(std::memory_order_acquire) != epoch) backoff_(micro_yield, thread, spins);
+        });
     }
 
     /**  T3: contributor `thread` finished `epoch` (thread 0: the outermost epoch of the hold, nested dispatches done). */
