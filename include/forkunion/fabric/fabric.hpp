@@ -123,13 +123,9 @@
 #include <forkunion/fabric/deprecated.hpp>
 
 // Only the platform this build uses: the portable one includes `<chrono>` (~50 ms per translation unit).
-#if FORKUNION_OS_LINUX
 #include <forkunion/fabric/detail/fabric_linux.hpp>
-#elif FORKUNION_OS_WINDOWS
-#include <forkunion/fabric/detail/fabric_windows.hpp>
-#else
 #include <forkunion/fabric/detail/fabric_portable.hpp>
-#endif
+#include <forkunion/fabric/detail/fabric_windows.hpp>
 
 namespace forkunion {
 

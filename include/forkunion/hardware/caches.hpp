@@ -103,31 +103,50 @@ struct x86_cache_decoder_t {
     }
 };
 
+#if FORKUNION_ARCH_X86 && (FORKUNION_INLINE_ASM || defined(_MSC_VER))
+/**  @brief  The caches backend of x86: `CPUID` leaf 4, then AMD's 0x8000001D, then AMD's legacy 0x80000005/6. */
+struct x86_caches_t {
+    static cpu_caches_t calling_cpu() noexcept {
+        using cpu_t = x86_detector_t;
+        using decoder_t = x86_cache_decoder_t;
+        cpu_caches_t caches;
+        constexpr std::uint32_t subleaves_limit_k = 64; // bounds a hypervisor that never ends the list
+        if (cpu_t::cpuid(0, 0).eax >= 4)
+            for (std::uint32_t subleaf = 0; subleaf != subleaves_limit_k; ++subleaf)
+                if (!decoder_t::add_deterministic_leaf(cpu_t::cpuid(4, subleaf), caches)) break;
+        if (caches.count) return caches;
+        std::uint32_t const max_extended = cpu_t::cpuid(0x80000000u, 0).eax;
+        if (max_extended >= 0x8000001Du && ((cpu_t::cpuid(0x80000001u, 0).ecx >> 22) & 1u))
+            for (std::uint32_t subleaf = 0; subleaf != subleaves_limit_k; ++subleaf)
+                if (!decoder_t::add_deterministic_leaf(cpu_t::cpuid(0x8000001Du, subleaf), caches)) break;
+        if (caches.count) return caches;
+        if (max_extended >= 0x80000006u && max_extended < 0x90000000u)
+            decoder_t::add_amd_legacy_leaves(cpu_t::cpuid(0x80000005u, 0), cpu_t::cpuid(0x80000006u, 0), caches);
+        return caches;
+    }
+};
+#endif // FORKUNION_ARCH_X86 && (FORKUNION_INLINE_ASM || defined(_MSC_VER))
+
+/**  @brief  The caches backend of every other target: no source answers, so no caches. */
+struct portable_caches_t {
+    static cpu_caches_t calling_cpu() noexcept { return cpu_caches_t(); }
+};
+
 } // namespace detail
+
+// The backend: one `using` per target, as every concern picks its backend (docs/design.md, "Layers").
+#if FORKUNION_ARCH_X86 && (FORKUNION_INLINE_ASM || defined(_MSC_VER))
+using caches_backend_t = detail::x86_caches_t;
+#else
+using caches_backend_t = detail::portable_caches_t;
+#endif
 
 /**
  *  @brief  The caches of the CPU the calling thread runs on, as `CPUID` describes them; none (`count == 0`) where
  *          no source answers (see the file comment). Any thread; never allocates or makes a system call.
  */
 inline cpu_caches_t calling_cpu_caches() noexcept {
-    cpu_caches_t caches;
-#if FORKUNION_ARCH_X86 && (FORKUNION_INLINE_ASM || defined(_MSC_VER))
-    using cpu_t = detail::x86_detector_t;
-    using decoder_t = detail::x86_cache_decoder_t;
-    constexpr std::uint32_t subleaves_limit_k = 64; // bounds a hypervisor that never ends the list
-    if (cpu_t::cpuid(0, 0).eax >= 4)
-        for (std::uint32_t subleaf = 0; subleaf != subleaves_limit_k; ++subleaf)
-            if (!decoder_t::add_deterministic_leaf(cpu_t::cpuid(4, subleaf), caches)) break;
-    if (caches.count) return caches;
-    std::uint32_t const max_extended = cpu_t::cpuid(0x80000000u, 0).eax;
-    if (max_extended >= 0x8000001Du && ((cpu_t::cpuid(0x80000001u, 0).ecx >> 22) & 1u))
-        for (std::uint32_t subleaf = 0; subleaf != subleaves_limit_k; ++subleaf)
-            if (!decoder_t::add_deterministic_leaf(cpu_t::cpuid(0x8000001Du, subleaf), caches)) break;
-    if (caches.count) return caches;
-    if (max_extended >= 0x80000006u && max_extended < 0x90000000u)
-        decoder_t::add_amd_legacy_leaves(cpu_t::cpuid(0x80000005u, 0), cpu_t::cpuid(0x80000006u, 0), caches);
-#endif
-    return caches;
+    return caches_backend_t::calling_cpu();
 }
 
 } // namespace forkunion

@@ -17,15 +17,10 @@
 #include <cstddef> // `std::size_t`
 
 #include <forkunion/base/types.hpp>
-#if FORKUNION_OS_LINUX
 #include <forkunion/hardware/detail/cores_linux.hpp>
-#elif FORKUNION_OS_WINDOWS
-#include <forkunion/hardware/detail/cores_windows.hpp>
-#elif FORKUNION_OS_WASM
-#include <forkunion/hardware/detail/cores_wasm.hpp>
-#else
 #include <forkunion/hardware/detail/cores_portable.hpp>
-#endif
+#include <forkunion/hardware/detail/cores_wasm.hpp>
+#include <forkunion/hardware/detail/cores_windows.hpp>
 
 namespace forkunion {
 

@@ -39,15 +39,10 @@
 #include <cstdint> // `std::uint64_t`
 
 #include <forkunion/base/types.hpp>
-#if FORKUNION_OS_LINUX
 #include <forkunion/hardware/detail/threads_linux.hpp>
-#elif FORKUNION_OS_WINDOWS
-#include <forkunion/hardware/detail/threads_windows.hpp>
-#elif FORKUNION_OS_POSIX_THREADS
-#include <forkunion/hardware/detail/threads_posix.hpp>
-#else
 #include <forkunion/hardware/detail/threads_portable.hpp>
-#endif
+#include <forkunion/hardware/detail/threads_posix.hpp>
+#include <forkunion/hardware/detail/threads_windows.hpp>
 
 namespace forkunion {
 

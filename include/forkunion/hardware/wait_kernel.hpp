@@ -25,15 +25,10 @@
 
 #include <forkunion/base/types.hpp>
 #include <forkunion/hardware/detail/system_wasm.hpp>
-#if FORKUNION_OS_LINUX
 #include <forkunion/hardware/detail/wait_kernel_linux.hpp>
-#elif FORKUNION_OS_WINDOWS
-#include <forkunion/hardware/detail/wait_kernel_windows.hpp>
-#elif FORKUNION_OS_WASM && FORKUNION_WASM_THREADS
-#include <forkunion/hardware/detail/wait_kernel_wasm.hpp>
-#else
 #include <forkunion/hardware/detail/wait_kernel_portable.hpp>
-#endif
+#include <forkunion/hardware/detail/wait_kernel_wasm.hpp>
+#include <forkunion/hardware/detail/wait_kernel_windows.hpp>
 
 namespace forkunion {
 

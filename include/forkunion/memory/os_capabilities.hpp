@@ -14,11 +14,8 @@
 #include <forkunion/memory/allocators.hpp>
 #include <forkunion/topology/affinity.hpp>
 
-#if FORKUNION_OS_LINUX
 #include <forkunion/memory/detail/os_capabilities_linux.hpp>
-#elif FORKUNION_OS_WINDOWS
 #include <forkunion/memory/detail/os_capabilities_windows.hpp>
-#endif
 
 namespace forkunion {
 
