@@ -1,4 +1,4 @@
-// The split broadcast: dispatch without blocking, overlap the caller's own work, poll, join.
+// The split dispatch: dispatch without blocking, overlap the caller's own work, poll, join.
 #include <atomic>  // `std::atomic`
 #include <cstdio>  // `std::printf`
 #include <cstdlib> // `EXIT_FAILURE`

@@ -415,7 +415,7 @@ fn broadcasts_overlap_the_callers_work_and_join_before_returning() {
 }
 
 #[test]
-fn split_broadcasts_join_once_and_only_from_their_thread() {
+fn split_dispatches_join_once_and_only_from_their_thread() {
     let pool = pool(2);
     let tally = Tally::new(2);
     let hello = |thread: usize, _: usize| tally.hit(thread);

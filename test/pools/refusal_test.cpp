@@ -154,7 +154,7 @@ TEST(refusal_check, a_read_refusal_is_quiet) {
     EXPECT_EQ(ran.load(), 10u) << "an unspawned pool's loop runs on the caller too";
 }
 
-TEST(refusal_check, split_broadcasts_say_why_they_were_refused) {
+TEST(refusal_check, split_dispatches_say_why_they_were_refused) {
     FORKUNION_SKIP_UNLESS_THREADS(2);
     fu::flat_pool_t pool;
     auto noop = [](std::size_t) noexcept {};

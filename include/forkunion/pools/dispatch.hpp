@@ -420,7 +420,7 @@ struct publication_t {
  *
  *  A pool `P` derives from `dispatch_verbs_t<P, index_t>` and supplies `unsafe_publish_job(job)` (publishes one
  *  of the `detail::*_job_t<P, fn>` jobs, whose `run(thread, domain)` every thread calls), `steal_` (the stealing
- *  order of `for_n_dynamic`) and `unsafe_publish_threads(fn)` (the split broadcast of an lvalue). What follows holds
+ *  order of `for_n_dynamic`) and `unsafe_publish_threads(fn)` (the split dispatch of an lvalue). What follows holds
  *  for every pool kind; each pool's header says how it numbers and places its threads, and what a prong's
  *  `compute_domain` is. Callable from any thread; a dispatch racing another one, or nested in one, is refused
  *  (`contended`) as the pool's header describes.

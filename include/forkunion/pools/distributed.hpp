@@ -469,7 +469,7 @@ public:
 
     // ---- Dispatch: `for_threads`, `for_n`, `for_n_dynamic`, `for_slices` and `unsafe_for_threads` come from
     // `dispatch_verbs_t` (global thread indices; `for_n_dynamic` steals inside the thief's domain first, then
-    // across domains, see the file comment); the split broadcast's other half follows. ----
+    // across domains, see the file comment); the split dispatch's other half follows. ----
 
     /**
      *  @brief  True once dispatch `generation` has retired on every thread of every domain, or if it is not in

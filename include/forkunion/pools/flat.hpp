@@ -25,7 +25,7 @@
  *  - `for_n(n, f)`: `for (i = 0; i < n; ++i) f(i);` statically split in contiguous blocks, one per thread.
  *  - `for_n_dynamic(n, f)`: the same loop for uneven tasks; idle threads steal single tasks.
  *  - `for_slices(n, f)`: `f(first, count)` once per thread with a non-empty block of the static split.
- *  - `unsafe_for_threads(f)`, `is_complete(generation)`, `unsafe_join(generation)`: the split broadcast;
+ *  - `unsafe_for_threads(f)`, `is_complete(generation)`, `unsafe_join(generation)`: the split dispatch;
  *    `unsafe_for_threads_sole(f)`, its form for a pool that one thread alone dispatches on.
  *  - `set_idle_policy(policy)`: how idle workers wait (spin, adaptive, nap, sleep), until changed again.
  *  - `set_stack_size(bytes)`: the stack of the workers the next `spawn` starts.
@@ -480,7 +480,7 @@ public:
     }
 
     // ---- Dispatch: `for_threads`, `for_n`, `for_n_dynamic`, `for_slices` and `unsafe_for_threads` come from
-    // `dispatch_verbs_t`; the split broadcast's other half follows. ----
+    // `dispatch_verbs_t`; the split dispatch's other half follows. ----
 
     /**
      *  @brief  True once dispatch `generation` has retired on every thread, or if it is not in flight (0, stale,
