@@ -88,7 +88,7 @@ fu::caller_exclusivity_t to_cpp(fu_caller_exclusivity_t exclusivity) noexcept {
     return exclusivity == fu_caller_exclusive_k ? fu::caller_exclusive_k : fu::caller_inclusive_k;
 }
 
-/**  Whether a generation token can name a dispatch at all: tokens are odd, never 0. */
+/**  Whether a generation can name a dispatch at all: generations are odd, never 0. */
 bool is_token(std::size_t generation) noexcept {
     return (generation & 1u) != 0;
 }
@@ -357,7 +357,7 @@ struct split_call_t {
     void operator()(std::size_t thread) const noexcept { callback(context, thread, backend->domain_of(thread)); }
 };
 
-/**  `split_generation` while a split dispatch is being set up: even, so no token equals it. */
+/**  `split_generation` while a split dispatch is being set up: even, so no generation equals it. */
 constexpr std::size_t split_busy_k = 2;
 
 /**  A memory topology of `count` domains that asks for no binding (`any_numa_node_k`) on any of them. */
@@ -381,7 +381,7 @@ struct fu_topology {
 struct fu_pool {
     pool_backend_t backend;
 
-    alignas(fu::default_alignment_k) std::atomic<std::size_t> split_generation{0}; // pending split token, or 0
+    alignas(fu::default_alignment_k) std::atomic<std::size_t> split_generation{0}; // pending split generation, or 0
     split_call_t split_call;
 
     alignas(fu::default_alignment_k) std::atomic<std::uint32_t> forks_at_spawn{0};
@@ -395,7 +395,7 @@ struct fu_pool {
 
     /**
      *  Forgets the workers of an orphaned pool without joining them (they do not exist in this process): the C++
-     *  pools' `terminate` abandons an inherited thread table in a child process. A pending split token is stale.
+     *  pools' `terminate` abandons an inherited thread table in a child process. A pending split generation is stale.
      */
     void forget_orphaned_threads() noexcept {
         if (!orphaned()) return;
@@ -648,7 +648,7 @@ fu_status_t fu_pool_terminate(fu_pool_t pool) {
     pool->forget_orphaned_threads();
     if (pool->backend.threads_count() == 0) return fu_not_spawned_k;
     pool->backend.terminate();
-    pool->split_generation.store(0, std::memory_order_relaxed); // nothing runs now: a pending token is stale
+    pool->split_generation.store(0, std::memory_order_relaxed); // nothing runs now: a pending generation is stale
     return fu_success_k;
 }
 
@@ -768,10 +768,10 @@ fu_status_t fu_pool_unsafe_for_threads(fu_pool_t pool, fu_for_threads_t callback
         return fu_contended_k;
     pool->split_call = {callback, context, &pool->backend};
     fu::status_t status;
-    std::size_t const token = pool->backend.unsafe_for_threads(pool->split_call, status);
+    std::size_t const published = pool->backend.unsafe_for_threads(pool->split_call, status);
     // Release: a later taker sees `split_call` as written (the pool's own claim orders it for the workers).
-    pool->split_generation.store(token, std::memory_order_release);
-    *generation = token;
+    pool->split_generation.store(published, std::memory_order_release);
+    *generation = published;
     return to_c(status);
 }
 

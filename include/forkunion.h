@@ -100,7 +100,7 @@ typedef enum fu_status_t {
     fu_contended_k = -6,         /**< The pool runs another dispatch (concurrent or nested): refused, nothing ran. */
     fu_unsupported_k = -7,       /**< The build, the platform or the pool's allowed capabilities lack the feature. */
     fu_placement_refused_k = -8, /**< The OS refused to bind memory (or threads) where asked. */
-    fu_stale_generation_k = -9,  /**< A generation token that is no longer the pool's pending split dispatch. */
+    fu_stale_generation_k = -9,  /**< A generation that is no longer the pool's pending split dispatch. */
     fu_forked_k = -10            /**< The pool was spawned by the parent of this `fork()`ed process: its threads
                                       do not exist here. Every dispatch is refused; terminate or delete it. */
 } fu_status_t;
@@ -390,7 +390,7 @@ FORKUNION_API fu_status_t fu_pool_for_slices_or_run_on_caller(fu_pool_t pool, si
                                                               void *context);
 
 /**
- *  @brief  Broadcasts `callback` to every thread without waiting and writes the dispatch's odd generation token
+ *  @brief  Broadcasts `callback` to every thread without waiting and writes the dispatch's odd generation
  *          to `*generation` (0 when refused). On exclusive pools the workers start now: poll
  *          `fu_pool_is_complete` and join. On inclusive pools thread 0's slice runs inside `fu_pool_unsafe_join`,
  *          which the same thread must call. `context` must stay valid until the dispatch completes.
@@ -404,14 +404,14 @@ FORKUNION_API fu_status_t fu_pool_unsafe_for_threads(fu_pool_t pool, fu_for_thre
 /**
  *  @brief  Whether split dispatch `generation` has completed on every thread. Never blocks; any thread. A
  *          completed answer makes every slice's writes visible to the caller.
- *  @return 1 if complete (also for any older, already completed token), 0 if still running, or
- *          `fu_invalid_argument_k` for a NULL pool or a token that no dispatch can have (0 or even).
+ *  @return 1 if complete (also for any older, already completed generation), 0 if still running, or
+ *          `fu_invalid_argument_k` for a NULL pool or a generation that no dispatch can have (0 or even).
  */
 FORKUNION_API int fu_pool_is_complete(fu_pool_t pool, size_t generation);
 
 /**
  *  @brief  Runs thread 0's slice (inclusive pools) and blocks until split dispatch `generation` completes.
- *  @retval fu_invalid_argument_k  NULL pool, or a token that no dispatch can have (0 or even); or an inclusive
+ *  @retval fu_invalid_argument_k  NULL pool, or a generation that no dispatch can have (0 or even); or an inclusive
  *                                 pool's split dispatch joined from another thread than the one that dispatched it
  *                                 (misuse: only that thread can run slice 0). Nothing ran and nothing changed: the
  *                                 dispatch stays incomplete until its dispatcher joins it.

@@ -28,7 +28,7 @@
  *  is a sole claim (`unsafe_for_threads_sole`, no compare-and-swap either) and is never refused `contended` (a
  *  refusal would be a broken invariant, and aborts loudly). Why no locked instruction before the publication:
  *  GCC's code stores `.omp_data_o` just before `GOMP_parallel`, members hold that line from the last region, and
- *  a locked instruction would wait for those stores' invalidations before the epoch's could even start.
+ *  a locked instruction would wait for those stores' invalidations before the generation's could even start.
  *
  *  Nesting. A region inside an active region runs with a team of one once max-active-levels-var active levels
  *  are open (1 by default, as with libgomp); below that, its encountering thread runs it on a root of its own for

@@ -691,7 +691,7 @@ static void test_split(fu_capabilities_t allowed) {
         CHECK_STATUS(fu_pool_is_complete(pool, first), 1);
         for (t = 0; t != 8; ++t) CHECK(seen[t] == (t < threads ? 1u : 0u));
         for (t = 0; t != 8; ++t) CHECK(other[t] == 0);
-        /* Joining twice is harmless and says the token is stale. */
+        /* Joining twice is harmless and says the generation is stale. */
         CHECK_STATUS(fu_pool_unsafe_join(pool, first), fu_stale_generation_k);
         /* Tokens no dispatch can have. */
         CHECK_STATUS(fu_pool_unsafe_join(pool, 0), fu_invalid_argument_k);
@@ -699,7 +699,7 @@ static void test_split(fu_capabilities_t allowed) {
         CHECK_STATUS(fu_pool_is_complete(pool, 0), fu_invalid_argument_k);
         CHECK_STATUS(fu_pool_is_complete(pool, 4), fu_invalid_argument_k);
 
-        /* A blocking dispatch between two splits; the first token stays stale, the second one is joinable. */
+        /* A blocking dispatch between two splits; the first generation stays stale, the second one is joinable. */
         check_tasks(pool, 50, threads, 1, 0);
         CHECK_STATUS(fu_pool_unsafe_for_threads(pool, count_thread, seen, &second), fu_success_k);
         CHECK(second % 2 == 1 && second != first);
@@ -715,7 +715,7 @@ static void test_split(fu_capabilities_t allowed) {
         CHECK_STATUS(fu_pool_unsafe_join(pool, second), fu_success_k);
         for (t = 0; t != threads; ++t) CHECK(seen[t] == (exclusive ? 3u : 2u));
 
-        /* A split left unjoined: terminate runs the owed slice, and the token is stale afterwards. */
+        /* A split left unjoined: terminate runs the owed slice, and the generation is stale afterwards. */
         CHECK_STATUS(fu_pool_unsafe_for_threads(pool, count_thread, other, &first), fu_success_k);
         CHECK_STATUS(fu_pool_terminate(pool), fu_success_k);
         for (t = 0; t != threads; ++t) CHECK(other[t] == 1);

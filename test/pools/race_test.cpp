@@ -10,7 +10,7 @@
  *  - a foreign dispatcher stopped between reading the claim and its CAS, while the controller terminates and
  *    respawns with another size (the old claim read the thread count before the CAS, and a respawn in between
  *    let it claim the new pool with the old count: a wedged pool, or a join that returned early);
- *  - a worker stopped after counting itself parked and before re-reading the epoch, while a dispatch publishes or
+ *  - a worker stopped after counting itself parked and before re-reading the generation, while a dispatch publishes or
  *    the idle policy changes (a missed wake-up would leave it asleep and the dispatch hung).
  *  Each stop is a spin on an atomic the test releases: synchronization, never a sleep.
  */
@@ -104,7 +104,7 @@ TEST(race, publisher_stopped_after_publishing_cannot_touch_a_terminating_pool) {
             armed_stop_t held(&pool, fu::hook_point_t::after_publish_k, 1);
             std::thread dispatcher([&] {
                 mark = 1;
-                dispatched = pool.for_threads(count).join(); // stops right after its epoch store
+                dispatched = pool.for_threads(count).join(); // stops right after its generation store
             });
             ASSERT_TRUE(held.reached());
             // The exclusive dispatch completes without its dispatcher; the controller then takes the pool down.
@@ -170,7 +170,7 @@ TEST(race, worker_stopped_before_parking_still_sees_the_publication) {
         // A dispatch wakes the parked worker; idle again after it, the worker goes to park and stops on the way.
         require_ran(pool.for_threads([round](std::size_t) noexcept { mark = round; }).join());
         ASSERT_TRUE(held.reached()) << "the worker never tried to park";
-        // The worker counted itself parked and has not looked at the epoch again: publish now.
+        // The worker counted itself parked and has not looked at the generation again: publish now.
         std::atomic<bool> done{false};
         std::thread dispatcher([&] {
             task_ledger ledger(10);
@@ -178,7 +178,7 @@ TEST(race, worker_stopped_before_parking_still_sees_the_publication) {
             EXPECT_EQ(ledger.mistakes(), 0u);
             done = true;
         });
-        // The caller runs its own block, then waits for the stopped worker: released, it must see the epoch (or
+        // The caller runs its own block, then waits for the stopped worker: released, it must see the generation (or
         // the wake-up the publisher sent on seeing it parked), never sleep through it.
         held.release();
         dispatcher.join();

@@ -130,7 +130,7 @@ TEST(refusal_check, an_unread_refusal_aborts_with_a_message) {
         {
             fu::flat_pool_t pool; // never spawned: every dispatch is refused with `not_spawned`
             auto guard = pool.for_n(10, [](std::size_t) noexcept {});
-            (void)guard.generation(); // reading the token is not reading the refusal
+            (void)guard.generation(); // reading the generation is not reading the refusal
         },
         "refused \\(not_spawned\\).*never ran");
 }

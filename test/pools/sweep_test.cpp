@@ -8,7 +8,7 @@
  *    where the retirement tree or the byte changes shape: `sweep_runs_thread_count`) and every task count 0..255,
  *    for `for_n`, `for_n_dynamic` and `for_slices`: each task exactly once and in bounds, n = 255
  *    and T = 255 included. Odd thread counts run caller-exclusive, even ones inclusive.
- *  - `std::uint16_t` pools whose epoch wraps twice.
+ *  - `std::uint16_t` pools whose generation wraps twice.
  */
 #define FORKUNION_CATCH2_MAIN
 #include "catch_compat.hpp"
@@ -160,7 +160,7 @@ TEST_CASE("u8 pools run every task exactly once for every thread and task count"
     }
 }
 
-TEST_CASE("u16 pools wrap their epoch twice without losing a dispatch", "[sweep][epoch]") {
+TEST_CASE("u16 pools wrap their generation twice without losing a dispatch", "[sweep][generation]") {
     using u16_pool_t = fu::basic_pool_t<std::allocator<std::thread>, fu::default_micro_yield_t, std::uint16_t>;
     auto const exclusivity = GENERATE(fu::caller_inclusive_k, fu::caller_exclusive_k);
     // Two threads, or the caller alone where no thread can start (an exclusive pool needs a worker: not there).
@@ -168,21 +168,21 @@ TEST_CASE("u16 pools wrap their epoch twice without losing a dispatch", "[sweep]
     if (threads == 1 && exclusivity == fu::caller_exclusive_k) return;
     u16_pool_t pool;
     REQUIRE(pool.spawn(threads, exclusivity));
-    // Each dispatch moves the epoch by 2, so 2^16 dispatches wrap a 16-bit epoch twice.
+    // Each dispatch moves the generation by 2, so 2^16 dispatches wrap a 16-bit generation twice.
     constexpr std::uint32_t dispatches = 65536 + 1024;
     std::atomic<std::uint32_t> runs{0};
     std::uint16_t previous = 0;
-    std::uint32_t wraps = 0, bad_tokens = 0, incomplete = 0;
+    std::uint32_t wraps = 0, bad_generations = 0, incomplete = 0;
     auto count = [&](std::uint16_t) noexcept { runs.fetch_add(1, std::memory_order_relaxed); };
     for (std::uint32_t i = 0; i != dispatches; ++i) {
-        std::uint16_t const token = pool.unsafe_for_threads(count);
-        if (token % 2 != 1 || (i && std::uint16_t(previous + 2) != token)) ++bad_tokens;
-        if (i && token < previous) ++wraps;
-        pool.unsafe_join(token);
-        if (!pool.is_complete(token)) ++incomplete;
-        previous = token;
+        std::uint16_t const generation = pool.unsafe_for_threads(count);
+        if (generation % 2 != 1 || (i && std::uint16_t(previous + 2) != generation)) ++bad_generations;
+        if (i && generation < previous) ++wraps;
+        pool.unsafe_join(generation);
+        if (!pool.is_complete(generation)) ++incomplete;
+        previous = generation;
     }
-    CHECK(bad_tokens == 0);
+    CHECK(bad_generations == 0);
     CHECK(incomplete == 0);
     CHECK(wraps >= 2);
     CHECK(runs.load() == threads * dispatches);

@@ -196,12 +196,12 @@ TYPED_TEST_P(pool_suite, generations_are_odd_and_joins_are_idempotent) {
     using index_t = typename pool_t::index_t;
     for_each_shape<TypeParam>([](pool_t &pool, std::size_t threads, caller_exclusivity_t exclusivity) {
         bool const exclusive = exclusivity == caller_exclusive_k;
-        EXPECT_TRUE(pool.is_complete(0)) << "token 0 names no dispatch";
+        EXPECT_TRUE(pool.is_complete(0)) << "generation 0 names no dispatch";
 
         task_ledger first_ledger(threads);
         auto first_fn = [&](index_t thread) noexcept { first_ledger.record(thread); };
         auto const first = pool.unsafe_for_threads(first_fn);
-        EXPECT_EQ(first % 2, 1u) << "generation tokens are odd";
+        EXPECT_EQ(first % 2, 1u) << "generations are odd";
         if (exclusive) {
             EXPECT_TRUE(eventually([&] { return pool.is_complete(first); })) << "exclusive dispatches complete alone";
             EXPECT_EQ(first_ledger.mistakes(), 0u) << "is_complete() publishes every slice's writes";
@@ -214,7 +214,7 @@ TYPED_TEST_P(pool_suite, generations_are_odd_and_joins_are_idempotent) {
         pool.unsafe_join(first); // a repeated join returns at once
         EXPECT_EQ(first_ledger.mistakes(), 0u) << "a repeated join runs nothing again";
 
-        // A stale token returns at once, even while a newer dispatch is in flight.
+        // A stale generation returns at once, even while a newer dispatch is in flight.
         std::atomic<bool> release{false};
         std::atomic<std::size_t> second_runs{0};
         auto second_fn = [&](index_t) noexcept {
@@ -276,7 +276,7 @@ TYPED_TEST_P(pool_suite, nested_dispatch_is_refused) {
     for_each_shape<TypeParam>([](pool_t &pool, std::size_t threads, caller_exclusivity_t exclusivity) {
         // Thread 0 of an exclusive pool may fork where the pool allows it: tested below.
         bool const zero_forks = exclusivity == caller_exclusive_k && thread_zero_forks<TypeParam>();
-        std::atomic<std::size_t> refused{0}, accepted{0}, tokens{0}, ran{0};
+        std::atomic<std::size_t> refused{0}, accepted{0}, generations{0}, ran{0};
         auto noop = [](index_t) noexcept {};
         forkunion::testing::require_ran(
             pool.for_threads([&](index_t thread) noexcept {
@@ -286,12 +286,12 @@ TYPED_TEST_P(pool_suite, nested_dispatch_is_refused) {
                         refused.fetch_add(1, std::memory_order_relaxed);
                     else
                         accepted.fetch_add(1, std::memory_order_relaxed);
-                    if (pool.unsafe_for_threads(noop) != 0) tokens.fetch_add(1, std::memory_order_relaxed);
+                    if (pool.unsafe_for_threads(noop) != 0) generations.fetch_add(1, std::memory_order_relaxed);
                 })
                 .join());
         EXPECT_EQ(refused.load(), zero_forks ? threads - 1 : threads);
         EXPECT_EQ(accepted.load(), 0u);
-        EXPECT_EQ(tokens.load(), 0u) << "a refused unsafe_for_threads returns token 0";
+        EXPECT_EQ(generations.load(), 0u) << "a refused unsafe_for_threads returns generation 0";
         EXPECT_EQ(ran.load(), 0u) << "a refused dispatch runs nothing";
 
         task_ledger ledger(3 * threads);
@@ -353,7 +353,7 @@ TYPED_TEST_P(pool_suite, exclusive_thread_zero_forks_at_any_depth) {
             // The pool refuses thread-0 forks: each attempt is `contended`, runs nothing, and the enclosing
             // dispatch, still in flight meanwhile, completes on every thread.
             task_ledger ledger(threads);
-            std::atomic<std::size_t> refused{0}, ran{0}, tokens{0}, outer_complete{0};
+            std::atomic<std::size_t> refused{0}, ran{0}, generations{0}, outer_complete{0};
             std::atomic<bool> attempted{false};
             auto noop = [](index_t) noexcept {};
             auto generation_box = std::make_unique<std::atomic<std::size_t>>(0);
@@ -367,7 +367,7 @@ TYPED_TEST_P(pool_suite, exclusive_thread_zero_forks_at_any_depth) {
                         dynamic ? pool.for_n_dynamic(7, body).status() : pool.for_n(7, body).status();
                     if (status == status_code_t::contended_k) refused.fetch_add(1, std::memory_order_relaxed);
                 }
-                if (pool.unsafe_for_threads(noop) != 0) tokens.fetch_add(1, std::memory_order_relaxed);
+                if (pool.unsafe_for_threads(noop) != 0) generations.fetch_add(1, std::memory_order_relaxed);
                 if (pool.is_complete(static_cast<index_t>(generation_box->load(std::memory_order_acquire))))
                     outer_complete.fetch_add(1, std::memory_order_relaxed);
                 attempted.store(true, std::memory_order_release);
@@ -380,7 +380,7 @@ TYPED_TEST_P(pool_suite, exclusive_thread_zero_forks_at_any_depth) {
             EXPECT_TRUE(attempted.load(std::memory_order_acquire));
             EXPECT_EQ(refused.load(), 2u) << "a thread-0 fork is refused with contended";
             EXPECT_EQ(ran.load(), 0u) << "a refused fork runs nothing";
-            EXPECT_EQ(tokens.load(), 0u) << "a refused unsafe_for_threads returns token 0";
+            EXPECT_EQ(generations.load(), 0u) << "a refused unsafe_for_threads returns generation 0";
             EXPECT_EQ(outer_complete.load(), 0u) << "the enclosing dispatch is in flight while thread 0 runs";
             EXPECT_EQ(ledger.mistakes(), 0u) << "the enclosing dispatch ran on every thread";
             task_ledger after(threads + 1);

@@ -136,7 +136,7 @@ inline constexpr caller_exclusivity_t caller_exclusive_k = caller_exclusivity_t:
  *  | ------------- | --------------------------------------------------------------- | --------------------- |
  *  | `spin_k`      | runs the micro-wait (`PAUSE`, `YIELD`) in a loop                 | a cache-line transfer |
  *  | `adaptive_k`  | spins for `microseconds`, then parks in the kernel               | spin, or one wake-up  |
- *  | `nap_k`       | light-sleeps on the epoch's line (UMWAIT, WFET, WFE, WRS.STO)    | a few microseconds    |
+ *  | `nap_k`       | light-sleeps on the generation line (UMWAIT, WFET, WFE, WRS.STO) | a few microseconds    |
  *  | `sleep_k`     | parks in the kernel at once; with `microseconds > 0` it also     | one kernel wake-up    |
  *  |               | wakes that often to look                                         |                       |
  *
@@ -211,7 +211,7 @@ enum class status_code_t : int {
     contended_k = -6,         ///< The pool runs another dispatch: a concurrent or nested dispatch is refused.
     unsupported_k = -7,       ///< The platform or the build lacks the feature asked for.
     placement_refused_k = -8, ///< The OS refused to bind memory or threads where asked.
-    stale_generation_k = -9,  ///< A generation token that does not name the current or a finished dispatch.
+    stale_generation_k = -9,  ///< A generation that does not name the current or a finished dispatch.
     forked_k = -10,           ///< The pool was spawned by the parent of this `fork()`ed process: its threads are gone.
 };
 

@@ -5,8 +5,8 @@
  *  A colocated pool is a `basic_pool_t` (forkunion/pools/flat.hpp) plus placement: `spawn_on(topology, domain, threads,
  *  exclusivity)` starts the threads, pins each one to the domain's cores, names it `name:NNN`, puts the pool's
  *  thread table on the domain's NUMA node, and counts what the OS refused. Everything else, the dispatch API, its
- *  guarantees (one dispatch at a time, `contended` refusals, odd tokens, thread-0 nested dispatches on exclusive pools) and
- *  its hot path, is the flat pool's, unchanged: the colocated pool forwards to it.
+ *  guarantees (one dispatch at a time, `contended` refusals, odd generations, thread-0 nested dispatches on
+ *  exclusive pools) and its hot path, is the flat pool's, unchanged: the colocated pool forwards to it.
  *
  *  @code
  *  fu::machine_topology_t topology;

@@ -116,8 +116,8 @@ inline void call_with_slice(fn_type_ &fn, prong_t<index_type_> prong, index_type
 enum class hook_point_t : std::uint8_t {
     before_claim_k,   ///< A dispatcher read the claim word and is about to CAS it.
     after_claim_k,    ///< A dispatcher holds the pool and has not read the thread count yet.
-    after_publish_k,  ///< A dispatcher stored the epoch and woke any parked worker; its dispatch call goes on.
-    before_park_k,    ///< A worker counted itself parked and has not re-read the epoch yet.
+    after_publish_k,  ///< A dispatcher stored the generation and woke any parked worker; its dispatch call goes on.
+    before_park_k,    ///< A worker counted itself parked and has not re-read the generation yet.
     before_retire_k,  ///< A contributor finished its slice and has not reported it yet.
     before_release_k, ///< The root saw its subtree retire and has not released the pool yet.
 };
@@ -368,7 +368,7 @@ public:
         return static_cast<bool>(status());
     }
 
-    /**  @brief  The odd generation token of this dispatch, or 0 if it was refused. */
+    /**  @brief  The odd generation of this dispatch, or 0 if it was refused. */
     [[nodiscard]] generation_t generation() const noexcept {
         return generation_;
     }

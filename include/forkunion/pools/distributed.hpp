@@ -57,24 +57,24 @@
  *      D3  A claim takes published(k) to claimed(k + 1) with one CAS, only after the claimer saw dispatch k complete
  *          on every domain (acquire): no thread of dispatch k still runs, reads job or a cursor (I1 of each
  *          inner pool). A lost CAS, or an incomplete dispatch k, is refused (`contended`) and never retried.
- *      D4  closed ⇔ unspawned or terminating: every claim loses (`not_spawned`), and every token is complete.
+ *      D4  closed ⇔ unspawned or terminating: every claim loses (`not_spawned`), and every generation is complete.
  *          In a `fork()`ed child every claim is refused with `forked`, before the claim word is read.
  *      D6  The layout (the domain table and each domain's mapped slot with its pool) lives until the destructor: a
  *          respawn onto the same domains and nodes reuses it in place, any other retires it to a list freed only
  *          by the destructor, from which a later respawn that fits it takes it back (so alternating machines
  *          keeps one layout each). So a dispatcher or an `is_complete` that read `claim` before a terminate reads live
  *          memory afterwards, and its seqlock re-check or lost CAS refuses it.
- *      D5  The token of dispatch k is `2k + 1` in `index_t`: odd, never 0, and 2^(bits-1) dispatches apart before it
- *          aliases (as the flat pool's).
+ *      D5  The generation of dispatch k is `2k + 1` in `index_t`: odd, never 0, and 2^(bits-1) dispatches apart
+ *          before it aliases (as the flat pool's).
  *
  *      DP  publish    not closing ⇒ CAS published(k) → claimed(k+1) (acq_rel); release fence (for D2's readers);
  *                     reset every domain's cursors (for_n_dynamic: a thief of one domain may reach another
  *                     domain's cursor before that domain is published, so all are reset before any publication);
  *                     for each d: slot d's job, inner T1+T2 (cannot lose: D1), store g_d; store
  *                     published(k+1) (release). Domains are published in order 0 … D-1.
- *      DJ  join       token k current and published: read g_d, re-check `claim` (a newer claim means k is done),
+ *      DJ  join       generation k current and published: read g_d, re-check `claim` (a newer claim means k is done),
  *                     inner `unsafe_join(g_d)`: on domain 0 of an inclusive pool that runs the caller's slice.
- *      DC  complete   token not current, or closed: true; claimed: false; published: every inner pool complete, or
+ *      DC  complete   generation not current, or closed: true; claimed: false; published: every inner pool complete, or
  *                     `claim` moved on meanwhile (a seqlock re-check, fenced against DP's fence).
  *      DM  policy     store the policy, then set it on every inner pool of the live layout (each inner pool's M:
  *                     no claim); a spawn applies the stored policy and stack size to the pools it starts.
@@ -493,7 +493,7 @@ public:
 
     /**
      *  @brief  Runs the caller's owed slice (inclusive pools: global thread 0, on the thread that dispatched) and
-     *          blocks until `generation` is complete on every domain (DJ). Stale or zero tokens return at once.
+     *          blocks until `generation` is complete on every domain (DJ). Stale or zero generations return at once.
      */
     void unsafe_join(generation_t generation) noexcept {
         if (generation == 0) return;

@@ -55,11 +55,11 @@
  *  The shared words, each on its own `alignment_k`-byte line (asserted below); T is the thread count, contributors
  *  are T on both kinds of pool (the caller is contributor 0 on inclusive pools):
  *
- *      claim   c = 4q + state, state ∈ {free, held, closed}    claim line: dispatchers, and the tree's root
- *      outer   token of the hold's outermost publication         claim line, with `pending` and `dispatcher`
- *      epoch   e, odd                                            dispatch line, with the job it publishes
- *      r_t     the last epoch contributor t retired              slot t's line, written by t only
- *      n_t     thread t's claim cursor of `for_n_dynamic`        its own line in slot t
+ *      claim       c = 4q + state, state ∈ {free, held, closed}      claim line: dispatchers, and the tree's root
+ *      outer       generation of the hold's outermost publication    claim line, with `pending` and `dispatcher`
+ *      generation  e, odd                                            dispatch line, with the job it publishes
+ *      r_t         the last generation contributor t retired         slot t's line, written by t only
+ *      n_t         thread t's claim cursor of `for_n_dynamic`        its own line in slot t
  *      parked  workers blocked in the kernel; `wake` their futex ticket; the idle policy; `stop`  (control line)
  *
  *  Retirement is a tree fixed at spawn (`retirement_type_`, `retirement.hpp`): contributor t > 0 reports to parent
@@ -94,10 +94,10 @@
  *                     lost claim. The holder reads T after the claim, so a terminate and respawn cannot hand it a
  *                     stale count. A sole claimer (`unsafe_for_threads_sole`: nobody else claims) loads c with
  *                     acquire and stores held(q+1) with release instead of the CAS: no locked instruction, so the
- *                     caller's own recent stores are not drained before T2 and travel beside the epoch.
+ *                     caller's own recent stores are not drained before T2 and travel beside the generation.
  *      T2  publish    write the job (a small trivially copyable job is copied into the dispatch line: the
  *                     workers then read one line) and cursors; outer = e + 2; e → e + 2 (seq_cst); parked ≠ 0 ⇒
- *                     wake. The token is the new e: odd, never 0.
+ *                     wake. The generation is the new e: odd, never 0.
  *      T2n nested     wait r_c = e for thread 0's children; e → e + 2, or e + 4 if that equals outer (seq_cst);
  *                     run slice 0 (whose own nested dispatches step e further); wait r_c = the latest e; leave every
  *                     cursor exhausted for the enclosing dispatch.
@@ -111,8 +111,8 @@
  *      M   policy     store the packed idle policy (seq_cst); parked ≠ 0 ⇒ wake, so sleepers wait the new way.
  *                     No claim: dispatches never write the policy, and workers read it afresh on every idle turn.
  *
- *  A token g is complete ⇔ state(c) ≠ held, or outer ≠ g. Lost updates cannot make a false "complete": while g
- *  runs, its hold keeps c held and outer = g. A joiner holding a token older than 2^(bits-1) publications may see
+ *  A generation g is complete ⇔ state(c) ≠ held, or outer ≠ g. Lost updates cannot make a false "complete": while g
+ *  runs, its hold keeps c held and outer = g. A joiner holding a generation older than 2^(bits-1) publications may see
  *  it alias a newer dispatch: it then waits for that one, which completes on its own; on an inclusive pool only
  *  the thread that dispatched may join (and run slice 0), so any other thread's join returns at once.
  *
@@ -126,7 +126,7 @@
  *  - spin: the micro-wait (`PAUSE`, `YIELD`, Zihintpause) in a loop, no system call;
  *  - adaptive (the default): spin for the policy's window (`default_idle_window_us_k`) of spinning time (time this
  *    thread spent descheduled does not count), then park in the kernel;
- *  - nap: park on the epoch's cache line with the best address wait the CPU has at run time (`nap_on`);
+ *  - nap: park on the generation's cache line with the best address wait the CPU has at run time (`nap_on`);
  *  - sleep: park in the kernel at once (with a period, also wake that often to look).
  *  When the pool has more spinning threads than allowed cores, after `oversubscribed_spins_k` micro-waits each
  *  spinning iteration also calls `std::this_thread::yield()`, so spinners cannot starve the threads that hold work.
@@ -178,7 +178,7 @@ namespace forkunion {
  *                              an internal slot type, whose construction starts the thread (so a custom
  *                              `construct` can inject thread-start failures).
  *  @tparam micro_yield_type_   The micro-wait of idle loops; may take the waiting thread's index.
- *  @tparam index_type_         Unsigned type of every count, task index, thread index and epoch. `std::uint8_t`
+ *  @tparam index_type_         Unsigned type of every count, task index, thread index and generation. `std::uint8_t`
  *                              limits a pool to 255 threads and 255 tasks and makes exhaustive tests cheap.
  *  @tparam alignment_          Padding of each shared word; at least the destructive interference size.
  *  @tparam atomic_template_    The atomic every protocol word is made of: `std::atomic`, or an instrumented one
@@ -309,8 +309,8 @@ private:
         if (!slots) return status_code_t::bad_alloc_k;
 
         watch_forks();
-        // An unspawned pool runs nothing: this epoch is the one every contributor starts from (I1).
-        index_t const epoch = dispatch_.epoch.load(std::memory_order_relaxed);
+        // An unspawned pool runs nothing: this generation is the one every contributor starts from (I1).
+        index_t const generation = dispatch_.generation.load(std::memory_order_relaxed);
         std::uint32_t const gate = control_.wake.load(std::memory_order_relaxed);
         control_.stop.store(false, std::memory_order_relaxed);
         control_.exclusivity.store(exclusivity, std::memory_order_relaxed);
@@ -328,7 +328,7 @@ private:
         try {
             for (; constructed < threads; ++constructed) {
                 bool const starts = exclusive || constructed != 0;
-                slot_traits_t::construct(slot_allocator, slots + constructed, this, constructed, epoch, gate,
+                slot_traits_t::construct(slot_allocator, slots + constructed, this, constructed, generation, gate,
                                          starts ? stack_bytes + 1 : 0);
             }
         } catch (std::bad_alloc const &) {
@@ -341,7 +341,7 @@ private:
             // Ends like T4: a late wake-up meant for the previous table (a publisher or a policy change that saw a
             // parked worker) may have let a new worker through the gate already, and it now waits for a
             // publication: give it one. It, and every worker still behind the gate, then reads `stop`.
-            dispatch_.epoch.store(static_cast<index_t>(epoch + 2u), std::memory_order_seq_cst);
+            dispatch_.generation.store(static_cast<index_t>(generation + 2u), std::memory_order_seq_cst);
             open_gate_();
             for (index_t thread = 0; thread != constructed; ++thread) slots[thread].thread.join();
             destroy_slots_(slot_allocator, slots, constructed, threads);
@@ -397,7 +397,7 @@ public:
             backoff_(micro_yield, index_t(0), spins);
         }
         control_.stop.store(true, std::memory_order_relaxed);
-        publish_epoch_(static_cast<index_t>(dispatch_.epoch.load(std::memory_order_relaxed) + 2u));
+        publish_generation_(static_cast<index_t>(dispatch_.generation.load(std::memory_order_relaxed) + 2u));
         wake_parked_(); // every worker, parked or not: they all read `stop` next
         slot_t *const slots = control_.slots.load(std::memory_order_relaxed);
         for (index_t thread = 0; thread != threads; ++thread) slots[thread].thread.join();
@@ -492,7 +492,7 @@ public:
         // Pairs with the root's release of the claim (T3), continued by later claims' RMWs (a release sequence), or
         // with a sole claimer's release store, which itself follows its acquire of the root's release.
         if (state_of_(claim_.claim.load(std::memory_order_acquire)) != held_k) return true;
-        // Written by the holder right after its claim. Acquire pairs with that release: a different token there means
+        // Written by the holder right after its claim. Acquire pairs with that release: a different generation there means
         // a later hold, whose holder had seen `generation` retire, so its slices happened-before this answer. (With a
         // relaxed load, a reader whose claim load saw `generation`'s own hold had no such edge: TSan caught it.)
         return claim_.outer.load(std::memory_order_acquire) != generation;
@@ -525,7 +525,7 @@ public:
                 claim_.caller_in_slice.store(false, std::memory_order_relaxed);
                 if (forked_()) [[unlikely]]
                     return; // forked inside the slice: in this child nobody retires the other slices
-                retire_(0, dispatch_.epoch.load(std::memory_order_relaxed));
+                retire_(0, dispatch_.generation.load(std::memory_order_relaxed));
                 return;
             }
         }
@@ -562,7 +562,7 @@ public:
     }
 
 private:
-    /**  T2 for the thread that holds the claim: the job, the cursors, the tokens, then the epoch. */
+    /**  T2 for the thread that holds the claim: the job, the cursors, `outer` and `pending`, then the generation. */
     publication_t publish_claimed_(trampoline_t trampoline, void *context, bool resets_cursors,
                                    std::size_t payload_bytes) noexcept {
         if (resets_cursors) reset_cursors_();
@@ -572,15 +572,16 @@ private:
         }
         dispatch_.trampoline = trampoline;
         dispatch_.context = context;
-        generation_t const generation = static_cast<generation_t>(dispatch_.epoch.load(std::memory_order_relaxed) + 2u);
-        // Release: `is_complete` elsewhere reads a new token as "the previous hold retired" (see there).
+        generation_t const generation =
+            static_cast<generation_t>(dispatch_.generation.load(std::memory_order_relaxed) + 2u);
+        // Release: `is_complete` elsewhere reads a new generation as "the previous hold retired" (see there).
         claim_.outer.store(generation, std::memory_order_release);
         if (exclusivity_() == caller_inclusive_k) {
             // Read by `unsafe_join` on this thread, and compared by stale joiners elsewhere (atomicity suffices).
             claim_.dispatcher.store(std::this_thread::get_id(), std::memory_order_relaxed);
             claim_.pending.store(generation, std::memory_order_relaxed);
         }
-        publish_epoch_(generation); // T2
+        publish_generation_(generation); // T2
         return {generation, status_code_t::success_k};
     }
 
@@ -615,7 +616,7 @@ public:
      *  before it has left the store buffer. When the caller has just written what its tasks will read (an OpenMP
      *  region's `.omp_data_o`), each such line is still shared in the workers' caches, so that wait is one
      *  invalidation round trip on the critical path before the publication; without it the caller's lines and
-     *  the epoch are invalidated together. Memory ordering is `unsafe_for_threads`': the publication is a release
+     *  the generation are invalidated together. Memory ordering is `unsafe_for_threads`': the publication is a release
      *  of everything the caller wrote before it, and the join an acquire of every slice.
      */
     template <typename fn_type_>
@@ -638,18 +639,18 @@ private:
      *   once before its first dispatch, then the retirement word r_t with the cold handle of the thread. */
     struct alignas(alignment_k) slot_t {
         alignas(alignment_k) std::atomic<index_t> next{0};
-        index_t start_epoch = 0;
+        index_t start_generation = 0;
         std::uint32_t gate = 0;
         alignas(alignment_k) atomic_t<index_t> retired{0};
         basic_pool_t *pool = nullptr;
         index_t index = 0;
         os_thread_t thread;
 
-        /**  Contributor `index` of `pool`, retired at `epoch`; with `stack_plus_one` it also starts the worker
+        /**  Contributor `index` of `pool`, retired at `generation`; with `stack_plus_one` it also starts the worker
          *   (stack `stack_plus_one - 1`, 0 = default). Throws `std::system_error` when the OS refuses it. */
-        slot_t(basic_pool_t *owner, index_t thread_index, index_t epoch, std::uint32_t start_gate,
+        slot_t(basic_pool_t *owner, index_t thread_index, index_t generation, std::uint32_t start_gate,
                std::size_t stack_plus_one)
-            : start_epoch(epoch), gate(start_gate), retired(epoch), pool(owner), index(thread_index) {
+            : start_generation(generation), gate(start_gate), retired(generation), pool(owner), index(thread_index) {
             if (stack_plus_one && !thread.start(&worker_entry_, this, stack_plus_one - 1))
                 throw detail::thread_refused_error_t{}; // what `spawn` reports as `thread_refused`
         }
@@ -668,9 +669,9 @@ private:
         atomic_t<bool> closing{false};           // T4 waits: a free pool refuses new claims until it is closed
     };
 
-    /**  Written by the claim holder right before `epoch`, read by every worker right after it. */
+    /**  Written by the claim holder right before `generation`, read by every worker right after it. */
     struct alignas(alignment_k) dispatch_line_t {
-        atomic_t<index_t> epoch{1}; // odd: every publication steps it by 2
+        atomic_t<index_t> generation{1}; // odd: every publication steps it by 2
         trampoline_t trampoline = nullptr;
         void *context = nullptr;
         alignas(16) unsigned char payload[payload_capacity_k];
@@ -740,20 +741,20 @@ private:
     caller_exclusivity_t exclusivity_() const noexcept { return control_.exclusivity.load(std::memory_order_relaxed); }
     bool forked_() const noexcept { return control_.forks.load(std::memory_order_relaxed) != fork_generation(); }
 
-    /**  T2's last step: the epoch (seq_cst, I7), then one look at the parked count: no system call unless a
+    /**  T2's last step: the generation (seq_cst, I7), then one look at the parked count: no system call unless a
      *   worker parked, so back-to-back dispatches make none. */
-    void publish_epoch_(index_t epoch) noexcept {
+    void publish_generation_(index_t generation) noexcept {
         // Pairs with the acquire in `wait_for_publication_`: workers see the job and cursors.
-        dispatch_.epoch.store(epoch, std::memory_order_seq_cst);
+        dispatch_.generation.store(generation, std::memory_order_seq_cst);
         // Only the parked count is read after the publication: by now the dispatch may have completed and another
         // thread may hold the pool, so nothing here writes protocol state (a wake-up is idempotent).
         if (control_.parked.load(std::memory_order_seq_cst) != 0) wake_parked_();
         detail::reach_hook(hook_point_t::after_publish_k, this);
     }
 
-    /**  Wakes every worker blocked in `park_` (or behind the start gate); they re-read epoch, stop and policy. */
+    /**  Wakes every worker blocked in `park_` (or behind the start gate); they re-read generation, stop and policy. */
     [[gnu::noinline]] void wake_parked_() noexcept {
-        // Release pairs with the acquire of the ticket in `park_`: a waker's epoch and policy are visible.
+        // Release pairs with the acquire of the ticket in `park_`: a waker's generation and policy are visible.
         control_.wake.fetch_add(1, std::memory_order_release);
         kernel_wake_all(control_.wake);
     }
@@ -773,24 +774,25 @@ private:
         yield_if_oversubscribed_(spins);
     }
 
-    /**  Waits until every child of `thread` retired `epoch`: their subtrees are done (I4). */
-    void wait_for_children_(index_t thread, index_t epoch) noexcept {
+    /**  Waits until every child of `thread` retired `generation`: their subtrees are done (I4). */
+    void wait_for_children_(index_t thread, index_t generation) noexcept {
         slot_t *const slots = control_.slots.load(std::memory_order_relaxed);
         micro_yield_t micro_yield;
         std::size_t spins = 0;
         retirement_t::for_each_child(thread, threads_(), [&](std::size_t child) noexcept {
             // Acquire pairs with the child's release in T3: its subtree's slices happened-before what follows.
-            while (slots[child].retired.load(std::memory_order_acquire) != epoch) backoff_(micro_yield, thread, spins);
+            while (slots[child].retired.load(std::memory_order_acquire) != generation)
+                backoff_(micro_yield, thread, spins);
         });
     }
 
-    /**  T3: contributor `thread` finished `epoch` (thread 0: the outermost epoch of the hold, nested dispatches done). */
-    void retire_(index_t thread, index_t epoch) noexcept {
+    /**  T3: contributor `thread` finished `generation` (thread 0: the hold's outermost one, nested dispatches done). */
+    void retire_(index_t thread, index_t generation) noexcept {
         detail::reach_hook(hook_point_t::before_retire_k, this);
-        wait_for_children_(thread, epoch);
+        wait_for_children_(thread, generation);
         if (thread != 0) {
             // Pairs with the parent's acquire in `wait_for_children_`.
-            control_.slots.load(std::memory_order_relaxed)[thread].retired.store(epoch, std::memory_order_release);
+            control_.slots.load(std::memory_order_relaxed)[thread].retired.store(generation, std::memory_order_release);
             return;
         }
         detail::reach_hook(hook_point_t::before_release_k, this);
@@ -847,8 +849,8 @@ private:
 
         slot_t *const slots = control_.slots.load(std::memory_order_relaxed);
         index_t const threads = threads_();
-        index_t const epoch = dispatch_.epoch.load(std::memory_order_relaxed);
-        wait_for_children_(0, epoch);
+        index_t const current = dispatch_.generation.load(std::memory_order_relaxed);
+        wait_for_children_(0, current);
         // The enclosing dispatch may itself be a `for_n_dynamic` whose drain thread 0 resumes after this dispatch.
         // Every other thread has retired from it, hence drained every cursor dry; only a pool of one may still
         // have tasks left on thread 0's own cursor. Remember it, and leave the cursors as they were found (I5).
@@ -858,16 +860,16 @@ private:
         // nested dispatch travels by pointer only.
         dispatch_.trampoline = trampoline;
         dispatch_.context = context;
-        generation_t generation = static_cast<generation_t>(epoch + 2u);
+        generation_t generation = static_cast<generation_t>(current + 2u);
         // After 2^(bits-1) dispatches inside one slice the next one would alias the enclosing generation, and its own
-        // join would then wait for the enclosing dispatch: skip that value (workers only need a new odd epoch).
+        // join would then wait for the enclosing dispatch: skip that value (workers only need a new odd generation).
         if (generation == claim_.outer.load(std::memory_order_relaxed))
-            generation = static_cast<generation_t>(epoch + 4u);
-        publish_epoch_(generation); // T2n
+            generation = static_cast<generation_t>(current + 4u);
+        publish_generation_(generation); // T2n
         trampoline(context, 0);
-        // A dispatch nested deeper inside this slice published later epochs, and the children have retired those
+        // A dispatch nested deeper inside this slice published later generations, and the children have retired those
         // instead: wait for the latest, which only this thread writes while it holds the pool.
-        wait_for_children_(0, dispatch_.epoch.load(std::memory_order_relaxed));
+        wait_for_children_(0, dispatch_.generation.load(std::memory_order_relaxed));
         if (resets_cursors) {
             // Exhausted for the enclosing drain: one more `fetch_add` returns at least `max ≥ count` (I5).
             index_t const exhausted = static_cast<index_t>(~index_t(0));
@@ -878,8 +880,10 @@ private:
         return {generation, status_code_t::success_k};
     }
 
-    /**  Whether a worker that saw `last` should keep waiting: no new epoch yet (I3). */
-    bool no_news_(index_t last, std::memory_order order) const noexcept { return dispatch_.epoch.load(order) == last; }
+    /**  Whether a worker that saw `last` should keep waiting: no new generation yet (I3). */
+    bool no_news_(index_t last, std::memory_order order) const noexcept {
+        return dispatch_.generation.load(order) == last;
+    }
 
     /**
      *  Blocks in the kernel until a wake-up, until `timeout_us` passes (0: no limit), or not at all if a
@@ -890,14 +894,14 @@ private:
         std::uint32_t const ticket = control_.wake.load(std::memory_order_acquire);
         control_.parked.fetch_add(1, std::memory_order_seq_cst);
         detail::reach_hook(hook_point_t::before_park_k, this);
-        // I7. Pairs (seq_cst) with `publish_epoch_`'s store then load, and with M's.
+        // I7. Pairs (seq_cst) with `publish_generation_`'s store then load, and with M's.
         if (no_news_(last, std::memory_order_seq_cst) && control_.idle.load(std::memory_order_seq_cst) == policy &&
             !control_.stop.load(std::memory_order_relaxed))
             kernel_wait(control_.wake, ticket, timeout_us);
         control_.parked.fetch_sub(1, std::memory_order_relaxed);
     }
 
-    /**  Waits for the next publication after `last` (I3) as the idle policy says, and returns its epoch. */
+    /**  Waits for the next publication after `last` (I3) as the idle policy says, and returns its generation. */
     index_t wait_for_publication_(index_t last, index_t thread) noexcept {
         micro_yield_t micro_yield;
         std::size_t spins = 0, clock_spins = 0;
@@ -905,8 +909,8 @@ private:
         bool timing = false;
         for (;;) {
             // Pairs with the seq_cst store of T2, T2n and T4: the job, cursors and stop are visible.
-            index_t const epoch = dispatch_.epoch.load(std::memory_order_acquire);
-            if (epoch != last) return epoch;
+            index_t const generation = dispatch_.generation.load(std::memory_order_acquire);
+            if (generation != last) return generation;
             std::uint64_t const policy = control_.idle.load(std::memory_order_relaxed);
             switch (unpack_policy_(policy).mode) {
             case idle_mode_t::spin_k:
@@ -915,7 +919,7 @@ private:
             case idle_mode_t::nap_k:
                 // The address waits watch a `std::atomic`; an instrumented atomic spins instead.
                 if constexpr (std::is_same_v<atomic_t<index_t>, std::atomic<index_t>>)
-                    nap_on(dispatch_.epoch, epoch, micro_yield, thread), yield_if_oversubscribed_(spins);
+                    nap_on(dispatch_.generation, generation, micro_yield, thread), yield_if_oversubscribed_(spins);
                 else
                     backoff_(micro_yield, thread, spins);
                 break;
@@ -947,7 +951,7 @@ private:
 
     static void worker_entry_(void *slot) noexcept {
         slot_t &self = *static_cast<slot_t *>(slot);
-        self.pool->worker_loop_(self.index, self.start_epoch, self.gate);
+        self.pool->worker_loop_(self.index, self.start_generation, self.gate);
     }
 
     void worker_loop_(index_t const thread, index_t last, std::uint32_t const gate) noexcept {
@@ -957,11 +961,11 @@ private:
         if (control_.stop.load(std::memory_order_relaxed)) return;
         for (;;) {
             last = wait_for_publication_(last, thread);
-            // `stop` is stored before T4's epoch store, which the wait above acquired.
+            // `stop` is stored before T4's generation store, which the wait above acquired.
             if (control_.stop.load(std::memory_order_relaxed)) return;
             dispatch_.trampoline(dispatch_.context, thread);
             // Thread 0 of an exclusive pool may have published nested dispatches (T2n); nobody else can have.
-            last = dispatch_.epoch.load(std::memory_order_relaxed);
+            last = dispatch_.generation.load(std::memory_order_relaxed);
             retire_(thread, last);
         }
     }

@@ -1,11 +1,11 @@
 /**
  *  @file   test/model/repro/stale_join_runs_foreign_slice.cpp
  *  @brief  Known bug of `flat.hpp` (exits 1 today): `unsafe_join` documents that "a stale generation returns at
- *          once; joining twice is harmless", but it compares the token with `sync_.pending`, a plain field that
+ *          once; joining twice is harmless", but it compares the generation with `sync_.pending`, a plain field that
  *          any thread's next dispatch rewrites. So (1) a second join that overlaps another thread's T2 is a data
  *          race (TSan flags `unsafe_join` against `unsafe_publish` when the two threads share no other
  *          synchronization; this program orders them, so it shows only the second effect), and (2) once
- *          generations wrap (128 dispatches on a `std::uint8_t` pool) the stale token equals a live dispatch of
+ *          generations wrap (128 dispatches on a `std::uint8_t` pool) the stale generation equals a live dispatch of
  *          another thread and the stale joiner runs that dispatch's slice 0 on its own thread; were both to join
  *          at once, slice 0 would run twice and `threads_to_sync` would underflow.
  *
@@ -38,7 +38,7 @@ int main() {
         pool.unsafe_join(stale);
         stage.store(1, std::memory_order_release);
         while (stage.load(std::memory_order_acquire) != 2) std::this_thread::yield();
-        pool.unsafe_join(stale); // documented: a stale token returns at once
+        pool.unsafe_join(stale); // documented: a stale generation returns at once
         stage.store(3, std::memory_order_release);
     });
     while (stage.load(std::memory_order_acquire) != 1) std::this_thread::yield();
@@ -52,7 +52,7 @@ int main() {
     pool.unsafe_join(live);
     a.join();
     bool const foreign = slice_zero_ran_on.load() != std::this_thread::get_id();
-    std::printf("stale token %u, live generation %u: slice 0 ran on %s\n", unsigned(stale), unsigned(live),
+    std::printf("stale generation %u, live generation %u: slice 0 ran on %s\n", unsigned(stale), unsigned(live),
                 foreign ? "the stale joiner's thread" : "its dispatcher");
     return foreign ? 1 : 0;
 }
