@@ -3,6 +3,7 @@
 # examples/mpi/mpi_search.cpp, and every line of every shell block is text of a script that a test runs. Leading
 # blanks are ignored on both sides, so a snippet may be dedented.
 #   cmake -D README=README.md -D SECTION=README.md -D CPP=a.cpp -D SCRIPTS="a.sh|b.sh" -P readme_check.cmake
+include("${CMAKE_CURRENT_LIST_DIR}/../../test/docs/markdown_blocks.cmake") # forkunion_markdown_blocks
 set(_source "${README}")
 file(READ "${README}" _text)
 string(FIND "${_text}" "<!-- section:numa-mpi reserved" _begin)
@@ -34,18 +35,11 @@ _dedent("${_scripts}" _scripts)
 
 set(_blocks 0)
 foreach(_language cpp sh)
-    set(_rest "${_section}")
-    while(1)
-        string(FIND "${_rest}" "```${_language}\n" _open)
-        if(_open EQUAL -1)
-            break()
-        endif()
-        string(LENGTH "```${_language}\n" _fence)
-        math(EXPR _open "${_open} + ${_fence}")
-        string(SUBSTRING "${_rest}" ${_open} -1 _rest)
-        string(FIND "${_rest}" "\n```" _close)
-        string(SUBSTRING "${_rest}" 0 ${_close} _snippet)
-        string(SUBSTRING "${_rest}" ${_close} -1 _rest)
+    forkunion_markdown_blocks("${_section}" "${_language}" _blocks)
+    set(_index 0)
+    while(_index LESS _blocks_count)
+        set(_snippet "${_blocks_${_index}}")
+        math(EXPR _index "${_index} + 1")
         _dedent("${_snippet}" _snippet)
         if(_language STREQUAL "cpp")
             string(FIND "${_cpp}" "${_snippet}" _found)
