@@ -166,6 +166,7 @@
 #include <forkunion/hardware/wait_kernel.hpp>
 #include <forkunion/pools/dispatch.hpp>
 #include <forkunion/pools/deprecated.hpp>
+#include <forkunion/pools/idle.hpp>
 #include <forkunion/pools/retirement.hpp>
 
 namespace forkunion {
@@ -223,15 +224,6 @@ public:
 
     /**  Children per node of the retirement tree (`retirement.hpp` says why 8). */
     static constexpr std::size_t retire_fan_in_k = retirement_t::fan_in_k;
-
-    /**  Micro-waits between two reads of the clock while an adaptive worker spins out its window (~1-3 µs). */
-    static constexpr std::size_t adaptive_clock_spins_k = 64;
-
-    /**
-     *  The most one gap between two clock readings adds to the adaptive window: 64 `PAUSE`s take 1-3 µs on AMD Zen 5
-     *  and recent Intel cores (`forkunion_bench_wake`), so a longer gap is the thread having been descheduled.
-     */
-    static constexpr std::uint64_t adaptive_clock_jump_us_k = 10;
 
     static_assert(std::is_unsigned_v<index_t>, "the index type must be unsigned");
     static_assert(atomic_t<index_t>::is_always_lock_free, "the index type must have lock-free atomics");
@@ -446,14 +438,14 @@ public:
     status_t set_idle_policy(idle_policy_t policy) noexcept {
         if (!policy.valid()) return detail::refuse_idle_policy(policy);
         // M. Pairs (seq_cst) with the worker's re-read of the policy after it counted itself parked (I7).
-        control_.idle.store(pack_policy_(policy), std::memory_order_seq_cst);
+        control_.idle.store(detail::pack_idle_policy(policy), std::memory_order_seq_cst);
         if (control_.parked.load(std::memory_order_seq_cst) != 0) wake_parked_();
         return status_code_t::success_k;
     }
 
     /**  @brief  The idle policy in force: the default (`idle_policy_t{}`, adaptive) until `set_idle_policy`. */
     [[nodiscard]] idle_policy_t idle_policy() const noexcept {
-        return unpack_policy_(control_.idle.load(std::memory_order_relaxed));
+        return detail::unpack_idle_policy(control_.idle.load(std::memory_order_relaxed));
     }
 
     /**
@@ -680,7 +672,7 @@ private:
     /**  The idle policy, parking and the configuration: read on every idle turn and after every publication,
      *   written by `spawn`, `terminate`, `set_idle_policy` and by workers that park. */
     struct alignas(alignment_k) control_line_t {
-        atomic_t<std::uint64_t> idle{pack_policy_(idle_policy_t{})};
+        atomic_t<std::uint64_t> idle{detail::pack_idle_policy(idle_policy_t{})};
         atomic_t<std::uint32_t> parked{0};  // workers inside `park_`
         std::atomic<std::uint32_t> wake{0}; // futex word (a plain atomic: the kernel reads it): every wake-up and
                                             // the start gate bump it
@@ -711,15 +703,6 @@ private:
     /**  The next hold's sequence, state bits cleared: every claim and every spawn takes a new one (ABA-free). */
     static constexpr std::uint64_t next_sequence_(std::uint64_t claim) noexcept {
         return (claim & ~std::uint64_t(3)) + 4u;
-    }
-
-    // ---- The idle policy, packed in one word so that a reader sees a mode and its parameter together ----
-
-    static constexpr std::uint64_t pack_policy_(idle_policy_t policy) noexcept {
-        return (policy.microseconds << 2) | static_cast<std::uint64_t>(policy.mode);
-    }
-    static constexpr idle_policy_t unpack_policy_(std::uint64_t word) noexcept {
-        return {static_cast<idle_mode_t>(word & 3u), word >> 2};
     }
 
     // ---- Trampolines ----
@@ -904,15 +887,14 @@ private:
     /**  Waits for the next publication after `last` (I3) as the idle policy says, and returns its generation. */
     index_t wait_for_publication_(index_t last, index_t thread) noexcept {
         micro_yield_t micro_yield;
-        std::size_t spins = 0, clock_spins = 0;
-        std::uint64_t spun_us = 0, last_us = 0; // the adaptive window's progress, and the previous clock reading
-        bool timing = false;
+        std::size_t spins = 0;
+        detail::adaptive_window_t window;
         for (;;) {
             // Pairs with the seq_cst store of T2, T2n and T4: the job, cursors and stop are visible.
             index_t const generation = dispatch_.generation.load(std::memory_order_acquire);
             if (generation != last) return generation;
             std::uint64_t const policy = control_.idle.load(std::memory_order_relaxed);
-            switch (unpack_policy_(policy).mode) {
+            switch (detail::unpack_idle_policy(policy).mode) {
             case idle_mode_t::spin_k:
                 backoff_(micro_yield, thread, spins);
                 break;
@@ -924,25 +906,13 @@ private:
                     backoff_(micro_yield, thread, spins);
                 break;
             case idle_mode_t::sleep_k:
-                park_(last, policy, unpack_policy_(policy).microseconds);
+                park_(last, policy, detail::unpack_idle_policy(policy).microseconds);
                 break;
             case idle_mode_t::adaptive_k:
                 backoff_(micro_yield, thread, spins);
-                if (++clock_spins < adaptive_clock_spins_k) break;
-                clock_spins = 0;
-                // The window counts time spent spinning: a gap between readings longer than a few of them is
-                // time this thread was descheduled, which burned no CPU, so at most `adaptive_clock_jump_us_k`
-                // of it counts. A worker preempted on a busy machine does not park for having been preempted.
-                if (std::uint64_t const now = monotonic_microseconds(); !timing)
-                    last_us = now, spun_us = 0, timing = true;
-                else {
-                    std::uint64_t const step = now - last_us;
-                    spun_us += step < adaptive_clock_jump_us_k ? step : adaptive_clock_jump_us_k;
-                    last_us = now;
-                    if (spun_us >= unpack_policy_(policy).microseconds) {
-                        park_(last, policy, 0);
-                        timing = false; // woken: spin out a fresh window before parking again
-                    }
+                if (window.spun_out(detail::unpack_idle_policy(policy).microseconds)) {
+                    park_(last, policy, 0);
+                    window.restart(); // woken: spin out a fresh window before parking again
                 }
                 break;
             }
