@@ -411,6 +411,26 @@ struct fu_fabric {
 
 namespace {
 
+/**
+ *  The C getters of a topology: `(t->topology.*member)(arguments...)`, or 0 for a NULL handle. One place for the
+ *  null check every `fu_*(fu_topology_t, ...)` reader shares.
+ */
+template <typename member_type_, typename... arguments_>
+auto topology_answer(fu_topology_t t, member_type_ member, arguments_... arguments) noexcept {
+    using answer_t = decltype((t->topology.*member)(arguments...));
+    return t ? (t->topology.*member)(arguments...) : answer_t(0);
+}
+
+/**
+ *  The C getters of a pool's threads: `(pool->backend.*member)(arguments...)`, or 0 for a NULL handle or a pool
+ *  whose workers belong to the parent of this forked process.
+ */
+template <typename member_type_, typename... arguments_>
+auto live_pool_answer(fu_pool_t pool, member_type_ member, arguments_... arguments) noexcept {
+    using answer_t = decltype((pool->backend.*member)(arguments...));
+    return pool && !pool->orphaned() ? (pool->backend.*member)(arguments...) : answer_t(0);
+}
+
 /**  The common checks of every dispatch: a handle and a callback, and workers that exist in this process. */
 template <typename callback_t>
 fu_status_t check_dispatch(fu_pool_t pool, callback_t callback) noexcept {
@@ -543,34 +563,34 @@ int fu_topology_harvested(fu_topology_t t) {
     return t && t->topology.harvested() ? 1 : 0;
 }
 size_t fu_compute_domains_count(fu_topology_t t) {
-    return t ? t->topology.compute_domains_count() : 0;
+    return topology_answer(t, &fu::machine_topology_t::compute_domains_count);
 }
 size_t fu_compute_levels_count(fu_topology_t t) {
-    return t ? t->topology.compute_levels_count() : 0;
+    return topology_answer(t, &fu::machine_topology_t::compute_levels_count);
 }
 size_t fu_compute_level_in(fu_topology_t t, size_t d) {
-    return t ? t->topology.compute_level_in(d) : 0;
+    return topology_answer(t, &fu::machine_topology_t::compute_level_in, d);
 }
 size_t fu_logical_cores_count(fu_topology_t t) {
-    return t ? t->topology.logical_cores_count() : 0;
+    return topology_answer(t, &fu::machine_topology_t::logical_cores_count);
 }
 size_t fu_logical_cores_count_in(fu_topology_t t, size_t d) {
-    return t ? t->topology.logical_cores_count_in(d) : 0;
+    return topology_answer(t, &fu::machine_topology_t::logical_cores_count_in, d);
 }
 size_t fu_compute_capacity_in(fu_topology_t t, size_t d) {
-    return t ? t->topology.compute_capacity_in(d) : 0;
+    return topology_answer(t, &fu::machine_topology_t::compute_capacity_in, d);
 }
 uint64_t fu_compute_cache_bytes_in(fu_topology_t t, size_t d) {
-    return t ? t->topology.compute_cache_bytes_in(d) : 0;
+    return topology_answer(t, &fu::machine_topology_t::compute_cache_bytes_in, d);
 }
 size_t fu_local_memory_of(fu_topology_t t, size_t d) {
-    return t ? t->topology.local_memory_of(d) : 0;
+    return topology_answer(t, &fu::machine_topology_t::local_memory_of, d);
 }
 size_t fu_allowed_cores_count(fu_topology_t t) {
-    return t ? t->topology.allowed_cores_count() : 0;
+    return topology_answer(t, &fu::machine_topology_t::allowed_cores_count);
 }
 size_t fu_online_cores_count(fu_topology_t t) {
-    return t ? t->topology.online_cores_count() : 0;
+    return topology_answer(t, &fu::machine_topology_t::online_cores_count);
 }
 
 size_t fu_cores_in(fu_topology_t t, size_t d, unsigned *cores, size_t capacity) {
@@ -584,37 +604,37 @@ size_t fu_cores_in(fu_topology_t t, size_t d, unsigned *cores, size_t capacity) 
 }
 
 size_t fu_memory_domains_count(fu_topology_t t) {
-    return t ? t->topology.memory_domains_count() : 0;
+    return topology_answer(t, &fu::machine_topology_t::memory_domains_count);
 }
 size_t fu_memory_node_id(fu_topology_t t, size_t m) {
-    return t ? t->topology.memory_node_id(m) : 0;
+    return topology_answer(t, &fu::machine_topology_t::memory_node_id, m);
 }
 uint64_t fu_volume_ram(fu_topology_t t) {
-    return t ? t->topology.volume_ram() : 0;
+    return topology_answer(t, &fu::machine_topology_t::volume_ram);
 }
 uint64_t fu_volume_ram_in(fu_topology_t t, size_t m) {
-    return t ? t->topology.volume_ram_in(m) : 0;
+    return topology_answer(t, &fu::machine_topology_t::volume_ram_in, m);
 }
 size_t fu_huge_pages_count(fu_topology_t t) {
-    return t ? t->topology.huge_pages_count() : 0;
+    return topology_answer(t, &fu::machine_topology_t::huge_pages_count);
 }
 size_t fu_huge_pages_count_in(fu_topology_t t, size_t m) {
-    return t ? t->topology.huge_pages_count_in(m) : 0;
+    return t ? t->topology.huge_pages_count_in(m) : 0; // overloaded: no member pointer
 }
 uint64_t fu_volume_huge_pages(fu_topology_t t) {
-    return t ? t->topology.volume_huge_pages() : 0;
+    return topology_answer(t, &fu::machine_topology_t::volume_huge_pages);
 }
 uint64_t fu_volume_huge_pages_in(fu_topology_t t, size_t m) {
-    return t ? t->topology.volume_huge_pages_in(m) : 0;
+    return topology_answer(t, &fu::machine_topology_t::volume_huge_pages_in, m);
 }
 size_t fu_huge_page_sizes_count_in(fu_topology_t t, size_t m) {
-    return t ? t->topology.huge_page_sizes_count_in(m) : 0;
+    return topology_answer(t, &fu::machine_topology_t::huge_page_sizes_count_in, m);
 }
 uint64_t fu_huge_page_size_in(fu_topology_t t, size_t m, size_t i) {
-    return t ? t->topology.huge_page_size_in(m, i) : 0;
+    return topology_answer(t, &fu::machine_topology_t::huge_page_size_in, m, i);
 }
 size_t fu_declared_distance(fu_topology_t t, size_t a, size_t b) {
-    return t ? t->topology.declared_distance(a, b) : 0;
+    return topology_answer(t, &fu::machine_topology_t::declared_distance, a, b);
 }
 
 // ---- Pools ----
@@ -653,7 +673,7 @@ fu_status_t fu_pool_terminate(fu_pool_t pool) {
 }
 
 size_t fu_pool_threads_count(fu_pool_t pool) {
-    return pool && !pool->orphaned() ? pool->backend.threads_count() : 0;
+    return live_pool_answer(pool, &pool_backend_t::threads_count);
 }
 
 fu_caller_exclusivity_t fu_pool_caller_exclusivity(fu_pool_t pool) {
@@ -666,15 +686,15 @@ fu_capabilities_t fu_pool_capabilities(fu_pool_t pool) {
 }
 
 size_t fu_pool_compute_domains_count(fu_pool_t pool) {
-    return pool && !pool->orphaned() ? pool->backend.compute_domains_count() : 0;
+    return live_pool_answer(pool, &pool_backend_t::compute_domains_count);
 }
 
 size_t fu_pool_threads_count_in(fu_pool_t pool, size_t compute_domain) {
-    return pool && !pool->orphaned() ? pool->backend.threads_count_in(compute_domain) : 0;
+    return live_pool_answer(pool, &pool_backend_t::threads_count_in, compute_domain);
 }
 
 size_t fu_pool_unpinned_threads_count(fu_pool_t pool) {
-    return pool && !pool->orphaned() ? pool->backend.unpinned_threads_count() : 0;
+    return live_pool_answer(pool, &pool_backend_t::unpinned_threads_count);
 }
 
 int fu_pool_memory_placed(fu_pool_t pool) {
@@ -824,7 +844,7 @@ fu_status_t fu_pool_idle_policy(fu_pool_t pool, fu_idle_mode_t *mode, uint64_t *
 }
 
 size_t fu_pool_parked_threads_count(fu_pool_t pool) {
-    return pool && !pool->orphaned() ? pool->backend.parked_threads_count() : 0;
+    return live_pool_answer(pool, &pool_backend_t::parked_threads_count);
 }
 
 fu_status_t fu_pool_set_stack_size(fu_pool_t pool, size_t bytes) {
