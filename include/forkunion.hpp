@@ -16,15 +16,17 @@
  */
 #pragma once
 // The headers use concepts, defaulted comparisons and `std::atomic_ref`: under an older standard say so in one
-// line and include nothing, instead of failing deep inside them. MSVC reports the standard in `_MSVC_LANG`
-// (`__cplusplus` stays 199711L without /Zc:__cplusplus).
+// line and stop, instead of failing deep inside them. The message is the name of a file that does not exist: a
+// missing include is fatal in every compiler, so the caller's own uses of `forkunion::` report nothing more (an
+// `#error` would let compilation go on). MSVC reports the standard in `_MSVC_LANG` (`__cplusplus` stays 199711L
+// without /Zc:__cplusplus).
 #if defined(_MSVC_LANG)
 #define FORKUNION_CXX_STANDARD _MSVC_LANG
 #else
 #define FORKUNION_CXX_STANDARD __cplusplus
 #endif
 #if FORKUNION_CXX_STANDARD < 202002L
-#error "forkunion needs C++20: compile with -std=c++20 (MSVC: /std:c++20) or later"
+#include "forkunion needs C++20: compile with -std=c++20 (MSVC: /std:c++20) or later"
 #else
 #include <forkunion/base/types.hpp>
 #include <forkunion/base/cpu_mask.hpp>
