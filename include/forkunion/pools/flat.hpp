@@ -46,6 +46,10 @@
  *    for a dispatch in flight; a dispatch racing it from another thread is refused (`not_spawned`, `contended`).
  *  - Dispatches: any thread. At most one runs at a time; any other, concurrent or nested, is refused at once with
  *    `contended`, in release builds too, and never blocks or corrupts.
+ *  - Sharing a pool between threads that dispatch in a loop starves all but one by design: a refusal is never
+ *    queued, so the thread that holds the pool keeps winning and the others run nothing (`join()`) or run serially
+ *    (`join_or_run_on_caller()`). Give each dispatching thread a pool of its own over its share of the cores, or
+ *    a `colocated_pool_t` per compute domain (examples/pool_per_thread.cpp).
  *  - `set_idle_policy`, `idle_policy`, `is_complete`: any thread, any time; never refused by a dispatch.
  *  - `unsafe_join`: the thread that dispatched (it runs thread 0's slice on caller-inclusive pools).
  *  - `unsafe_for_threads_sole`: only where no other thread dispatches on, spawns or terminates the pool (the
