@@ -11,6 +11,9 @@
 #    its runtime starts;
 # 3. prints markdown tables: medians over the runs, min-max, the ratio to forkunion_static_shared (ForkUnion's
 #    `for_n` for dispatch rows) and the ratio to the in-process ping-pong floor, then the peers that were skipped.
+# 4. writes the tables' figures as CSV into build_release/bench/charts/ (dispatch.csv, dispatch_all.csv, nbody.csv,
+#    propagation.csv) and draws each as an SVG chart next to it with bench/plot.sh (gnuplot, or python3-matplotlib);
+#    without either it says so once and the tables are all.
 #
 # `window` is FORKUNION_TIME_LIMIT of each N-body and propagation run (integer + ms or s); each dispatch row gets a
 # tenth of it. A 1 s window is shorter than a propagation pass at the defaults here, so one extra CHECK run of
@@ -28,9 +31,20 @@
 #
 # configures and stops; FORKUNION_BENCH_BUILD_DIR (default build_release) picks the directory. CI uses it to prove
 # that the benchmarks configure without the test frameworks and peers (`.ci/bare.sh`).
+#
+#   bash bench/compare.sh --help                        # this text
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${FORKUNION_BENCH_BUILD_DIR:-build_release}
+
+if [[ ${1:-} == -h || ${1:-} == --help ]]; then
+    sed -n '2,/^set -euo pipefail/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'
+    exit 0
+fi
+if (($# > 2)) && [[ $1 != --configure-only ]]; then
+    echo "compare.sh: expected at most a window and a repetition count, got $# arguments (bash bench/compare.sh --help)" >&2
+    exit 1
+fi
 
 # The configure of step 1: the release preset's settings, with tests and examples off unless this directory was
 # configured with them before (then its cache decides, so a later `ctest` still finds every test).
@@ -67,7 +81,8 @@ fi
 window=${1:-1s}
 repetitions=${2:-3}
 if [[ ! $window =~ ^([0-9]+)(ms|s)$ ]]; then
-    echo "compare.sh: window: expected an integer followed by ms or s (like 500ms or 10s), got '$window'" >&2
+    echo "compare.sh: window: expected an integer followed by ms or s (like 500ms or 10s), got '$window'" \
+        "(bash bench/compare.sh --help)" >&2
     exit 1
 fi
 window_ms=${BASH_REMATCH[1]}
@@ -153,10 +168,19 @@ echo "min-max over runs; ratios are taken per run against that run's own floor, 
 echo
 
 check=$(grep -o 'edges=[0-9]* rounds=[0-9]* components=[0-9]* checksum=[0-9]*' <<<"$check_row")
-awk -v check="$check, check=passed" -f bench/common/compare_summary.awk "$results" || status=$?
+charts=$bin/charts
+rm -rf "$charts"
+mkdir -p "$charts"
+awk -v check="$check, check=passed" -v csv="$charts" -f bench/common/compare_summary.awk "$results" || status=$?
 
 skipped=$(cat "$bin/skipped_peers.txt" 2>/dev/null || true)
 echo
 echo "Skipped peers: ${skipped:-none}."
+if bash bench/plot.sh --check 2>/dev/null; then
+    bash bench/plot.sh "$charts"/*.csv >/dev/null && echo "compare.sh: charts in $charts/*.svg" >&2 ||
+        echo "compare.sh: bench/plot.sh failed: the tables and $charts/*.csv are all" >&2
+else
+    echo "compare.sh: no gnuplot or python3-matplotlib (apt-get install gnuplot-nox): tables only, CSV in $charts" >&2
+fi
 echo "compare.sh: done in $((SECONDS - start)) s; raw rows in $results" >&2
 exit "${status:-0}"

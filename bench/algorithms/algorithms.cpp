@@ -20,7 +20,8 @@
  *  Settings (each strict: a bad value exits 1 with one line): the harness's FORKUNION_THREADS and FORKUNION_SEED,
  *  and FORKUNION_ALGORITHMS_MAX_EXPONENT (3 … 9, default 8: sizes 10^3 … 10^max), FORKUNION_ALGORITHMS_ROUNDS
  *  (1 … 1000, default 7), FORKUNION_ALGORITHMS_ONLY (a row name: run only that row and the reports; `goal`: only
- *  the reports, so the goal line alone takes ~15 s).
+ *  the reports, so the goal line alone takes ~15 s), FORKUNION_ALGORITHMS_CSV (a folder for the CSV files, see
+ *  `csv_start`).
  */
 #include <algorithm>
 #include <atomic>
@@ -156,9 +157,51 @@ std::vector<double> measure(std::vector<contender_t> const &contenders, std::siz
     return medians;
 }
 
-/**  Prints one row's table line and its RESULT rows; the first contender is forkunion's. */
+/**  FORKUNION_ALGORITHMS_CSV, when set: the folder that receives every cell as CSV (`algorithms.csv`: row, n,
+ *   contender, median ms, forkunion's median ÷ the contender's) and, per size 10^k, the ratios as a chart's data in
+ *   bench/plot.sh's format (`algorithms_1e<k>.csv`); bench/plot.sh draws them. Unset: tables
+ *   only. The files are created afresh by `csv_start`; a folder that cannot be written exits 1 with one line. */
+std::string csv_folder;
+
+std::string csv_size_file(std::size_t n) {
+    std::size_t exponent = 0;
+    for (; n >= 10; n /= 10) ++exponent;
+    return "algorithms_1e" + std::to_string(exponent) + ".csv";
+}
+
+void csv_write(std::string const &file, char const *mode, std::string const &text) {
+    std::string const path = csv_folder + "/" + file;
+    std::FILE *stream = std::fopen(path.c_str(), mode);
+    bool const written = stream && std::fputs(text.c_str(), stream) >= 0;
+    if (!stream || std::fclose(stream) != 0 || !written)
+        fb::fail(fb::exit_bad_setting_k, "FORKUNION_ALGORITHMS_CSV: cannot write %s", path.c_str());
+}
+
+void csv_start(std::size_t threads, std::size_t max_exponent) {
+    if (char const *folder = std::getenv("FORKUNION_ALGORITHMS_CSV"); folder && *folder) csv_folder = folder;
+    if (csv_folder.empty()) return;
+    csv_write("algorithms.csv", "w", "row,n,contender,median_ms,forkunion_over_contender\n");
+    std::size_t n = 1000;
+    for (std::size_t exponent = 3; exponent <= max_exponent; ++exponent, n *= 10)
+        csv_write(csv_size_file(n), "w",
+                  "# title: Parallel algorithms, " + std::to_string(n) + " elements, " + std::to_string(threads) +
+                      " threads: forkunion's median time over each contender's\n"
+                      "# ylabel: forkunion / contender (at most 1: forkunion as fast or faster)\n"
+                      "label,median,min,max\n");
+}
+
+/**  Prints one row's table line and its RESULT rows, and appends its CSV lines; the first contender is forkunion's. */
 void report(char const *row, std::size_t n, std::vector<contender_t> const &contenders, std::size_t rounds) {
     std::vector<double> const medians = measure(contenders, rounds);
+    for (std::size_t c = 0; c != contenders.size() && !csv_folder.empty(); ++c) {
+        std::string const ratio = std::to_string(medians[0] / medians[c]);
+        csv_write("algorithms.csv", "a",
+                  std::string(row) + "," + std::to_string(n) + "," + contenders[c].name + "," +
+                      std::to_string(medians[c] * 1e3) + "," + ratio + "\n");
+        if (c != 0)
+            csv_write(csv_size_file(n), "a",
+                      std::string(row) + ": " + contenders[c].name + "," + ratio + "," + ratio + "," + ratio + "\n");
+    }
     std::printf("| %-14s | %10zu |", row, n);
     for (std::size_t c = 0; c != contenders.size(); ++c) {
         if (c == 0)
@@ -651,6 +694,7 @@ int main(int argc, char **argv) {
     std::printf("# fu:t-split is a hand-written non-reproducible split (one static slice per thread); fu:by-hand is "
                 "a per-element for_n into padded per-thread slots\n");
 
+    csv_start(knobs.threads, knobs.max_exponent);
     fu::flat_pool_t pool;
     if (!pool.spawn(knobs.threads)) fb::fail(fb::exit_unavailable_k, "forkunion: spawn(%zu) refused", knobs.threads);
     for (std::size_t exponent = 3; exponent <= knobs.max_exponent && knobs.only != "goal"; ++exponent)

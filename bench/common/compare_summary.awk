@@ -2,7 +2,9 @@
 # the markdown tables, medians over the runs, min-max and the ratios. Kept in a file of its own, not inline in the
 # script, so that no quote in it can end a shell string (e4052f3 did, and broke the README's first command); the
 # ctest `bench.compare_summary` runs it over the rows of a short real run.
-# Variables: `check`, the propagation CHECK run's outcome line. Exit status 3 when backends disagree on a result.
+# Variables: `check`, the propagation CHECK run's outcome line; `csv`, when set, a folder where the charts' data go
+# (dispatch.csv: a `for_n` per runtime, dispatch_all.csv: every row, nbody.csv, propagation.csv, in bench/plot.sh's format: label,median,min,max, then the raw figures).
+# Exit status 3 when backends disagree on a result.
 function field(name,   i, pair) {
     for (i = 2; i <= NF; ++i) { split($i, pair, "="); if (pair[1] == name) return pair[2] }
     return ""
@@ -19,6 +21,12 @@ function low(key,   n) { n = sorted_copy(key); return n ? tmp[1] : 0 }
 function high(key,   n) { n = sorted_copy(key); return n ? tmp[n] : 0 }
 function remember(list, name) { if (!((list, name) in seen)) { seen[list, name] = 1; order[list, ++length_of[list]] = name } }
 function ratio(a, b) { return b > 0 ? sprintf("%.2f", a / b) : "-" }
+function csv_open(name, title, ylabel, scale, header) {
+    csv_file = csv "/" name ".csv"
+    printf "# title: %s\n# ylabel: %s\n", title, ylabel > csv_file
+    if (scale != "") printf "# scale: %s\n", scale > csv_file
+    print header > csv_file
+}
 
 $1 == "RESULT" {
     benchmark = field("benchmark")
@@ -44,6 +52,42 @@ $1 == "RESULT" {
 }
 END {
     printf "Ping-pong floor (two pinned threads, two cache lines, one writer each), over every run: median %.0f ns, %.0f-%.0f ns.\n\n", median("floor"), low("floor"), high("floor")
+
+    if (csv != "") {
+        csv_open("dispatch", "Dispatch: one fork-join of T tasks on T threads, as a multiple of the run's own ping-pong floor",
+                 "x floor (median of runs, min-max; lower is better)", "log", "label,median,min,max,ns_median,ns_min,ns_max")
+        for (i = 1; i <= length_of["dispatch"]; ++i) {
+            r = order["dispatch", i]
+            # One `for_n` per runtime, and forkunion's `for_n_dynamic`; a runtime whose caller ran over 95 % of the
+            # tasks did not fork, so its bar would not measure a fork-join. dispatch_all.csv has every row.
+            if (r !~ /\/for_n\/empty$/ && r != "forkunion/for_n_dynamic/empty") continue
+            if (count["dispatch_off|" r] && median("dispatch_off|" r) < 0.05) continue
+            printf "%s,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g\n", r, median("dispatch_floor|" r), low("dispatch_floor|" r), high("dispatch_floor|" r), median("dispatch_ns|" r), low("dispatch_ns|" r), high("dispatch_ns|" r) > csv_file
+        }
+        close(csv_file)
+        csv_open("dispatch_all", "Dispatch, every row: a fork-join of T tasks on T threads, as a multiple of the run's own ping-pong floor",
+                 "x floor (median of runs, min-max; lower is better)", "log", "label,median,min,max,ns_median,ns_min,ns_max")
+        for (i = 1; i <= length_of["dispatch"]; ++i) {
+            r = order["dispatch", i]
+            printf "%s,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g\n", r, median("dispatch_floor|" r), low("dispatch_floor|" r), high("dispatch_floor|" r), median("dispatch_ns|" r), low("dispatch_ns|" r), high("dispatch_ns|" r) > csv_file
+        }
+        close(csv_file)
+        csv_open("nbody", "N-body: one dispatch of a step as a multiple of the run's own ping-pong floor",
+                 "x floor (median of runs, min-max; lower is better)", "log", "label,median,min,max,us_per_step_median")
+        for (i = 1; i <= length_of["nbody"]; ++i) {
+            b = order["nbody", i]
+            printf "%s,%.4g,%.4g,%.4g,%.4g\n", b, median("nbody_floor|" b), low("nbody_floor|" b), high("nbody_floor|" b), median("nbody_us|" b) > csv_file
+        }
+        close(csv_file)
+        own = median("prop_gteps|forkunion_static_shared")
+        csv_open("propagation", "Label propagation: GTEPS as a multiple of forkunion_static_shared's median",
+                 "x forkunion_static_shared (median of runs, min-max; higher is better)", "log", "label,median,min,max,gteps_median")
+        for (i = 1; i <= length_of["propagation"] && own > 0; ++i) {
+            b = order["propagation", i]
+            printf "%s,%.4g,%.4g,%.4g,%.4g\n", b, median("prop_gteps|" b) / own, low("prop_gteps|" b) / own, high("prop_gteps|" b) / own, median("prop_gteps|" b) > csv_file
+        }
+        close(csv_file)
+    }
 
     reference = median("dispatch_ns|forkunion/for_n/empty"); reference_line = median("dispatch_ns|forkunion/for_n/line")
     print "### Dispatch latency: ns per fork-join of T tasks on T threads (bench/pools/dispatch.cpp)"
