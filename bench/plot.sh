@@ -101,6 +101,7 @@ plot_matplotlib() { # csv svg title ylabel scale
 import csv, sys
 import matplotlib
 matplotlib.use("svg")
+matplotlib.rcParams["svg.fonttype"] = "none"  # labels stay text: searchable, and smaller than glyph paths
 import matplotlib.pyplot as plt
 source, target, title, ylabel, scale = sys.argv[1:6]
 with open(source) as handle:
