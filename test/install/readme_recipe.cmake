@@ -6,6 +6,7 @@
 #   3. builds and runs programs against the prefix: the C++ consumer through find_package and through the README's
 #      pkg-config line (the block after `<!-- install pkg-config -->`), the C consumer through find_package
 #      (forkunion::static, forkunion::shared) and with the C driver and `c_libs_static`;
+#   3b. runs the README's C link lines (the block after `<!-- install c -->`) as written, and the programs they build;
 #   4. moves the prefix elsewhere and builds the C++ and C consumers from there again: package and .pc are
 #      relocatable.
 #   With GOMP=1 (hosts that build the OpenMP drop-in) the prefix must also hold libforkunion_gomp.so and the
@@ -113,6 +114,28 @@ if(PKG_CONFIG)
     run("${WORK_DIR}/app/app")
 endif()
 consume("${_prefix}" installed)
+
+# The README's C link lines (the block after `<!-- install c -->`), each run as written from a folder holding `app.c`
+# with HOME at the recipe's: every line must build `app`, which must then run with no LD_LIBRARY_PATH (the shared
+# line finds its library through the rpath it sets).
+forkunion_markdown_block("${SOURCE_DIR}/README.md" "<!-- install c -->" sh _c_lines)
+string(REPLACE "\n" ";" _c_lines "${_c_lines}")
+list(LENGTH _c_lines _c_count)
+if(_c_count LESS 2)
+    message(FATAL_ERROR "the README's C link block has ${_c_count} lines; it shows a static and a shared link")
+endif()
+unset(ENV{LD_LIBRARY_PATH})
+set(_c_index 0)
+foreach(_c_line IN LISTS _c_lines)
+    math(EXPR _c_index "${_c_index} + 1")
+    set(_c_dir "${WORK_DIR}/c_line_${_c_index}")
+    file(MAKE_DIRECTORY "${_c_dir}")
+    file(COPY_FILE "${SOURCE_DIR}/examples/c/hello_callback.c" "${_c_dir}/app.c")
+    file(WRITE "${_c_dir}/build.sh" "set -euo pipefail\ncd \"${_c_dir}\"\n${_c_line}\n")
+    message(STATUS "the README's C link line ${_c_index}: ${_c_line}")
+    run("${BASH}" "${_c_dir}/build.sh")
+    run("${_c_dir}/app")
+endforeach()
 
 # Relocated: the whole prefix moves; nothing may still point at the old place.
 set(_moved "${WORK_DIR}/moved/prefix")
