@@ -19,6 +19,7 @@
 set -euo pipefail
 
 usage() {
+    echo "usage: plot.sh FILE.csv... | --check | --help"
     sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
 }
 
@@ -34,11 +35,13 @@ if (($# == 0)); then
     echo "plot.sh: expected CSV files (bash bench/plot.sh --help)" >&2
     exit 1
 fi
+for argument in "$@"; do
+    if [[ $argument == -h || $argument == --help ]]; then
+        usage
+        exit 0
+    fi
+done
 case $1 in
--h | --help)
-    usage
-    exit 0
-    ;;
 --check)
     if [[ -z $(tool) ]]; then
         echo "plot.sh: neither gnuplot nor python3-matplotlib is installed (apt-get install gnuplot-nox)" >&2
@@ -123,6 +126,12 @@ figure.savefig(target)
 EOF
 }
 
+for csv in "$@"; do # every argument is checked before anything is drawn
+    if [[ $csv != *.csv || ! -f $csv ]]; then
+        echo "plot.sh: $csv: expected an existing .csv file (bash bench/plot.sh --help)" >&2
+        exit 1
+    fi
+done
 plotter=$(tool)
 if [[ -z $plotter ]]; then
     echo "plot.sh: neither gnuplot nor python3-matplotlib is installed (apt-get install gnuplot-nox): no charts" >&2
@@ -130,11 +139,6 @@ if [[ -z $plotter ]]; then
 fi
 status=0
 for csv in "$@"; do
-    if [[ $csv != *.csv || ! -f $csv ]]; then
-        echo "plot.sh: $csv: expected an existing .csv file" >&2
-        status=1
-        continue
-    fi
     if ! reason=$(validate "$csv"); then
         echo "plot.sh: $csv: $reason" >&2
         status=1

@@ -1,25 +1,22 @@
 // Several application threads that each dispatch loops: one pool shared between them starves all but one (a
 // dispatch is refused while another holds the pool, never queued), so each thread owns a pool of its share of
-// the cores. `--help` prints the usage; any other argument is refused.
+// the cores.
 #include <algorithm> // `std::max`
 #include <array>     // `std::array`
 #include <atomic>    // `std::atomic`
 #include <cstdio>    // `std::printf`
 #include <cstdlib>   // `EXIT_FAILURE`
-#include <cstring>   // `std::strcmp`
 #include <thread>    // `std::thread`
 
 #include <forkunion.hpp>
+#include "usage.h" // `forkunion_usage`: `--help`, unknown arguments refused
 
 namespace fu = forkunion;
 
 int main(int argc, char **argv) {
-    if (argc == 2 && std::strcmp(argv[1], "--help") == 0)
-        return std::printf("usage: %s\n  two threads dispatch 1000 loops each: first on one shared pool, then each "
-                           "on a pool of its own; prints how many dispatches the shared pool refused\n",
-                           argv[0]),
-               0;
-    if (argc > 1) return std::fprintf(stderr, "%s: takes no arguments (--help)\n", argv[0]), EXIT_FAILURE;
+    forkunion_usage(argc, argv, "", 0,
+                    "\nTwo threads dispatch 1000 loops each: first on one shared pool, then each on a pool of its own;\n"
+                    "prints how many dispatches the shared pool refused. Reads no environment.\n");
 
     constexpr std::size_t clients = 2, requests = 1000, tasks = 64;
     std::size_t const share = std::max<std::size_t>(1, fu::allowed_cores_count() / clients);
