@@ -14,9 +14,10 @@
 namespace fu = forkunion;
 
 int main(int argc, char **argv) {
-    forkunion_usage(argc, argv, "", 0,
-                    "\nTwo threads dispatch 1000 loops each: first on one shared pool, then each on a pool of its own;\n"
-                    "prints how many dispatches the shared pool refused. Reads no environment.\n");
+    forkunion_usage(
+        argc, argv, "", 0,
+        "\nTwo threads dispatch 1000 loops each: first on one shared pool, then each on a pool of its own;\n"
+        "prints how many dispatches the shared pool refused. Reads no environment.\n");
 
     constexpr std::size_t clients = 2, requests = 1000, tasks = 64;
     std::size_t const share = std::max<std::size_t>(1, fu::allowed_cores_count() / clients);
