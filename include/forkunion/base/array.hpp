@@ -9,6 +9,8 @@
  *
  *  Elements must be nothrow copy- and move-constructible (plain facts and per-thread states), so the only failure is
  *  running out of memory: an operation that must allocate throws `std::bad_alloc` and leaves the array as it was.
+ *  Where exceptions are off (`FORKUNION_EXCEPTIONS` is 0) running out of memory ends the program instead: inside
+ *  `::operator new`, or with `std::abort()` for a count whose byte size overflows.
  *  Over-aligned element types get storage of their alignment. Thread rules are `std::vector`'s: `const` members may
  *  run concurrently, anything else needs exclusive access.
  */
@@ -17,6 +19,8 @@
 #include <cstring>     // `std::memcpy`
 #include <new>         // `::operator new`, `std::align_val_t`, `std::bad_alloc`
 #include <type_traits> // `std::is_nothrow_copy_constructible_v`, `std::is_trivially_copyable_v`
+
+#include <forkunion/base/types.hpp>
 
 namespace forkunion::detail {
 
@@ -124,7 +128,7 @@ private:
 
     static value_type *allocate_(size_type count) {
         if (count == 0) return nullptr;
-        if (count > size_type(-1) / sizeof(value_type)) throw std::bad_alloc();
+        if (count > size_type(-1) / sizeof(value_type)) FORKUNION_THROW(std::bad_alloc());
         if constexpr (over_aligned_k)
             return static_cast<value_type *>(
                 ::operator new(count * sizeof(value_type), std::align_val_t(alignof(value_type))));

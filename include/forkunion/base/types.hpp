@@ -78,6 +78,32 @@
 #define FORKUNION_OS_POSIX_THREADS 0
 #endif
 
+/*  Whether this translation unit may throw: 1 unless exceptions are off (`-fno-exceptions`, `/EHs-`). Taken from
+ *  the compiler, not a setting: callbacks must be nothrow-invocable wherever it is 1.
+ *
+ *  The library's own exception sites are written with the three macros below, so that every header compiles
+ *  either way (Clang refuses `try` even in a template that is never instantiated):
+ *  - `FORKUNION_TRY { ... } FORKUNION_CATCH(type) { ... } FORKUNION_CATCH_ALL { ... }`: with exceptions, the
+ *    `try` / `catch` it reads as; without, the `try` block runs and the handlers compile but never run, since
+ *    nothing can throw there (a refused `std::thread` or allocation ends the program inside the standard
+ *    library). `FORKUNION_CATCH` takes a type without a name: a handler cannot use the exception object.
+ *  - `FORKUNION_THROW(exception)`: throws it; without exceptions, calls `std::abort()`. Used only where the
+ *    interface has no status to return (an STL allocator's `allocate`): each such site documents it. */
+#if defined(__cpp_exceptions) || defined(_CPPUNWIND)
+#define FORKUNION_EXCEPTIONS 1
+#define FORKUNION_TRY try
+#define FORKUNION_CATCH(type) catch (type)
+#define FORKUNION_CATCH_ALL catch (...)
+#define FORKUNION_THROW(exception) throw exception
+#else
+#include <cstdlib> // `std::abort`
+#define FORKUNION_EXCEPTIONS 0
+#define FORKUNION_TRY if (true)
+#define FORKUNION_CATCH(type) else if (false)
+#define FORKUNION_CATCH_ALL else
+#define FORKUNION_THROW(exception) std::abort()
+#endif
+
 namespace forkunion {
 
 inline constexpr int version_major_k = FORKUNION_VERSION_MAJOR;

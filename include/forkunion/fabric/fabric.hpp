@@ -704,12 +704,13 @@ public:
             return detail::refuse("fabric try_harvest: options out of range (repeats, windows, buffer bounds or "
                                   "tolerances; see fabric_options_t::valid)");
         if (pool.threads_count() == 0) return status_code_t::not_spawned_k;
-        try {
+        FORKUNION_TRY {
             basic_fabric_t harvest;
             status_t const status = harvest.measure_(topology, pool, options);
             if (status) swap(harvest);
             return status;
-        } catch (...) { // `std::bad_alloc` from the tables, before any thread was pinned
+        }
+        FORKUNION_CATCH_ALL { // `std::bad_alloc` from the tables, before any thread was pinned
             return status_code_t::bad_alloc_k;
         }
     }

@@ -41,7 +41,8 @@
  *    a page size that is not a power of two: `invalid_argument_k`, before any system call;
  *  - no memory or address space, a length that overflows: `bad_alloc_k`.
  *  `try_*` calls return these with a null pointer and leave nothing mapped; the STL `allocate` and
- *  `allocate_at_least` throw `std::bad_alloc` (`std::bad_array_new_length` past `max_size()`). Whether a node
+ *  `allocate_at_least` throw `std::bad_alloc` (`std::bad_array_new_length` past `max_size()`), or call
+ *  `std::abort()` where exceptions are off (`FORKUNION_EXCEPTIONS` is 0): use `try_*` there. Whether a node
  *  exists is decided at allocation, by the kernel, not at construction: cpusets and hot-plug change it at run time.
  *  A huge-page request the kernel cannot serve is not a failure: it falls back to base pages and `page_bytes`
  *  says so (check it, and deallocate, if only huge pages will do).
@@ -275,9 +276,9 @@ public:
     /**  @brief  `try_allocate_at_least` that throws: `std::bad_array_new_length` past `max_size()`, else
      *          `std::bad_alloc` on any failure, placement included. */
     [[nodiscard]] allocation_result_t<value_type *> allocate_at_least(size_type n) const {
-        if (n > max_size()) throw std::bad_array_new_length();
+        if (n > max_size()) FORKUNION_THROW(std::bad_array_new_length());
         allocation_result_t<value_type *> result = try_allocate_at_least(n);
-        if (!result.status) throw std::bad_alloc();
+        if (!result.status) FORKUNION_THROW(std::bad_alloc());
         return result;
     }
 

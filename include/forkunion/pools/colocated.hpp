@@ -124,7 +124,8 @@ struct memory_home_t {
 /**
  *  @brief  The allocator of a placement-aware pool's internal tables: whole pages bound to `home->node`, or, if
  *          the kernel refuses that node (it does not exist here, a cpuset excludes it), unbound pages, which
- *          `home->placed` records. Throws `std::bad_alloc` only when no memory can be mapped at all.
+ *          `home->placed` records. Throws `std::bad_alloc` only when no memory can be mapped at all (without
+ *          exceptions it returns null instead, which the pool's `spawn` reports as `bad_alloc`).
  *
  *  Holds a pointer to a `memory_home_t` owned by the pool, so the flat pool's rebound copies follow the node the
  *  pool picks at spawn. Used only on spawn paths; never on a dispatch.
@@ -148,7 +149,10 @@ public:
         bool placed = result.status && node != any_numa_node_k;
         if (!result.status && node != any_numa_node_k) // refused where we asked: take pages anywhere
             result = domain_allocator_t<value_type>(any_numa_node_k).try_allocate_at_least(n);
-        if (!result.status) throw std::bad_alloc();
+        if (!result.status) {
+            if (!FORKUNION_EXCEPTIONS) return nullptr; // the pool's `spawn` reads a null table as `bad_alloc`
+            FORKUNION_THROW(std::bad_alloc());
+        }
         if (home_) home_->placed = placed;
         return result.ptr;
     }

@@ -48,14 +48,6 @@
 #include <cstdlib> // `std::abort`
 #endif
 
-/*  Whether this translation unit may throw: 1 unless exceptions are off (`-fno-exceptions`, `/EHs-`). Taken from
- *  the compiler, not a setting: callbacks must be nothrow-invocable wherever it is 1. */
-#if defined(__cpp_exceptions) || defined(_CPPUNWIND)
-#define FORKUNION_EXCEPTIONS 1
-#else
-#define FORKUNION_EXCEPTIONS 0
-#endif
-
 /*  Test builds only: named points where a test may stop a thread to widen a race window. 0 compiles them out. */
 #if !defined(FORKUNION_TEST_HOOKS)
 #define FORKUNION_TEST_HOOKS 0
@@ -123,9 +115,6 @@ enum class hook_point_t : std::uint8_t {
 };
 
 namespace detail {
-
-/**  Thrown by a pool's slot when the OS refuses its thread (any exception but `std::bad_alloc` reads the same). */
-struct thread_refused_error_t {};
 
 /**  The test hook: called with the point and the pool's address when `FORKUNION_TEST_HOOKS` is 1. */
 inline std::atomic<void (*)(hook_point_t, void const *)> test_hook_k{nullptr};

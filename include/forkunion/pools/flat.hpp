@@ -297,9 +297,10 @@ private:
         if (status_t const fits = check_thread_limits(workers, stack_bytes); !fits) return fits;
 
         slot_t *slots = nullptr;
-        try {
+        FORKUNION_TRY {
             slots = slot_traits_t::allocate(slot_allocator, threads);
-        } catch (...) {
+        }
+        FORKUNION_CATCH_ALL {
             return status_code_t::bad_alloc_k;
         }
         if (!slots) return status_code_t::bad_alloc_k;
@@ -321,15 +322,23 @@ private:
         // synchronizes-with its start. The workers then wait behind the gate (`wake` = `gate`) in the kernel.
         index_t constructed = 0;
         status_t status;
-        try {
+        // A custom allocator's `construct` may throw: `std::bad_alloc` reads as `bad_alloc`, anything else as
+        // `thread_refused`. A slot whose thread the OS refuses is constructed (joining it is a no-op) and counted.
+        FORKUNION_TRY {
             for (; constructed < threads; ++constructed) {
+                slot_traits_t::construct(slot_allocator, slots + constructed, this, constructed, generation, gate);
                 bool const starts = exclusive || constructed != 0;
-                slot_traits_t::construct(slot_allocator, slots + constructed, this, constructed, generation, gate,
-                                         starts ? stack_bytes + 1 : 0);
+                if (starts && !slots[constructed].thread.start(&worker_entry_, slots + constructed, stack_bytes)) {
+                    status = status_code_t::thread_refused_k;
+                    ++constructed;
+                    break;
+                }
             }
-        } catch (std::bad_alloc const &) {
+        }
+        FORKUNION_CATCH(std::bad_alloc const &) {
             status = status_code_t::bad_alloc_k;
-        } catch (...) {
+        }
+        FORKUNION_CATCH_ALL {
             status = status_code_t::thread_refused_k;
         }
         if (!status) {
@@ -642,14 +651,10 @@ private:
         index_t index = 0;
         os_thread_t thread;
 
-        /**  Contributor `index` of `pool`, retired at `generation`; with `stack_plus_one` it also starts the worker
-         *   (stack `stack_plus_one - 1`, 0 = default). Throws `std::system_error` when the OS refuses it. */
-        slot_t(basic_pool_t *owner, index_t thread_index, index_t generation, std::uint32_t start_gate,
-               std::size_t stack_plus_one)
-            : start_generation(generation), gate(start_gate), retired(generation), pool(owner), index(thread_index) {
-            if (stack_plus_one && !thread.start(&worker_entry_, this, stack_plus_one - 1))
-                throw detail::thread_refused_error_t{}; // what `spawn` reports as `thread_refused`
-        }
+        /**  Contributor `index` of `pool`, retired at `generation`, with no thread yet: `spawn` starts the workers
+         *   once their slots are constructed. */
+        slot_t(basic_pool_t *owner, index_t thread_index, index_t generation, std::uint32_t start_gate) noexcept
+            : start_generation(generation), gate(start_gate), retired(generation), pool(owner), index(thread_index) {}
     };
     using slot_allocator_t = typename std::allocator_traits<allocator_t>::template rebind_alloc<slot_t>;
     using slot_traits_t = std::allocator_traits<slot_allocator_t>;

@@ -99,12 +99,13 @@ private:
     /**  Takes `harvest` if `attempt` filled it; false (and no change) otherwise or if memory ran out. */
     template <typename attempt_t>
     bool try_replace_(attempt_t &&attempt) noexcept {
-        try {
+        FORKUNION_TRY {
             facts_t harvest;
             if (!attempt(harvest)) return false;
             facts_ = static_cast<facts_t &&>(harvest); // vector moves: no allocation, no throw
             return true;
-        } catch (...) { // `std::bad_alloc` (or `std::length_error`) from the vectors: nothing was replaced
+        }
+        FORKUNION_CATCH_ALL { // `std::bad_alloc` (or `std::length_error`) from the vectors: nothing was replaced
             return false;
         }
     }
@@ -131,9 +132,10 @@ public:
     basic_machine_topology_t() noexcept {
         cpu_mask_t allowed;
         source_t::allowed_cores(allowed);
-        try {
+        FORKUNION_TRY {
             assign_single_domain(facts_, allowed);
-        } catch (...) {
+        }
+        FORKUNION_CATCH_ALL {
             facts_ = facts_t{}; // empty vectors: the queries answer for one core-less domain
         }
     }

@@ -26,9 +26,10 @@ struct portable_threads_t {
         /**  @retval unsupported  `stack_bytes != 0`.  @retval thread_refused  the runtime could not start it. */
         status_t start(void (*entry)(void *) noexcept, void *argument, std::size_t stack_bytes) noexcept {
             if (stack_bytes != 0) return status_code_t::unsupported_k;
-            try {
+            FORKUNION_TRY {
                 thread_ = std::thread([entry, argument]() noexcept { entry(argument); });
-            } catch (...) {
+            }
+            FORKUNION_CATCH_ALL {
                 return status_code_t::thread_refused_k;
             }
             return status_code_t::success_k;
