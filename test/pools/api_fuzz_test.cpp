@@ -372,6 +372,10 @@ public:
 };
 std::vector<std::unique_ptr<driver_t>> drivers;
 
+/**  Dispatches made inside callbacks: all of them, the accepted ones, and those accepted inside a callback of the
+ *   same pool (thread 0 of an exclusive flat or colocated pool). Relaxed: statistics, read after the run. */
+std::atomic<std::uint64_t> probes_made{0}, probes_accepted{0}, probes_nested_here{0};
+
 /**  Probes from inside a callback: with `probe.depth` at most 2, to a random pool (a third of them to `self`). */
 void maybe_probe(driver_t const *self, std::uint64_t draw, std::size_t depth) noexcept {
     if (depth > 2 || draw % 3 == 0) return;
@@ -818,6 +822,9 @@ public:
         else if (!status)
             FUZZ_CHECK(refusal_allowed(status, false), "nested: %s refused with %s", name.c_str(), status.name());
         if (fits && run_on_caller) FUZZ_CHECK(ran, "nested: join_or_run_on_caller on %s ran nothing", name.c_str());
+        probes_made.fetch_add(1, std::memory_order_relaxed);
+        probes_accepted.fetch_add(status ? 1 : 0, std::memory_order_relaxed);
+        probes_nested_here.fetch_add(status && nested_here ? 1 : 0, std::memory_order_relaxed);
         if (verb == verb_t::threads_k)
             check_threads(ledger, 0, ran, name.c_str());
         else
@@ -1202,6 +1209,9 @@ public:
         else if (!ran)
             FUZZ_CHECK(refusal_allowed(status, false), "nested: %s refused with %s", name.c_str(),
                        fu_status_to_string(status));
+        probes_made.fetch_add(1, std::memory_order_relaxed);
+        probes_accepted.fetch_add(ran && !run_on_caller ? 1 : 0, std::memory_order_relaxed);
+        probes_nested_here.fetch_add(ran && frame && !run_on_caller ? 1 : 0, std::memory_order_relaxed);
         if (verb == verb_t::threads_k)
             check_threads(ledger, 0, ran, name.c_str());
         else
@@ -1243,7 +1253,48 @@ public:
         (void)fu_pool_terminate(pool_);
     }
 
-    void fork_in_slice(thread_state_t &state) noexcept override { state.log->begin(op_fork_in_slice_k, index, 0, 0); }
+#if FORKUNION_OS_LINUX
+    /**  What the forking callback shares with its dispatcher. */
+    struct fork_context_t {
+        ledger_t *ledger;
+        std::thread::id caller;
+        std::atomic<pid_t> child{-1};
+    };
+    static void forking_task(void *context, size_t task, size_t thread, size_t) noexcept {
+        fork_context_t &fork = *static_cast<fork_context_t *>(context);
+        fork.ledger->tasks[task].fetch_add(1, std::memory_order_relaxed);
+        if (thread == 0 && std::this_thread::get_id() == fork.caller && fork.child.load() == -1) {
+            pid_t const pid = ::fork();
+            if (pid == 0) is_child.store(true, std::memory_order_relaxed);
+            fork.child.store(pid);
+        }
+    }
+#endif
+
+    void fork_in_slice(thread_state_t &state) noexcept override {
+        state.log->begin(op_fork_in_slice_k, index, 0, 0);
+#if FORKUNION_OS_LINUX
+        // The caller of an inclusive pool forks inside its own slice: in the child the dispatch answers `forked`.
+        if (!spawned || fu_pool_caller_exclusivity(pool_) != fu_caller_inclusive_k) return;
+        std::size_t const n = 1 + state.draw() % 20;
+        ledger_t &ledger = state.ledger;
+        ledger.reset(n);
+        fork_context_t fork{&ledger, std::this_thread::get_id()};
+        fu_status_t const status = fu_pool_for_n(pool_, n, forking_task, &fork);
+        if (is_child.load(std::memory_order_relaxed)) {
+            FUZZ_CHECK(status == fu_forked_k, "child forked in its slice of %s: fu_pool_for_n answered %s",
+                       name.c_str(), fu_status_to_string(status));
+            child_main(state); // exits
+        }
+        if (status == fu_contended_k) return; // a foreign dispatch held it: nothing ran
+        FUZZ_CHECK(status == fu_success_k, "fork in slice of %s: fu_pool_for_n answered %s", name.c_str(),
+                   fu_status_to_string(status));
+        FUZZ_CHECK(fork.child.load() > 0, "fork in slice of %s: no fork", name.c_str());
+        check_tasks(ledger, n, true, "fork in slice", name.c_str());
+        reap(fork.child.load(), "a child forked inside its slice of a C pool");
+        ++state.counts[op_fork_in_slice_k];
+#endif
+    }
 };
 
 // ---- fork() from a fuzz thread --------------------------------------------------------------------------------
@@ -1443,6 +1494,9 @@ int main() {
         else
             std::printf("  %-16s %10" PRIu64 "\n", op_names_k[op], counts[op]);
     }
+    std::printf("  dispatches inside callbacks: %" PRIu64 " (accepted %" PRIu64 ", %" PRIu64
+                " of them inside a callback of the same pool)\n",
+                probes_made.load(), probes_accepted.load(), probes_nested_here.load());
     std::printf("  guards finished by: join %" PRIu64 ", or_run_on_caller %" PRIu64 ", poll+join %" PRIu64
                 ", destroy %" PRIu64 "\n",
                 finishes[join_k], finishes[run_on_caller_k], finishes[poll_then_join_k], finishes[destroy_k]);
