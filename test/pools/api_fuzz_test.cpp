@@ -1414,6 +1414,11 @@ int main() {
         recorded_topology.try_harvest_from_sysfs(root.c_str()) && recorded_topology.compute_domains_count() == 2;
     recorded_c = have_recorded ? fu_topology_new_from_sysfs(root.c_str()) : nullptr;
     have_recorded = have_recorded && recorded_c != nullptr;
+    // The path is relative to the test's build folder, where ctest runs it: elsewhere the draws differ.
+    if (!have_recorded)
+        std::printf("api_fuzz: no recorded machine at %s (run it from its build folder, or through ctest, to "
+                    "replay a seed of such a run)\n",
+                    root.c_str());
 #endif
 
     drivers.emplace_back(new cpp_driver_t<kind_t::flat_k, fu::flat_pool_t>("flat<size_t>"));
