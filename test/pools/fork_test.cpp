@@ -14,7 +14,8 @@
 #include <atomic>    // `std::atomic`
 #include <chrono>    // `std::chrono::seconds`
 #include <cstdio>    // `std::fflush`
-#include <thread>    // `std::this_thread::yield`
+#include <thread>    // `std::thread`, `std::this_thread::yield`
+#include <vector>    // `std::vector`
 
 #include <forkunion/pools/colocated.hpp>
 #include <forkunion/pools/distributed.hpp>
@@ -192,11 +193,39 @@ TEST(fork, a_dispatcher_forking_before_its_join_gets_forked_from_join_at_once) {
         return bool(p.spawn(topology, std::max<std::size_t>(2, topology.compute_domains_count()), e));
     });
 }
+
+TEST(fork, concurrent_forks_are_each_counted_in_their_child) {
+    if (char const *why = fork_tests_skip_reason()) GTEST_SKIP() << why;
+    // Several threads fork at once, so one fork's parent handler runs while another fork is between its prepare
+    // and child handlers. Every child must still see the generation move past what its parent read before it
+    // forked: a child that does not would take its inherited pools' workers for alive.
+    fu::watch_forks();
+    constexpr std::size_t threads_k = 4, forks_per_thread_k = 100;
+    std::atomic<std::size_t> uncounted{0}, hung{0};
+    std::vector<std::thread> forkers;
+    for (std::size_t t = 0; t != threads_k; ++t)
+        forkers.emplace_back([&] {
+            for (std::size_t i = 0; i != forks_per_thread_k; ++i) {
+                std::uint32_t const before = fu::fork_generation();
+                pid_t const child = ::fork();
+                if (child == 0) ::_exit(fu::fork_generation() != before ? 0 : 1);
+                int const code = reap_child(child);
+                if (code == 1) uncounted.fetch_add(1);
+                if (code == -1) hung.fetch_add(1);
+            }
+        });
+    for (std::thread &forker : forkers) forker.join();
+    EXPECT_EQ(uncounted.load(), 0u) << "children whose fork was not counted, of " << threads_k * forks_per_thread_k;
+    EXPECT_EQ(hung.load(), 0u);
+}
 #else
 TEST(fork, a_caller_forking_inside_its_own_slice_gets_forked_from_join_at_once) {
     GTEST_SKIP() << "needs fork(), which this OS does not have";
 }
 TEST(fork, a_dispatcher_forking_before_its_join_gets_forked_from_join_at_once) {
+    GTEST_SKIP() << "needs fork(), which this OS does not have";
+}
+TEST(fork, concurrent_forks_are_each_counted_in_their_child) {
     GTEST_SKIP() << "needs fork(), which this OS does not have";
 }
 #endif

@@ -11,7 +11,9 @@
 #include <forkunion/base/types.hpp>
 
 #if FORKUNION_OS_POSIX_THREADS
-#include <limits.h>  // `PTHREAD_STACK_MIN`
+#include <limits.h> // `PTHREAD_STACK_MIN`
+#include <utility>  // `std::exchange`
+
 #include <pthread.h> // `pthread_create`, `pthread_attr_setstacksize`, `pthread_atfork`
 #include <time.h>    // `clock_gettime`
 
@@ -34,9 +36,15 @@ inline std::atomic<std::uint32_t> fork_generation_k{0};
  */
 inline std::atomic<std::uint32_t> fork_handlers_registered_k{0};
 
-/**  Set by the prepare handler, taken by the first child handler: a fork is counted once, however many times the
- *   handlers were registered (threads racing through their first `watch_forks` each register). */
-inline std::atomic<bool> fork_in_progress_k{false};
+/**
+ *  Set by the prepare handler on the forking thread, taken by the first child handler: a fork is counted once,
+ *  however many times the handlers were registered (threads racing through their first `watch_forks` each
+ *  register). One flag per thread, because forks from different threads overlap (the C library releases its
+ *  handler-list lock while it runs the handlers), and a process-wide flag would let one fork's parent handler
+ *  clear another fork's mark before that fork's child reads it. The child's only thread is a copy of the forking
+ *  thread, so it reads the flag its own prepare handler set.
+ */
+inline thread_local bool fork_in_progress_k = false;
 
 struct posix_threads_t {
     /**  A joinable POSIX thread running `entry(argument)`; the object must outlive the thread (a pool's slot). */
@@ -121,17 +129,15 @@ struct posix_threads_t {
     }
 
 private:
-    // The C library runs the handlers on the forking thread, holding its handler-list lock across the fork, so
-    // forks do not overlap and relaxed accesses suffice.
+    // The C library runs the handlers on the forking thread; each fork touches only that thread's flag.
     static void on_fork_prepare_() noexcept {
-        fork_in_progress_k.store(true, std::memory_order_relaxed);
+        fork_in_progress_k = true;
     }
     static void on_fork_parent_() noexcept {
-        fork_in_progress_k.store(false, std::memory_order_relaxed);
+        fork_in_progress_k = false;
     }
     static void on_fork_child_() noexcept {
-        if (fork_in_progress_k.exchange(false, std::memory_order_relaxed))
-            fork_generation_k.fetch_add(1, std::memory_order_relaxed);
+        if (std::exchange(fork_in_progress_k, false)) fork_generation_k.fetch_add(1, std::memory_order_relaxed);
         fork_handlers_registered_k.store(1, std::memory_order_relaxed); // this handler runs: it is registered
     }
 };
