@@ -59,7 +59,7 @@
 #define FORKUNION_H
 
 #include <stddef.h> /* `size_t` */
-#include <stdint.h> /* `uint64_t` */
+#include <stdint.h> /* `uint64_t`, `UINT64_C` */
 
 #if defined(FORKUNION_C_BUILD)
 #if defined(_WIN32) && defined(FORKUNION_C_SHARED)
@@ -131,25 +131,26 @@ FORKUNION_API int fu_version_patch(void);
 /**  @brief  A set of capability bits: the C++ `capability_t` bits, one to one. */
 typedef uint64_t fu_capabilities_t;
 
-/*  Capability bits. Macros, because C99 enumerators cannot hold 64-bit values. */
-#define fu_capabilities_none_k ((fu_capabilities_t)0)
-#define fu_capabilities_all_k (~(fu_capabilities_t)0)
-#define fu_capability_x86_waitpkg_k ((fu_capabilities_t)1 << 0)       /* UMONITOR/UMWAIT/TPAUSE */
-#define fu_capability_x86_cmpccxadd_k ((fu_capabilities_t)1 << 1)     /* CMPccXADD */
-#define fu_capability_x86_raoint_k ((fu_capabilities_t)1 << 2)        /* AADD/AAND/AOR/AXOR */
-#define fu_capability_x86_cldemote_k ((fu_capabilities_t)1 << 3)      /* CLDEMOTE */
-#define fu_capability_arm64_lse_k ((fu_capabilities_t)1 << 8)         /* LSE atomics */
-#define fu_capability_arm64_wfxt_k ((fu_capabilities_t)1 << 9)        /* WFET */
-#define fu_capability_arm64_evtstrm_k ((fu_capabilities_t)1 << 10)    /* event stream bounding WFE */
-#define fu_capability_riscv_amo_k ((fu_capabilities_t)1 << 16)        /* A-extension AMOs */
-#define fu_capability_riscv_zawrs_k ((fu_capabilities_t)1 << 17)      /* WRS.NTO/WRS.STO */
-#define fu_capability_riscv_zacas_k ((fu_capabilities_t)1 << 18)      /* AMOCAS */
-#define fu_capability_riscv_zicbom_k ((fu_capabilities_t)1 << 19)     /* CBO.* cache-line hints */
-#define fu_capability_os_threads_k ((fu_capabilities_t)1 << 32)       /* the OS starts threads */
-#define fu_capability_topology_k ((fu_capabilities_t)1 << 33)         /* compute/memory domains are harvested */
-#define fu_capability_thread_pinning_k ((fu_capabilities_t)1 << 34)   /* threads can be bound to cores */
-#define fu_capability_memory_placement_k ((fu_capabilities_t)1 << 35) /* memory can be bound to a domain */
-#define fu_capability_huge_pages_k ((fu_capabilities_t)1 << 36)       /* huge pages can be mapped */
+/*  Capability bits. Macros, because C99 enumerators cannot hold 64-bit values; `UINT64_C` rather than a cast, so
+ *  that C++ compiled with -Wold-style-cast includes them cleanly. */
+#define fu_capabilities_none_k UINT64_C(0)
+#define fu_capabilities_all_k (~UINT64_C(0))
+#define fu_capability_x86_waitpkg_k (UINT64_C(1) << 0)       /* UMONITOR/UMWAIT/TPAUSE */
+#define fu_capability_x86_cmpccxadd_k (UINT64_C(1) << 1)     /* CMPccXADD */
+#define fu_capability_x86_raoint_k (UINT64_C(1) << 2)        /* AADD/AAND/AOR/AXOR */
+#define fu_capability_x86_cldemote_k (UINT64_C(1) << 3)      /* CLDEMOTE */
+#define fu_capability_arm64_lse_k (UINT64_C(1) << 8)         /* LSE atomics */
+#define fu_capability_arm64_wfxt_k (UINT64_C(1) << 9)        /* WFET */
+#define fu_capability_arm64_evtstrm_k (UINT64_C(1) << 10)    /* event stream bounding WFE */
+#define fu_capability_riscv_amo_k (UINT64_C(1) << 16)        /* A-extension AMOs */
+#define fu_capability_riscv_zawrs_k (UINT64_C(1) << 17)      /* WRS.NTO/WRS.STO */
+#define fu_capability_riscv_zacas_k (UINT64_C(1) << 18)      /* AMOCAS */
+#define fu_capability_riscv_zicbom_k (UINT64_C(1) << 19)     /* CBO.* cache-line hints */
+#define fu_capability_os_threads_k (UINT64_C(1) << 32)       /* the OS starts threads */
+#define fu_capability_topology_k (UINT64_C(1) << 33)         /* compute/memory domains are harvested */
+#define fu_capability_thread_pinning_k (UINT64_C(1) << 34)   /* threads can be bound to cores */
+#define fu_capability_memory_placement_k (UINT64_C(1) << 35) /* memory can be bound to a domain */
+#define fu_capability_huge_pages_k (UINT64_C(1) << 36)       /* huge pages can be mapped */
 /*  Deprecated: the `risc5` spellings of the RISC-V bits, kept for one release (C cannot deprecate a macro). */
 #define fu_capability_risc5_amo_k fu_capability_riscv_amo_k
 #define fu_capability_risc5_zawrs_k fu_capability_riscv_zawrs_k

@@ -140,7 +140,9 @@ bool split_threads_by_cores(std::size_t const *cores, std::size_t domains, std::
     for (std::size_t d = 0; d != domains; ++d) total += cores_of(d);
     std::int64_t const t = static_cast<std::int64_t>(threads);
     // remainder(d) = t·c_d − a_d·C: the quota's excess over the threads given, in units of 1/C.
-    auto remainder = [&](std::size_t d, std::int64_t given) noexcept { return t * cores_of(d) - given * total; };
+    auto remainder = [&](std::size_t d, index_type_ given) noexcept {
+        return t * cores_of(d) - static_cast<std::int64_t>(given) * total; // given <= threads < 2^31
+    };
     std::int64_t assigned = 0;
     for (std::size_t d = 0; d != domains; ++d) {
         std::int64_t const floor = t * cores_of(d) / total;
