@@ -58,6 +58,14 @@
 #include <forkunion/types.hpp>
 #include <forkunion/wait.hpp>
 #include <forkunion/wait_kernel.hpp>
+#include <forkunion/topology/deprecated.hpp>
+#include <forkunion/pools/retirement.hpp>
+#include <forkunion/pools/idle.hpp>
+#include <forkunion/pools/deprecated.hpp>
+#include <forkunion/memory/deprecated.hpp>
+#include <forkunion/hardware/deprecated.hpp>
+#include <forkunion/fabric/deprecated.hpp>
+#include <forkunion/base/deprecated.hpp>
 
 #include <atomic>     // `std::atomic`
 #include <cstddef>    // `std::size_t`
