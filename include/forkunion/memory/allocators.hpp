@@ -69,6 +69,11 @@
 #include <new>         // `std::bad_alloc`, `std::bad_array_new_length`
 #include <type_traits> // `std::true_type`, `std::is_trivially_copyable_v`
 #include <utility>     // `std::declval`
+#if defined(__GLIBCXX__) && __has_include(<bits/stl_iterator_base_types.h>)
+#include <bits/stl_iterator_base_types.h> // `std::random_access_iterator_tag`
+#else
+#include <iterator> // `std::random_access_iterator_tag`
+#endif
 
 #include <forkunion/memory/allocators_common.hpp>
 #include <forkunion/memory/detail/allocators_linux.hpp>
@@ -354,6 +359,51 @@ struct shard_location_t {
     constexpr bool operator==(shard_location_t const &) const noexcept = default;
 };
 
+/**
+ *  @brief  A random-access iterator over a sharded array's elements in global index order (element i of shard d is
+ *          global index `shard_first(d) + i`): what makes the array a `std::ranges::random_access_range`, so the
+ *          parallel algorithms and `std::` ones take it. Each dereference maps its index with `locate` (two
+ *          divisions); inner loops that care run per shard, over `shard(d)`. Valid while the array keeps its
+ *          storage (`try_allocate`, `reset`, assignment and destruction invalidate it).
+ */
+template <typename array_type_, typename element_type_>
+class sharded_iterator_t {
+public:
+    using iterator_concept = std::random_access_iterator_tag;
+    using iterator_category = std::random_access_iterator_tag;
+    using value_type = std::remove_cv_t<element_type_>;
+    using difference_type = std::ptrdiff_t;
+    using reference = element_type_ &;
+    using pointer = element_type_ *;
+
+    constexpr sharded_iterator_t() noexcept = default;
+    constexpr sharded_iterator_t(array_type_ *array, difference_type index) noexcept : array_(array), index_(index) {}
+
+    /**  @pre the iterator is in `[begin, end)`. */
+    reference operator*() const noexcept { return (*array_)[static_cast<std::size_t>(index_)]; }
+    pointer operator->() const noexcept { return &**this; }
+    reference operator[](difference_type n) const noexcept { return (*array_)[static_cast<std::size_t>(index_ + n)]; }
+
+    constexpr sharded_iterator_t &operator++() noexcept { return ++index_, *this; }
+    constexpr sharded_iterator_t &operator--() noexcept { return --index_, *this; }
+    constexpr sharded_iterator_t operator++(int) noexcept { return {array_, index_++}; }
+    constexpr sharded_iterator_t operator--(int) noexcept { return {array_, index_--}; }
+    constexpr sharded_iterator_t &operator+=(difference_type n) noexcept { return index_ += n, *this; }
+    constexpr sharded_iterator_t &operator-=(difference_type n) noexcept { return index_ -= n, *this; }
+    constexpr sharded_iterator_t operator+(difference_type n) const noexcept { return {array_, index_ + n}; }
+    constexpr sharded_iterator_t operator-(difference_type n) const noexcept { return {array_, index_ - n}; }
+    friend constexpr sharded_iterator_t operator+(difference_type n, sharded_iterator_t it) noexcept { return it + n; }
+    constexpr difference_type operator-(sharded_iterator_t const &other) const noexcept {
+        return index_ - other.index_;
+    }
+    constexpr bool operator==(sharded_iterator_t const &other) const noexcept { return index_ == other.index_; }
+    constexpr auto operator<=>(sharded_iterator_t const &other) const noexcept { return index_ <=> other.index_; }
+
+private:
+    array_type_ *array_ = nullptr;
+    difference_type index_ = 0;
+};
+
 namespace detail {
 
 /**  The storage shared by `sharded_array_t` and `replicated_array_t`: one owned symmetric region. Move-only. */
@@ -494,6 +544,14 @@ public:
         shard_location_t const location = locate(index);
         return this->slice_data_(location.shard)[location.offset];
     }
+
+    using iterator = sharded_iterator_t<sharded_array_t, value_type>;
+    using const_iterator = sharded_iterator_t<sharded_array_t const, value_type const>;
+    /**  @brief  Every element in global index order, through `sharded_iterator_t` (a lookup per access). */
+    iterator begin() noexcept { return {this, 0}; }
+    iterator end() noexcept { return {this, static_cast<std::ptrdiff_t>(size_)}; }
+    const_iterator begin() const noexcept { return {this, 0}; }
+    const_iterator end() const noexcept { return {this, static_cast<std::ptrdiff_t>(size_)}; }
 };
 
 /**
