@@ -72,6 +72,13 @@ namespace detail {
 
 // ---- Reductions ----
 
+// GCC 12 at -O3 cannot see that every block builds its lane 0 (`count ≥ 1`) once `reduce_block` inlines two
+// evaluations of it, and warns that `values[0]` may be read uninitialized; it never is.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 /**  Step 3 of the rule, in place over `values[0..count)`; returns `values[0]` (moved). @pre `count ≥ 1`. */
 template <typename value_type_, typename op_type_>
 value_type_ combine_tree(value_type_ *values, std::size_t count, op_type_ &op) {
@@ -81,9 +88,27 @@ value_type_ combine_tree(value_type_ *values, std::size_t count, op_type_ &op) {
     return std::move(values[0]);
 }
 
-/**  Steps 2 and 4: the value of the block `[first, first + count)`. @pre `count ≥ 1`. */
+/**  `fn.unordered()`, the twin of `plus_t` and `multiplies_t` (and of loads built on them), or `fn` itself. */
+template <typename fn_type_>
+decltype(auto) unordered_of(fn_type_ &fn) noexcept {
+    if constexpr (requires { fn.unordered(); })
+        return fn.unordered();
+    else
+        return (fn);
+}
+
+/**  A load whose values come from `exact` and, in `reduce_block`'s first try, from `fast` (see `plus_t`). */
+template <typename exact_type_, typename fast_type_>
+struct twin_load_t {
+    exact_type_ &exact;
+    fast_type_ &fast;
+    decltype(auto) operator()(std::size_t i) const { return exact(i); }
+    fast_type_ &unordered() const noexcept { return fast; }
+};
+
+/**  Steps 2 and 4 with the operations given. */
 template <typename value_type_, typename load_type_, typename op_type_>
-value_type_ reduce_block(std::size_t first, std::size_t count, load_type_ &load, op_type_ &op) {
+value_type_ reduce_lanes(std::size_t first, std::size_t count, load_type_ &load, op_type_ &op) {
     constexpr std::size_t lanes_k = reduction_lanes_for_k<value_type_>;
     uninitialized_array_t<value_type_, lanes_k> lane; // destroys the lanes built, also when `load` or `op` throws
     std::size_t const used = count < lanes_k ? count : lanes_k;
@@ -99,6 +124,26 @@ value_type_ reduce_block(std::size_t first, std::size_t count, load_type_ &load,
     for (std::size_t j = 0; offset + j < count; ++j) lane[j] = op(std::move(lane[j]), load(first + offset + j));
     return combine_tree(lane.data(), used, op);
 }
+
+/**
+ *  Steps 2 and 4: the value of the block `[first, first + count)`. @pre `count ≥ 1`. A floating-point `op` with an
+ *  `unordered()` twin (the default `+` and `*`) runs the block with the twins first, and again with `op` only
+ *  when that gives a NaN: the same bits as `op` throughout, at the bare operator's speed (see `plus_t`).
+ */
+template <typename value_type_, typename load_type_, typename op_type_>
+value_type_ reduce_block(std::size_t first, std::size_t count, load_type_ &load, op_type_ &op) {
+    if constexpr (std::is_floating_point_v<value_type_> && requires { op.unordered(); }) {
+        auto &&fast_load = unordered_of(load);
+        auto &&fast_op = unordered_of(op);
+        value_type_ const result = reduce_lanes<value_type_>(first, count, fast_load, fast_op);
+        if (result == result) return result;
+    }
+    return reduce_lanes<value_type_>(first, count, load, op);
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 /**  The tree over blocks `[block, block + count)`, recursing at the largest power of two below `count`. */
 template <typename value_type_, typename load_type_, typename op_type_>
@@ -193,7 +238,15 @@ value_type_ transform_reduce(pool_type_ &&pool, iterator1_type_ first1, iterator
     auto load = [&](std::size_t i) -> value_type_ {
         return transform(first1[static_cast<difference1_t>(i)], first2[static_cast<difference2_t>(i)]);
     };
-    return op(std::move(init), detail::reduce_indices<value_type_>(detail::target_of(pool), count, load, op));
+    if constexpr (requires { transform.unordered(); }) { // the dot product: a `multiplies_t` has a twin
+        auto twin = transform.unordered();
+        auto fast = [&](std::size_t i) -> value_type_ {
+            return twin(first1[static_cast<difference1_t>(i)], first2[static_cast<difference2_t>(i)]);
+        };
+        detail::twin_load_t<decltype(load), decltype(fast)> loads{load, fast};
+        return op(std::move(init), detail::reduce_indices<value_type_>(detail::target_of(pool), count, loads, op));
+    } else
+        return op(std::move(init), detail::reduce_indices<value_type_>(detail::target_of(pool), count, load, op));
 }
 
 /**  @brief  The dot product `init + Σ first1[i] · first2[i]`, grouped by the reduction rule. */
