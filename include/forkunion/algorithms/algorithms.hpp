@@ -39,6 +39,18 @@
  *  and its loop cannot vectorize. `bench/algorithms` measures a sum-and-max given `combine` and `spread` by name
  *  at 4-6x the time of the same functions wrapped in lambdas (`fu:fn-pointers`); `std::execution::par` pays the same.
  *
+ *  @section ranges Ranges
+ *  Each algorithm also takes a range where the `std::` one takes `first, last` (`fu::reduce(pool, v)`,
+ *  `fu::sort(pool, std::span(v))`, `fu::reduce(pool, std::views::iota(0, n))`): any `sized_random_access_range`
+ *  (`chunks.hpp`), read as `std::ranges::begin(r)` and `begin + std::ranges::size(r)`. Those returning an iterator
+ *  into the range (`find_if`, `min_element`, `max_element`) take only ranges whose iterators outlive the call.
+ *  A `sharded_array_t` is such a range: its random-access iterators walk the global index order, shard after shard,
+ *  so every algorithm sees the same n elements as over a `std::vector` of the same values, and a reduction gives the
+ *  same bits. That is why the array is not taken shard by shard: the reduction rule is defined over global
+ *  indices, and per-shard evaluation would make the result depend on the domain count. The price is a lookup per
+ *  access (`locate`: two divisions); a loop that wants each domain's threads on their own shard's memory runs the
+ *  algorithm per shard, over `array.shard(d)` (contiguous).
+ *
  *  @section rule The reduction rule, and how blocks map onto tasks
  *  `reduce`, `transform_reduce`, `count_if`, `min_element` and `max_element` group their operation by one rule that
  *  depends on n and the grain only, documented in `reduce.hpp` (where they are declared): a `double` sum gives the
