@@ -501,7 +501,9 @@ TEST(algorithms_contract, a_throwing_callable_reaches_the_caller) {
     // Unspawned: the call runs on the calling thread; then spawned: the throw happens on a worker or here.
     for (bool spawned : {false, true}) {
         SCOPED_TRACE(spawned ? "spawned pool" : "unspawned pool");
-        if (spawned) ASSERT_TRUE(pool.spawn(std::min<std::size_t>(2, forkunion::testing::spawnable_threads())));
+        if (spawned) {
+            ASSERT_TRUE(pool.spawn(std::min<std::size_t>(2, forkunion::testing::spawnable_threads())));
+        }
         try {
             (void)fu::reduce(pool, x.begin(), x.end(), 0.0, throwing);
             ADD_FAILURE() << "no exception reached the caller";
