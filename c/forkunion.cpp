@@ -381,7 +381,12 @@ struct fu_topology {
 struct fu_pool {
     pool_backend_t backend;
 
-    alignas(fu::default_alignment_k) std::atomic<std::size_t> split_generation{0}; // pending split generation, or 0
+    alignas(fu::default_alignment_k) std::atomic<std::size_t> split_generation{0}; // pending split token, or 0
+    /**  The backend's generation of the pending split dispatch. A C token is this pool's own count (odd, never
+     *   reused while the pool lives), never the backend's: a respawn may switch between the colocated and the
+     *   distributed pool, whose counts are independent, so a token kept from before it could equal a live one. */
+    std::atomic<std::size_t> split_backend_generation{0};
+    std::size_t split_next_token = 1; // written only by the holder of `split_busy_k`
     split_call_t split_call;
 
     alignas(fu::default_alignment_k) std::atomic<std::uint32_t> forks_at_spawn{0};
@@ -782,16 +787,26 @@ fu_status_t fu_pool_unsafe_for_threads(fu_pool_t pool, fu_for_threads_t callback
     // release below and in `fu_pool_unsafe_join`; `is_complete`'s acquire orders the previous slices' reads of
     // `split_call` before our writes. One attempt, never a retry: a loser is refused like a lost claim.
     std::size_t held = pool->split_generation.load(std::memory_order_acquire);
-    if (held == split_busy_k || (held != 0 && !pool->backend.is_complete(held))) return fu_contended_k;
+    // The backend generation read here may already belong to a later dispatch: the exchange below then fails.
+    if (held == split_busy_k ||
+        (held != 0 && !pool->backend.is_complete(pool->split_backend_generation.load(std::memory_order_relaxed))))
+        return fu_contended_k;
     if (!pool->split_generation.compare_exchange_strong(held, split_busy_k, std::memory_order_acquire,
                                                         std::memory_order_relaxed))
         return fu_contended_k;
     pool->split_call = {callback, context, &pool->backend};
     fu::status_t status;
     std::size_t const published = pool->backend.unsafe_for_threads(pool->split_call, status);
-    // Release: a later taker sees `split_call` as written (the pool's own claim orders it for the workers).
-    pool->split_generation.store(published, std::memory_order_release);
-    *generation = published;
+    std::size_t token = 0;
+    if (published != 0) {
+        token = pool->split_next_token;
+        pool->split_next_token += 2; // stays odd; 2^63 split dispatches before it repeats
+        pool->split_backend_generation.store(published, std::memory_order_release);
+    }
+    // Release: a later taker sees `split_call` and the backend generation as written (the pool's own claim
+    // orders them for the workers).
+    pool->split_generation.store(token, std::memory_order_release);
+    *generation = token;
     return to_c(status);
 }
 
@@ -799,7 +814,12 @@ int fu_pool_is_complete(fu_pool_t pool, size_t generation) {
     if (!pool) return refuse("fu_pool_is_complete: pool is NULL");
     if (!is_token(generation)) return refuse("fu_pool_is_complete: generation is 0 or even, no dispatch's token");
     if (pool->orphaned()) return 1; // nothing runs in this process
-    return pool->backend.is_complete(generation) ? 1 : 0;
+    // A token that is not the pending one was joined already (tokens are never reused). Acquire pairs with the
+    // dispatcher's release, so the backend generation read next is the token's, unless a join and a new
+    // dispatch replaced both meanwhile: the second read of the token tells, and then the token was joined.
+    if (pool->split_generation.load(std::memory_order_acquire) != generation) return 1;
+    bool const complete = pool->backend.is_complete(pool->split_backend_generation.load(std::memory_order_acquire));
+    return complete || pool->split_generation.load(std::memory_order_acquire) != generation ? 1 : 0;
 }
 
 fu_status_t fu_pool_unsafe_join(fu_pool_t pool, size_t generation) {
@@ -808,12 +828,16 @@ fu_status_t fu_pool_unsafe_join(fu_pool_t pool, size_t generation) {
     if (pool->orphaned()) return fu_forked_k; // nothing runs the other slices in this process
     // Acquire pairs with the release in `fu_pool_unsafe_for_threads`.
     if (pool->split_generation.load(std::memory_order_acquire) != generation) return fu_stale_generation_k;
-    pool->backend.unsafe_join(generation);
+    // Acquire pairs with the dispatcher's release: a backend generation of a later dispatch makes the second
+    // read of the token see it replaced, so a token never joins another dispatch.
+    std::size_t const backend_generation = pool->split_backend_generation.load(std::memory_order_acquire);
+    if (pool->split_generation.load(std::memory_order_acquire) != generation) return fu_stale_generation_k;
+    pool->backend.unsafe_join(backend_generation);
     if (pool->orphaned()) [[unlikely]]
         return fu_forked_k; // the caller forked inside its slice: the join returned without the other slices
     // An inclusive pool's join from a thread that did not dispatch returns without running slice 0: misuse, and
     // nothing changed (the dispatcher's own join still runs it).
-    if (!pool->backend.is_complete(generation))
+    if (!pool->backend.is_complete(backend_generation))
         return refuse("fu_pool_unsafe_join: called from a thread other than the dispatcher of an inclusive pool");
     std::size_t expected = generation;
     // Release pairs with the acquire of the next split dispatcher; failure means someone joined first.

@@ -773,6 +773,38 @@ static void *hammer(void *argument) {
     return NULL;
 }
 
+/* A split token is never reused while its pool lives: respawning, also onto the other C++ pool kind (`fu_pool_spawn`
+   and `fu_pool_spawn_on` may run different ones, whose counts are independent), gives new tokens, and a token
+   from before answers `stale_generation` and `is_complete` without touching the live dispatch. */
+static void test_split_tokens(fu_capabilities_t allowed) {
+    size_t tokens[6] = {0}, seen[8] = {0}, round, earlier;
+    /* Two domains: `fu_pool_spawn` runs a distributed pool there, `fu_pool_spawn_on` a colocated one. */
+    fu_topology_t const recorded = recorded_machine("split tokens across the two pool kinds");
+    fu_pool_t pool = recorded ? fu_pool_new("c_api", allowed) : NULL;
+    if (!pool) {
+        if (recorded) fu_topology_delete(recorded);
+        return;
+    }
+    for (round = 0; round != 6; ++round) {
+        fu_status_t const spawned = round % 2 ? fu_pool_spawn_on(recorded, pool, 0, 1, fu_caller_inclusive_k)
+                                              : fu_pool_spawn(recorded, pool, 2, fu_caller_inclusive_k);
+        CHECK_STATUS(spawned, fu_success_k);
+        if (spawned != fu_success_k) break;
+        CHECK_STATUS(fu_pool_unsafe_for_threads(pool, count_thread, seen, &tokens[round]), fu_success_k);
+        for (earlier = 0; earlier != round; ++earlier) {
+            CHECK(tokens[earlier] != tokens[round]);
+            CHECK_STATUS(fu_pool_unsafe_join(pool, tokens[earlier]), fu_stale_generation_k);
+            CHECK_STATUS(fu_pool_is_complete(pool, tokens[earlier]), 1);
+        }
+        CHECK_STATUS(fu_pool_is_complete(pool, tokens[round]), 0); /* slice 0 runs inside the join */
+        CHECK_STATUS(fu_pool_unsafe_join(pool, tokens[round]), fu_success_k);
+        CHECK(seen[0] == round + 1);
+        CHECK_STATUS(fu_pool_terminate(pool), fu_success_k);
+    }
+    fu_pool_delete(pool);
+    fu_topology_delete(recorded);
+}
+
 static void test_contention(fu_capabilities_t allowed) {
     size_t shape;
     if (!FORKUNION_TEST_THREADS) {
@@ -1260,13 +1292,11 @@ typedef struct group_t {
 } group_t;
 
 static group_t const groups[] = {
-    {"status", test_status},     {"capabilities", test_capabilities},
-    {"topology", test_topology}, {"lifecycle", test_lifecycle},
-    {"dispatch", test_dispatch}, {"domains", test_domains},
-    {"split", test_split},       {"contention", test_contention},
-    {"idle", test_idle},         {"refusals", test_refusals},
-    {"memory", test_memory},     {"fabric", test_fabric},
-    {"reasons", test_reasons},
+    {"status", test_status},       {"capabilities", test_capabilities}, {"topology", test_topology},
+    {"lifecycle", test_lifecycle}, {"dispatch", test_dispatch},         {"domains", test_domains},
+    {"split", test_split},         {"split_tokens", test_split_tokens}, {"contention", test_contention},
+    {"idle", test_idle},           {"refusals", test_refusals},         {"memory", test_memory},
+    {"fabric", test_fabric},       {"reasons", test_reasons},
 };
 
 int main(int argc, char **argv) {

@@ -82,12 +82,12 @@ struct config_t {
     unsigned threads = 4;  ///< Fuzz threads.
     unsigned watchdog_s = 60;
     bool fork = true;
-    bool concurrent_forks = false; ///< `FORKUNION_API_FUZZ_CONCURRENT_FORKS=1`: see `fork_mutex`.
-    /**  `FORKUNION_API_FUZZ_STRICT_C_TOKENS=1`. Known open problem: a C pool runs a colocated or a distributed
-     *   pool, whose split tokens count independently, so a stale token from before a respawn onto the other kind
-     *   can equal the live one: its holder's `fu_pool_unsafe_join` then joins (or is refused on) the live dispatch,
-     *   whose own dispatcher gets `fu_stale_generation_k`. Off: those joins may answer either. */
-    bool strict_c_tokens = false;
+    bool concurrent_forks = true; ///< `FORKUNION_API_FUZZ_CONCURRENT_FORKS=0` serializes them: see `fork_mutex`.
+    /**  `FORKUNION_API_FUZZ_STRICT_C_TOKENS=0` relaxes it. A C split token is never reused while its pool lives,
+     *   so a stale token's `fu_pool_unsafe_join` never joins (or is refused on) the live dispatch, whose own
+     *   dispatcher then always gets its own answer. Off: those joins may answer either (to tell a regression of
+     *   that rule from another failure). */
+    bool strict_c_tokens = true;
 };
 config_t config;
 
@@ -141,11 +141,10 @@ std::vector<std::string> pool_names; // by pool index, for the log
 std::mutex report_mutex;
 
 /**
- *  Serializes the fuzz threads' `fork()` calls unless `FORKUNION_API_FUZZ_CONCURRENT_FORKS=1`. Known open problem:
- *  two threads forking at once can leave a child whose fork went uncounted (`fork_generation()` unchanged: glibc
- *  releases its handler lock while it runs the handlers, so one fork's parent handler can clear the flag another
- *  fork's prepare handler set); that child's inherited pools then believe their workers exist, and its dispatches
- *  answer `contended` or wait for good. Set the variable to fork concurrently once that is fixed.
+ *  Serializes the fuzz threads' `fork()` calls when `FORKUNION_API_FUZZ_CONCURRENT_FORKS=0`. By default threads
+ *  fork at once: glibc releases its handler lock while it runs the handlers, so overlapping forks interleave their
+ *  handlers, and every child must still see its fork counted (`fork_generation()` moved), else its inherited pools
+ *  would take their workers for alive.
  */
 std::mutex fork_mutex;
 
@@ -1442,8 +1441,8 @@ int main() {
     config.watchdog_s =
         static_cast<unsigned>(std::max<std::uint64_t>(env_number("FORKUNION_API_FUZZ_WATCHDOG_SECONDS", 60), 2));
     config.fork = FORKUNION_OS_LINUX && !fu::sanitize_thread_k && env_number("FORKUNION_API_FUZZ_FORK", 1) != 0;
-    config.concurrent_forks = env_number("FORKUNION_API_FUZZ_CONCURRENT_FORKS", 0) != 0;
-    config.strict_c_tokens = env_number("FORKUNION_API_FUZZ_STRICT_C_TOKENS", 0) != 0;
+    config.concurrent_forks = env_number("FORKUNION_API_FUZZ_CONCURRENT_FORKS", 1) != 0;
+    config.strict_c_tokens = env_number("FORKUNION_API_FUZZ_STRICT_C_TOKENS", 1) != 0;
 
     (void)live_topology.try_harvest();
     live_c = fu_topology_new();
