@@ -21,7 +21,7 @@ int main(int argc, char **argv) {
 
     fu::flat_pool_t pool;
     if (!pool.spawn(fu::allowed_cores_count())) return 1;
-    // From now on, idle workers light-sleep on the epoch's cache line (the policy persists until changed).
+    // From now on, idle workers light-sleep on the generation's cache line (the policy persists until changed).
     if (!pool.set_idle_policy(fu::idle_policy_t::nap())) return 1;
 
     constexpr std::uint64_t capacity = 100;

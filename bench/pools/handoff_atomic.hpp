@@ -13,8 +13,8 @@
  *  64 bytes of a hardware line: the pool pads every shared word to one such block, and its default of 128 bytes
  *  is there because adjacent-line prefetchers move 64-byte lines in pairs, so the block is the unit that moves.
  * Counting by the block also covers the non-atomic fields that share a block with an atomic: the dispatch line's
- * trampoline, context and the fork copied into it are written before the epoch's store and read after the epoch's load,
- * by the same threads, so the epoch's transfer carries them (the model asserts that the forks it dispatches travel in
+ * trampoline, context and the job copied into it are written before the generation's store and read after its load,
+ * by the same threads, so the generation's transfer carries them (the model asserts that the jobs it dispatches travel in
  * that line, not by pointer). A pool padded to 64 bytes, counted by 64, is the same question at the hardware's line
  * size.
  *

@@ -54,7 +54,7 @@ struct counting_body_t {
     void operator()(std::uint8_t) const noexcept { counter->fetch_add(1, std::memory_order_relaxed); }
 };
 
-/**  Whether a fork travels in the dispatch line (covered by the epoch's transfer) rather than by pointer. */
+/**  Whether a job travels in the dispatch line (covered by the generation's transfer) rather than by pointer. */
 template <typename pool_type_, typename job_type_>
 constexpr bool
     travels_inline_k = std::is_trivially_copyable_v<job_type_> &&std::is_trivially_destructible_v<job_type_> &&
