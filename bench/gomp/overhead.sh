@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
+# usage: overhead.sh [--build DIR] [--rounds N] [--threads N] [--quick] [--also NAME=DIR] [-- program arguments]
 # The OpenMP overhead table: forkunion_bench_omp_overhead (one binary, built by gcc -fopenmp against libgomp) run
 # under libgomp, LLVM's libomp and ForkUnion's drop-in, each with OMP_WAIT_POLICY=active and passive, interleaved:
 # every round runs each runtime and policy once, in turn, so a slow moment of the machine is shared out rather than
 # landing on one column. Prints per construct the median over rounds of each run's median overhead (µs) and the
 # drop-in's ratio to libgomp under the same policy.
-#
-# usage: bench/gomp/overhead.sh [--build DIR] [--rounds N] [--threads N] [--quick] [-- program arguments]
 #   --build DIR   the build folder (default build_release): DIR/bench/forkunion_bench_omp_overhead and the drop-in's
 #                 DIR/c/gomp/forkunion_libgomp/libgomp.so.1
 #   --rounds N    interleaved rounds (default 3)

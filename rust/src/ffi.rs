@@ -86,6 +86,7 @@ impl fu_allocation_t {
 extern "C" {
     // ---- Status codes, versions, capabilities ----
     pub fn fu_status_to_string(status: fu_status_t) -> *const c_char;
+    pub fn fu_last_refusal_reason() -> *const c_char;
     pub fn fu_version_major() -> c_int;
     pub fn fu_version_minor() -> c_int;
     pub fn fu_version_patch() -> c_int;
@@ -348,7 +349,7 @@ mod tests {
             ("huge_pages", C::HUGE_PAGES),
         ];
         for (name, bit) in bits {
-            let prefix = format!("#define fu_capability_{}_k ((fu_capabilities_t)1 << ", name);
+            let prefix = format!("#define fu_capability_{}_k (UINT64_C(1) << ", name);
             let line = HEADER
                 .lines()
                 .find(|line| line.starts_with(&prefix))

@@ -131,6 +131,8 @@ foreach(_c_line IN LISTS _c_lines)
     set(_c_dir "${WORK_DIR}/c_line_${_c_index}")
     file(MAKE_DIRECTORY "${_c_dir}")
     file(COPY_FILE "${SOURCE_DIR}/examples/c/hello_callback.c" "${_c_dir}/app.c")
+    # The example's command-line helper, found beside `app.c` (`#include "usage.h"`): not part of the library.
+    file(COPY_FILE "${SOURCE_DIR}/bench/common/usage.h" "${_c_dir}/usage.h")
     file(WRITE "${_c_dir}/build.sh" "set -euo pipefail\ncd \"${_c_dir}\"\n${_c_line}\n")
     message(STATUS "the README's C link line ${_c_index}: ${_c_line}")
     run("${BASH}" "${_c_dir}/build.sh")
