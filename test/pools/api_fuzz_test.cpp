@@ -714,8 +714,12 @@ public:
             if (shape == known_t::exclusive_k)
                 while (!pool_.is_complete(publication.generation)) std::this_thread::yield();
             pool_.unsafe_join(publication.generation);
-            FUZZ_CHECK(pool_.is_complete(publication.generation), "split dispatch on %s incomplete after its join",
-                       name.c_str());
+            // Generations are `index_t` wide and wrap: with 1-byte indices, 127 dispatches from the other fuzz
+            // threads while this one is descheduled make the token name a later dispatch, which may be in flight
+            // (the documented limit of `is_complete`); wider indices would need 2^15 or more.
+            if (sizeof(index_t) > 1)
+                FUZZ_CHECK(pool_.is_complete(publication.generation), "split dispatch on %s incomplete after its join",
+                           name.c_str());
         } else {
             FUZZ_CHECK(publication.generation == 0, "a refused split dispatch on %s has a generation", name.c_str());
             FUZZ_CHECK(refusal_allowed(status, own), "split dispatch on %s refused with %s", name.c_str(),

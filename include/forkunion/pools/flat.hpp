@@ -490,7 +490,8 @@ public:
     /**
      *  @brief  True once dispatch `generation` has retired on every thread, or if it is not in flight (0, stale,
      *          nested, or never issued). Never blocks; any thread. An acquire: a true answer makes every slice's
-     *          writes visible to the caller.
+     *          writes visible to the caller. Generations are `index_t` wide and wrap: one names its dispatch until
+     *          2^(bits - 1) more are published (128 for `std::uint8_t`), then it may name a later one in flight.
      */
     [[nodiscard]] bool is_complete(generation_t generation) const noexcept {
         if (generation == 0) return true;
