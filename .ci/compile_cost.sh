@@ -7,7 +7,7 @@
 #     grows as layers are added, and the gate: at most 1.25x the baseline;
 #   - use: a program that spawns a flat pool and runs one for_n through the umbrella. Using the pool instantiates
 #     spawn (with the OS-limit checks), the worker loop and the join, -O2 code generation that every translation unit
-#     that spawns a pool pays once whatever it includes. Gated at 1.75x as a regression guard.
+#     that spawns a pool pays once whatever it includes. Gated at 1.80x as a regression guard.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 compiler=${CXX:-g++}
@@ -63,5 +63,5 @@ check() { # name, program, limit
     fi
 }
 check "#include <forkunion.hpp>" include 1.25
-check "<forkunion.hpp>, spawn + for_n" forkunion 1.75
+check "<forkunion.hpp>, spawn + for_n" forkunion 1.80
 exit "$status"

@@ -10,8 +10,14 @@
 #pragma once
 #include <atomic>  // `std::atomic`
 #include <cstddef> // `std::size_t`
-#include <memory>  // `std::allocator`
 #include <thread>  // `std::thread`
+// Compile cost: `<memory>` also declares `shared_ptr` and the ranges algorithms (see flat.hpp); libstdc++
+// declares `std::allocator` alone.
+#if defined(__GLIBCXX__) && __has_include(<bits/allocator.h>)
+#include <bits/allocator.h> // `std::allocator`
+#else
+#include <memory> // `std::allocator`
+#endif
 
 #include <forkunion/base/types.hpp>
 #include <forkunion/hardware/wait.hpp>

@@ -12,7 +12,12 @@
  *  ~50 ms per translation unit (g++ 12 -O2).
  */
 #pragma once
-#include <chrono>  // `std::chrono::steady_clock`
+// Compile cost: libstdc++'s `<chrono>` brings `<sstream>` for its formatting; the clocks are in a smaller header.
+#if defined(__GLIBCXX__) && __has_include(<bits/chrono.h>)
+#include <bits/chrono.h> // `std::chrono::steady_clock`
+#else
+#include <chrono> // `std::chrono::steady_clock`
+#endif
 #include <cstddef> // `std::size_t`
 #include <cstdint> // `std::uint64_t`
 

@@ -4,10 +4,16 @@
  *          steady clock, no fork detection (no `fork()` to detect) and no published limits.
  */
 #pragma once
-#include <chrono>  // `std::chrono::steady_clock`
 #include <cstddef> // `std::size_t`
 #include <cstdint> // `std::uint64_t`
 #include <thread>  // `std::thread`
+// Compile cost: every platform includes this backend, and libstdc++'s `<chrono>` brings `<sstream>` for its
+// formatting; the clocks alone are in a smaller header.
+#if defined(__GLIBCXX__) && __has_include(<bits/chrono.h>)
+#include <bits/chrono.h> // `std::chrono::steady_clock`
+#else
+#include <chrono> // `std::chrono::steady_clock`
+#endif
 
 #include <forkunion/base/types.hpp>
 

@@ -3,8 +3,13 @@
  *  @brief  Portable backend of `kernel_wait`/`kernel_wake_all`: `std::atomic::wait`, or a sleep when timed.
  */
 #pragma once
-#include <atomic>  // `std::atomic`
-#include <chrono>  // `std::chrono::microseconds`
+#include <atomic> // `std::atomic`
+// Compile cost: libstdc++'s `<chrono>` brings `<sstream>` for its formatting; the clocks are in a smaller header.
+#if defined(__GLIBCXX__) && __has_include(<bits/chrono.h>)
+#include <bits/chrono.h> // `std::chrono::microseconds`
+#else
+#include <chrono> // `std::chrono::microseconds`
+#endif
 #include <cstdint> // `std::uint32_t`
 #include <thread>  // `std::this_thread::sleep_for`
 
