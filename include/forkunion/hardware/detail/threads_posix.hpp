@@ -63,8 +63,15 @@ struct posix_threads_t {
     public:
         using id_t = pthread_t;
         static constexpr bool sets_stack_size_k = true;
-        /**  `PTHREAD_STACK_MIN` (a `sysconf` call on newer glibc): below it `pthread_attr_setstacksize` refuses. */
-        static std::size_t minimum_stack_bytes() noexcept { return static_cast<std::size_t>(PTHREAD_STACK_MIN); }
+        /**  `PTHREAD_STACK_MIN` (a `sysconf` call on newer glibc): below it `pthread_attr_setstacksize` refuses.
+         *   MinGW-w64's winpthreads defines none (there the Windows backend is chosen): 16 KiB, the common value. */
+        static std::size_t minimum_stack_bytes() noexcept {
+#if defined(PTHREAD_STACK_MIN)
+            return static_cast<std::size_t>(PTHREAD_STACK_MIN);
+#else
+            return std::size_t(16) * 1024;
+#endif
+        }
 
         thread_t() noexcept = default;
         thread_t(thread_t const &) = delete;
@@ -89,12 +96,22 @@ struct posix_threads_t {
             started_ = false;
         }
         /**  In a `fork()`ed child the thread does not exist: forget the handle without joining or detaching it. */
-        void abandon() noexcept { started_ = false; }
-        bool is_current() const noexcept { return started_ && ::pthread_equal(handle_, ::pthread_self()); }
+        void abandon() noexcept {
+            started_ = false;
+        }
+        bool is_current() const noexcept {
+            return started_ && ::pthread_equal(handle_, ::pthread_self());
+        }
         /**  The OS's name of the thread, valid once `start` succeeded; compare with `same_id`. */
-        id_t id() const noexcept { return handle_; }
-        static id_t current_id() noexcept { return ::pthread_self(); }
-        static bool same_id(id_t a, id_t b) noexcept { return ::pthread_equal(a, b) != 0; }
+        id_t id() const noexcept {
+            return handle_;
+        }
+        static id_t current_id() noexcept {
+            return ::pthread_self();
+        }
+        static bool same_id(id_t a, id_t b) noexcept {
+            return ::pthread_equal(a, b) != 0;
+        }
     };
 
     static std::uint64_t monotonic_microseconds() noexcept {
@@ -103,7 +120,9 @@ struct posix_threads_t {
         return static_cast<std::uint64_t>(now.tv_sec) * 1'000'000u + static_cast<std::uint64_t>(now.tv_nsec) / 1000u;
     }
 
-    static std::uint32_t fork_generation() noexcept { return fork_generation_k.load(std::memory_order_relaxed); }
+    static std::uint32_t fork_generation() noexcept {
+        return fork_generation_k.load(std::memory_order_relaxed);
+    }
 
 #if FORKUNION_OS_FORKS
     /**
