@@ -72,18 +72,6 @@ struct random_answers_t {
     }
 };
 
-/**  Runs `body(pool)` on flat pools of 1 to 4 threads (oversubscribed on small machines). */
-template <typename body_t>
-void for_threads_1_to_4(body_t &&body) {
-    for (std::size_t threads = 1; threads <= 4; ++threads) {
-        if (!can_spawn(threads, fu::caller_inclusive_k)) continue;
-        SCOPED_TRACE(::testing::Message() << threads << " threads");
-        fu::basic_pool_t<> pool;
-        ASSERT_TRUE(pool.spawn(threads));
-        body(pool);
-    }
-}
-
 } // namespace
 
 TEST(algorithms_adversarial, sorts_with_any_comparator_stay_in_bounds_and_permute) {

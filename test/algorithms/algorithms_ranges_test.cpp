@@ -76,17 +76,6 @@ static_assert(fu::borrowed_random_access_range<decltype(std::views::iota(0, 10))
 #define FORKUNION_TEST_HAS_IOTA 0
 #endif
 
-template <typename body_t>
-void for_threads_1_to_4(body_t &&body) {
-    for (std::size_t threads = 1; threads <= 4; ++threads) {
-        if (!can_spawn(threads, fu::caller_inclusive_k)) continue;
-        SCOPED_TRACE(::testing::Message() << threads << " threads");
-        fu::basic_pool_t<> pool;
-        ASSERT_TRUE(pool.spawn(threads));
-        body(pool);
-    }
-}
-
 } // namespace
 
 TEST(algorithms_ranges, a_sharded_array_reduces_to_the_bits_of_a_vector_of_its_values) {

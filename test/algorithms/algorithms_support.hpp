@@ -206,4 +206,16 @@ inline std::uint64_t bits_of(double value) {
     return bits;
 }
 
+/**  Runs `body(pool)` on flat pools of 1 to 4 threads (oversubscribed on small machines). */
+template <typename body_t>
+void for_threads_1_to_4(body_t &&body) {
+    for (std::size_t threads = 1; threads <= 4; ++threads) {
+        if (!can_spawn(threads, caller_inclusive_k)) continue;
+        SCOPED_TRACE(::testing::Message() << threads << " threads");
+        basic_pool_t<> pool;
+        ASSERT_TRUE(pool.spawn(threads));
+        body(pool);
+    }
+}
+
 } // namespace forkunion::testing
