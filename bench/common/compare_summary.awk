@@ -5,6 +5,11 @@
 # Variables: `check`, the propagation CHECK run's outcome line; `csv`, when set, a folder where the charts' data go
 # (dispatch.csv: a `for_n` per runtime, dispatch_all.csv: every row, nbody.csv, propagation.csv, in bench/plot.sh's format: label,median,min,max, then the raw figures).
 # Exit status 3 when backends disagree on a result.
+# One row of the dispatch CSVs: the label, then the floor multiple and the nanoseconds, each median, min, max.
+function dispatch_csv_row(r) {
+    printf "%s,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g\n", r, median("dispatch_floor|" r), low("dispatch_floor|" r), high("dispatch_floor|" r), median("dispatch_ns|" r), low("dispatch_ns|" r), high("dispatch_ns|" r) > csv_file
+}
+
 function field(name,   i, pair) {
     for (i = 2; i <= NF; ++i) { split($i, pair, "="); if (pair[1] == name) return pair[2] }
     return ""
@@ -62,14 +67,14 @@ END {
             # tasks did not fork, so its bar would not measure a fork-join. dispatch_all.csv has every row.
             if (r !~ /\/for_n\/empty$/ && r != "forkunion/for_n_dynamic/empty") continue
             if (count["dispatch_off|" r] && median("dispatch_off|" r) < 0.05) continue
-            printf "%s,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g\n", r, median("dispatch_floor|" r), low("dispatch_floor|" r), high("dispatch_floor|" r), median("dispatch_ns|" r), low("dispatch_ns|" r), high("dispatch_ns|" r) > csv_file
+            dispatch_csv_row(r)
         }
         close(csv_file)
         csv_open("dispatch_all", "Dispatch, every row: a fork-join of T tasks on T threads, as a multiple of the run's own ping-pong floor",
                  "x floor (median of runs, min-max; lower is better)", "log", "label,median,min,max,ns_median,ns_min,ns_max")
         for (i = 1; i <= length_of["dispatch"]; ++i) {
             r = order["dispatch", i]
-            printf "%s,%.4g,%.4g,%.4g,%.4g,%.4g,%.4g\n", r, median("dispatch_floor|" r), low("dispatch_floor|" r), high("dispatch_floor|" r), median("dispatch_ns|" r), low("dispatch_ns|" r), high("dispatch_ns|" r) > csv_file
+            dispatch_csv_row(r)
         }
         close(csv_file)
         csv_open("nbody", "N-body: one dispatch of a step as a multiple of the run's own ping-pong floor",
