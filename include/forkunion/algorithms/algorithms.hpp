@@ -273,15 +273,16 @@ value_type_ fold_in_order(std::size_t first, std::size_t count, load_type_ &load
     std::size_t const piece = count / lanes_k;
     if (piece < 2) {
         value_type_ result = load(first);
-        for (std::size_t i = 1; i != count; ++i) result = op(std::move(result), load(first + i));
+        for (std::size_t i = 1; i != count; ++i) result = call_as<value_type_>(op, std::move(result), load(first + i));
         return result;
     }
     uninitialized_array_t<value_type_, lanes_k> lane;
     for (std::size_t j = 0; j != lanes_k; ++j) lane.construct(j, load(first + j * piece));
     for (std::size_t k = 1; k != piece; ++k)
-        for (std::size_t j = 0; j != lanes_k; ++j) lane[j] = op(std::move(lane[j]), load(first + j * piece + k));
+        for (std::size_t j = 0; j != lanes_k; ++j)
+            lane[j] = call_as<value_type_>(op, std::move(lane[j]), load(first + j * piece + k));
     for (std::size_t i = lanes_k * piece; i != count; ++i) // the remainder continues the last piece
-        lane[lanes_k - 1] = op(std::move(lane[lanes_k - 1]), load(first + i));
+        lane[lanes_k - 1] = call_as<value_type_>(op, std::move(lane[lanes_k - 1]), load(first + i));
     return combine_tree(lane.data(), lanes_k, op);
 }
 
@@ -309,10 +310,10 @@ output_type_ scan(target_t<pool_type_> target, input_type_ first, input_type_ la
         std::size_t i = plan.chunk_first(c);
         std::size_t const end = i + plan.chunk_size(c);
         if constexpr (inclusive_k) {
-            value_type_ acc = seed ? op(*seed, first[static_cast<difference_t>(i)]) : load(i);
+            value_type_ acc = seed ? call_as<value_type_>(op, *seed, first[static_cast<difference_t>(i)]) : load(i);
             out[static_cast<out_difference_t>(i)] = acc;
             for (++i; i != end; ++i) {
-                acc = op(std::move(acc), first[static_cast<difference_t>(i)]);
+                acc = call_as<value_type_>(op, std::move(acc), first[static_cast<difference_t>(i)]);
                 out[static_cast<out_difference_t>(i)] = acc;
             }
         } else {
@@ -320,7 +321,7 @@ output_type_ scan(target_t<pool_type_> target, input_type_ first, input_type_ la
             for (; i != end; ++i) {
                 value_type_ element = load(i); // read before the write: `out` may be `first`
                 out[static_cast<out_difference_t>(i)] = acc;
-                acc = op(std::move(acc), std::move(element));
+                acc = call_as<value_type_>(op, std::move(acc), std::move(element));
             }
         }
     };
@@ -336,7 +337,7 @@ output_type_ scan(target_t<pool_type_> target, input_type_ first, input_type_ la
         for (std::size_t c = 1; c != plan.chunks; ++c) {
             if (c == 1 && !has_init_k) continue; // offset 1 is total 0 itself
             value_type_ &previous = c == 1 ? *init : offsets[c - 1];
-            offsets[c] = op(previous, std::move(offsets[c]));
+            offsets[c] = call_as<value_type_>(op, previous, std::move(offsets[c]));
         }
     }
     auto chunk = [&](std::size_t c) noexcept { failure.guard([&] { scan_chunk(c, c == 0 ? init : &offsets[c]); }); };

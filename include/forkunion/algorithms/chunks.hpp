@@ -301,5 +301,15 @@ constexpr std::size_t distance(iterator_type_ first, iterator_type_ last) noexce
     return static_cast<std::size_t>(last - first);
 }
 
+/**
+ *  `fn(args...)` as a `value_type_`, the type an algorithm accumulates in. An operator over a type narrower than
+ *  `int` returns `int` (integral promotion); converting it back is the algorithm's own step, as in the serial
+ *  loop `acc = acc + x`, written once here so that `-Wconversion` has nothing to report in the user's build.
+ */
+template <typename value_type_, typename fn_type_, typename... arg_types_>
+constexpr value_type_ call_as(fn_type_ &fn, arg_types_ &&...args) {
+    return static_cast<value_type_>(fn(std::forward<arg_types_>(args)...));
+}
+
 } // namespace detail
 } // namespace forkunion

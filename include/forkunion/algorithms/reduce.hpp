@@ -84,7 +84,7 @@ template <typename value_type_, typename op_type_>
 value_type_ combine_tree(value_type_ *values, std::size_t count, op_type_ &op) {
     for (std::size_t step = 1; step < count; step *= 2)
         for (std::size_t i = 0; i + step < count; i += 2 * step)
-            values[i] = op(std::move(values[i]), std::move(values[i + step]));
+            values[i] = call_as<value_type_>(op, std::move(values[i]), std::move(values[i + step]));
     return std::move(values[0]);
 }
 
@@ -119,9 +119,11 @@ value_type_ reduce_lanes(std::size_t first, std::size_t count, load_type_ &load,
         // 16, the most lanes, unrolls every lane count completely.
         static_assert(lanes_k <= 16, "the unroll count below covers every lane count");
 #pragma GCC unroll 16
-        for (std::size_t j = 0; j != lanes_k; ++j) lane[j] = op(std::move(lane[j]), load(first + offset + j));
+        for (std::size_t j = 0; j != lanes_k; ++j)
+            lane[j] = call_as<value_type_>(op, std::move(lane[j]), load(first + offset + j));
     }
-    for (std::size_t j = 0; offset + j < count; ++j) lane[j] = op(std::move(lane[j]), load(first + offset + j));
+    for (std::size_t j = 0; offset + j < count; ++j)
+        lane[j] = call_as<value_type_>(op, std::move(lane[j]), load(first + offset + j));
     return combine_tree(lane.data(), used, op);
 }
 
@@ -153,7 +155,8 @@ value_type_ reduce_blocks(block_plan_t const &plan, std::size_t block, std::size
     std::size_t half = 1;
     while (half * 2 < count) half *= 2;
     value_type_ left = reduce_blocks<value_type_>(plan, block, half, load, op);
-    return op(std::move(left), reduce_blocks<value_type_>(plan, block + half, count - half, load, op));
+    return call_as<value_type_>(op, std::move(left),
+                                reduce_blocks<value_type_>(plan, block + half, count - half, load, op));
 }
 
 /**
@@ -218,8 +221,11 @@ value_type_ transform_reduce(pool_type_ &&pool, iterator_type_ first, iterator_t
     using difference_t = std::iter_difference_t<iterator_type_>;
     std::size_t const count = detail::distance(first, last);
     if (count == 0) return init;
-    auto load = [&](std::size_t i) -> value_type_ { return transform(first[static_cast<difference_t>(i)]); };
-    return op(std::move(init), detail::reduce_indices<value_type_>(detail::target_of(pool), count, load, op));
+    auto load = [&](std::size_t i) -> value_type_ {
+        return detail::call_as<value_type_>(transform, first[static_cast<difference_t>(i)]);
+    };
+    return detail::call_as<value_type_>(op, std::move(init),
+                                        detail::reduce_indices<value_type_>(detail::target_of(pool), count, load, op));
 }
 
 /**
@@ -236,17 +242,21 @@ value_type_ transform_reduce(pool_type_ &&pool, iterator1_type_ first1, iterator
     std::size_t const count = detail::distance(first1, last1);
     if (count == 0) return init;
     auto load = [&](std::size_t i) -> value_type_ {
-        return transform(first1[static_cast<difference1_t>(i)], first2[static_cast<difference2_t>(i)]);
+        return detail::call_as<value_type_>(transform, first1[static_cast<difference1_t>(i)],
+                                            first2[static_cast<difference2_t>(i)]);
     };
     if constexpr (requires { transform.unordered(); }) { // the dot product: a `multiplies_t` has a twin
         auto twin = transform.unordered();
         auto fast = [&](std::size_t i) -> value_type_ {
-            return twin(first1[static_cast<difference1_t>(i)], first2[static_cast<difference2_t>(i)]);
+            return detail::call_as<value_type_>(twin, first1[static_cast<difference1_t>(i)],
+                                                first2[static_cast<difference2_t>(i)]);
         };
         detail::twin_load_t<decltype(load), decltype(fast)> loads{load, fast};
-        return op(std::move(init), detail::reduce_indices<value_type_>(detail::target_of(pool), count, loads, op));
+        return detail::call_as<value_type_>(
+            op, std::move(init), detail::reduce_indices<value_type_>(detail::target_of(pool), count, loads, op));
     } else
-        return op(std::move(init), detail::reduce_indices<value_type_>(detail::target_of(pool), count, load, op));
+        return detail::call_as<value_type_>(
+            op, std::move(init), detail::reduce_indices<value_type_>(detail::target_of(pool), count, load, op));
 }
 
 /**  @brief  The dot product `init + Σ first1[i] · first2[i]`, grouped by the reduction rule. */
@@ -264,7 +274,8 @@ value_type_ reduce(pool_type_ &&pool, iterator_type_ first, iterator_type_ last,
     std::size_t const count = detail::distance(first, last);
     if (count == 0) return init;
     auto load = [&first](std::size_t i) -> value_type_ { return first[static_cast<difference_t>(i)]; };
-    return op(std::move(init), detail::reduce_indices<value_type_>(detail::target_of(pool), count, load, op));
+    return detail::call_as<value_type_>(op, std::move(init),
+                                        detail::reduce_indices<value_type_>(detail::target_of(pool), count, load, op));
 }
 
 /**  @brief  `init + first[0] + … + first[n − 1]`, grouped by the reduction rule. */

@@ -4,8 +4,9 @@
  *          and instantiates the main templates, compiled with a strict warning set and `-Werror` by the tests
  *  `install.strict.*` (test/install/CMakeLists.txt). A template warns only where it is instantiated, so every
  *  pool kind runs each verb with narrow and wide index types and several count types, and every algorithm runs
- *  over integers and floating-point values (of `int` width or more: a narrower value type promotes to `int`
- *  inside `+` and `*`). Compiled only: nothing here is linked or run.
+ *  over integers and floating-point values; value types narrower than `int` (which promote to `int` inside `+`
+ *  and `*`) run through the algorithms' default operators and `<functional>`'s, whose conversion back is the
+ *  library's to state. Compiled only: nothing here is linked or run.
  */
 #include <forkunion.hpp>
 #include <forkunion.h>
@@ -169,12 +170,43 @@ value_type_ exercise_algorithms(pool_like_type_ &&pool) {
     return total + static_cast<value_type_>(counted) + *smallest + *largest + (flags ? value_type_(1) : value_type_(0));
 }
 
+/**
+ *  The algorithms that combine values, over a value type narrower than `int`: the operators are the defaults and
+ *  `<functional>`'s, so that every conversion from `int` back to the value type happens inside the library.
+ */
+template <typename value_type_, typename pool_like_type_>
+long exercise_narrow_algorithms(pool_like_type_ &&pool) {
+    std::vector<value_type_> values(1000, value_type_(1));
+    std::vector<value_type_> other(values.size(), value_type_(2));
+    std::vector<value_type_> out(values.size());
+    long total = fu::reduce(pool, values.begin(), values.end());
+    total += fu::reduce(pool, values.begin(), values.end(), value_type_(0));
+    total += fu::reduce(pool, values.begin(), values.end(), value_type_(0), std::plus<>{});
+    total += fu::reduce(pool, values, value_type_(0), std::multiplies<>{});
+    total += fu::transform_reduce(pool, values.begin(), values.end(), other.begin(), value_type_(0));
+    total += fu::transform_reduce(pool, values.begin(), values.end(), other.begin(), value_type_(0), std::plus<>{},
+                                  std::multiplies<>{});
+    total += fu::transform_reduce(pool, values.begin(), values.end(), value_type_(0), std::plus<>{}, std::negate<>{});
+    fu::inclusive_scan(pool, values.begin(), values.end(), out.begin());
+    fu::inclusive_scan(pool, values.begin(), values.end(), out.begin(), std::plus<>{});
+    fu::inclusive_scan(pool, values.begin(), values.end(), out.begin(), std::plus<>{}, value_type_(1));
+    fu::exclusive_scan(pool, values.begin(), values.end(), out.begin(), value_type_(0));
+    fu::exclusive_scan(pool, values.begin(), values.end(), out.begin(), value_type_(0), std::plus<>{});
+    fu::sort(pool, out.begin(), out.end());
+    fu::stable_sort(pool, out.begin(), out.end(), std::greater<>{});
+    return total + *fu::min_element(pool, values.begin(), values.end()) + *fu::max_element(pool, values);
+}
+
 template <typename pool_type_>
 double exercise_all_algorithms(pool_type_ &pool) {
     double result = exercise_algorithms<double>(pool);
     result += static_cast<double>(exercise_algorithms<int>(pool));
     result += static_cast<double>(exercise_algorithms<std::int64_t>(fu::with_grain(pool, 64)));
     result += static_cast<double>(exercise_algorithms<float>(fu::with_grain(pool, 0)));
+    result += static_cast<double>(
+        exercise_narrow_algorithms<std::int8_t>(pool) +
+        exercise_narrow_algorithms<std::uint8_t>(fu::with_grain(pool, 64)) + exercise_narrow_algorithms<short>(pool) +
+        exercise_narrow_algorithms<unsigned short>(pool) + exercise_narrow_algorithms<char>(pool));
     return result;
 }
 
