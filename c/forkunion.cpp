@@ -24,6 +24,7 @@
 #include <atomic>      // `std::atomic`
 #include <cstddef>     // `std::size_t`
 #include <cstdint>     // `std::uint64_t`
+#include <mutex>       // `std::mutex`, `std::lock_guard`
 #include <new>         // `std::nothrow`
 #include <type_traits> // `std::is_same_v`
 
@@ -33,6 +34,7 @@
 #include <forkunion/fabric/fabric.hpp>
 
 #include <forkunion/memory/os_capabilities.hpp>
+#include <forkunion/base/warnings.hpp>
 
 namespace fu = forkunion;
 
@@ -499,6 +501,20 @@ fu_status_t prepare_allocation(fu_topology_t topology, std::size_t &huge_page_by
     return fu_success_k;
 }
 
+/**  A C handler seen as a C++ warning sink: `sink.context` points back at the record. Never freed (see
+ *   `fu_set_warning_handler`), so a warning that loaded it just before a replacement still finds it alive. */
+struct c_warning_record_t {
+    fu::warning_sink_t sink;
+    fu_warning_handler_t handler;
+    void *context;
+    c_warning_record_t *kept; // the record installed before this one: every record stays reachable, never leaked
+};
+
+void forward_c_warning(void *record, char const *line) noexcept {
+    c_warning_record_t const *const c = static_cast<c_warning_record_t const *>(record);
+    c->handler(c->context, line);
+}
+
 } // namespace
 
 extern "C" {
@@ -507,6 +523,33 @@ extern "C" {
 
 char const *fu_last_refusal_reason(void) {
     return fu::last_refusal_reason();
+}
+
+fu_status_t fu_set_warning_handler(fu_warning_handler_t handler, void *context) {
+    if (!handler) {
+        (void)fu::set_warning_sink(nullptr);
+        return fu_success_k;
+    }
+    // Serialized so that two installs of the same pair never keep two records; warnings themselves never lock.
+    static std::mutex installing;
+    static c_warning_record_t *kept = nullptr; // the latest record; each links to the one before it
+    std::lock_guard<std::mutex> const lock(installing);
+    fu_status_t status = fu_success_k;
+    fu::warning_sink_t const *const current = fu::detail::warning_sink_slot().load(std::memory_order_acquire);
+    c_warning_record_t const *const installed = current && current->report == &forward_c_warning
+                                                    ? static_cast<c_warning_record_t const *>(current->context)
+                                                    : nullptr;
+    if (!installed || installed->handler != handler || installed->context != context) {
+        c_warning_record_t *const record = new (std::nothrow) c_warning_record_t{{}, handler, context, kept};
+        if (!record)
+            status = fu_bad_alloc_k;
+        else {
+            record->sink = fu::warning_sink_t{&forward_c_warning, record};
+            kept = record;
+            (void)fu::set_warning_sink(&record->sink);
+        }
+    }
+    return status;
 }
 
 char const *fu_status_to_string(fu_status_t status) {

@@ -121,6 +121,29 @@ FORKUNION_API char const *fu_status_to_string(fu_status_t status);
  */
 FORKUNION_API char const *fu_last_refusal_reason(void);
 
+/**  @brief  Receives one warning: `line` is one line without its newline, valid only during the call. */
+typedef void (*fu_warning_handler_t)(void *context, char const *line);
+
+/**
+ *  @brief  Sends the library's warnings to `handler(context, line)` instead of stderr; `handler == NULL` puts
+ *          stderr (`forkunion: warning: <line>`) back.
+ *
+ *  A warning reports something the library skipped and worked around, never a failure: today, each sysfs file a
+ *  topology harvest found but could not use (malformed, unreadable, too long), named by its path. The handler is
+ *  this library's own: a C++ program's `forkunion::set_warning_sink` does not reach a shared `libforkunion`, and
+ *  this call does not reach a header-only copy.
+ *
+ *  Threads: any thread may call it at any time, and `handler` may be called from any thread that harvests, also
+ *  concurrently with itself. A warning already on its way when the handler is replaced may still reach the
+ *  previous one: keep that callable until such calls (e.g. a harvest in progress) have returned. Each call with a
+ *  new `(handler, context)` keeps a 40-byte record until the process exits, so that a concurrent warning never
+ *  reads freed memory; installing the pair already installed keeps nothing.
+ *
+ *  @retval fu_success_k   installed.
+ *  @retval fu_bad_alloc_k the record could not be allocated; the previous handler stays installed.
+ */
+FORKUNION_API fu_status_t fu_set_warning_handler(fu_warning_handler_t handler, void *context);
+
 /* ---- Versions and capabilities ---------------------------------------------------------------------------- */
 
 /**  @brief  The library's version: `FORKUNION_VERSION_MAJOR/MINOR/PATCH` of the build. */

@@ -52,6 +52,7 @@ pub struct fu_fabric {
 }
 pub type fu_fabric_t = *mut fu_fabric;
 
+pub type fu_warning_handler_t = Option<unsafe extern "C" fn(context: *mut c_void, line: *const c_char)>;
 pub type fu_for_threads_t = Option<unsafe extern "C" fn(context: *mut c_void, thread: usize, compute_domain: usize)>;
 pub type fu_for_n_t =
     Option<unsafe extern "C" fn(context: *mut c_void, task: usize, thread: usize, compute_domain: usize)>;
@@ -87,6 +88,7 @@ extern "C" {
     // ---- Status codes, versions, capabilities ----
     pub fn fu_status_to_string(status: fu_status_t) -> *const c_char;
     pub fn fu_last_refusal_reason() -> *const c_char;
+    pub fn fu_set_warning_handler(handler: fu_warning_handler_t, context: *mut c_void) -> fu_status_t;
     pub fn fu_version_major() -> c_int;
     pub fn fu_version_minor() -> c_int;
     pub fn fu_version_patch() -> c_int;

@@ -22,7 +22,8 @@
 #if defined(_WIN32)
 #include <windows.h> /* `GetActiveProcessorCount`, `GetSystemInfo` */
 #else
-#include <unistd.h> /* `sysconf` */
+#include <sys/stat.h> /* `mkdir` */
+#include <unistd.h>   /* `sysconf`, `rmdir`, `unlink` */
 #endif
 
 #include <forkunion.h>
@@ -1291,12 +1292,81 @@ typedef struct group_t {
     void (*run)(fu_capabilities_t allowed);
 } group_t;
 
+/* ---- Warnings -------------------------------------------------------------------------------------------- */
+
+typedef struct caught_warnings {
+    unsigned long calls;
+    char last[1024];
+} caught_warnings_t;
+
+static void catch_warning(void *context, char const *line) {
+    caught_warnings_t *caught = (caught_warnings_t *)context;
+    ++caught->calls;
+    snprintf(caught->last, sizeof caught->last, "%s", line);
+}
+
+#if FORKUNION_TEST_RECORDED_SYSFS && !defined(_WIN32)
+/* Harvests `root` (whose `cpu/online` is garbage: one warning naming it, and no topology) and frees the result. */
+static void harvest_garbage(char const *root) {
+    fu_topology_t const topology = fu_topology_new_from_sysfs(root);
+    CHECK(topology == NULL); /* no online CPU can be found in that tree */
+    fu_topology_delete(topology);
+}
+#endif
+
+static void test_warnings(fu_capabilities_t allowed) {
+    (void)allowed;
+    CHECK(fu_set_warning_handler(NULL, NULL) == fu_success_k); /* stderr, as at start */
+#if FORKUNION_TEST_RECORDED_SYSFS && !defined(_WIN32)
+    {
+        char const *const tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+        char root[512], dirs[4][600], online[640];
+        caught_warnings_t first, second;
+        size_t d;
+        FILE *file;
+        memset(&first, 0, sizeof first);
+        memset(&second, 0, sizeof second);
+        snprintf(root, sizeof root, "%s/fu_c_warnings_XXXXXX", tmp);
+        if (!mkdtemp(root)) {
+            skip("warnings", "mkdtemp failed");
+            return;
+        }
+        snprintf(dirs[0], sizeof dirs[0], "%s/sys", root);
+        snprintf(dirs[1], sizeof dirs[1], "%s/sys/devices", root);
+        snprintf(dirs[2], sizeof dirs[2], "%s/sys/devices/system", root);
+        snprintf(dirs[3], sizeof dirs[3], "%s/sys/devices/system/cpu", root);
+        for (d = 0; d != 4; ++d) CHECK(mkdir(dirs[d], 0700) == 0);
+        snprintf(online, sizeof online, "%s/online", dirs[3]);
+        file = fopen(online, "w");
+        CHECK(file != NULL);
+        if (file) fputs("garbage\n", file), fclose(file);
+
+        CHECK(fu_set_warning_handler(catch_warning, &first) == fu_success_k);
+        CHECK(fu_set_warning_handler(catch_warning, &first) == fu_success_k); /* the installed pair again */
+        harvest_garbage(root);
+        CHECK(first.calls == 1 && strstr(first.last, online) != NULL);
+        CHECK(fu_set_warning_handler(catch_warning, &second) == fu_success_k); /* replaces the first */
+        harvest_garbage(root);
+        CHECK(first.calls == 1 && second.calls == 1 && strstr(second.last, online) != NULL);
+        CHECK(fu_set_warning_handler(NULL, NULL) == fu_success_k); /* stderr again: neither handler hears it */
+        harvest_garbage(root);
+        CHECK(first.calls == 1 && second.calls == 1);
+
+        CHECK(unlink(online) == 0);
+        for (d = 4; d-- != 0;) CHECK(rmdir(dirs[d]) == 0);
+        CHECK(rmdir(root) == 0);
+    }
+#else
+    skip("warnings", "no sysfs reader in this build: nothing warns");
+#endif
+}
+
 static group_t const groups[] = {
     {"status", test_status},       {"capabilities", test_capabilities}, {"topology", test_topology},
     {"lifecycle", test_lifecycle}, {"dispatch", test_dispatch},         {"domains", test_domains},
     {"split", test_split},         {"split_tokens", test_split_tokens}, {"contention", test_contention},
     {"idle", test_idle},           {"refusals", test_refusals},         {"memory", test_memory},
-    {"fabric", test_fabric},       {"reasons", test_reasons},
+    {"fabric", test_fabric},       {"reasons", test_reasons},           {"warnings", test_warnings},
 };
 
 int main(int argc, char **argv) {
