@@ -134,11 +134,42 @@ TEST(refusal_check, an_unread_refusal_aborts_with_a_message) {
         },
         "refused \\(not_spawned\\).*never ran");
 }
+
+TEST(guard_destroyed_on_another_thread, an_inclusive_pools_guard_aborts_with_a_message) {
+    if (FORKUNION_TEST_EMULATED)
+        GTEST_SKIP() << "a death test re-executes the binary, which qemu-user cannot; the native build runs this";
+    FORKUNION_SKIP_UNLESS_THREADS(2);
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_DEATH(
+        {
+            fu::flat_pool_t pool;
+            if (!pool.spawn(2, fu::caller_inclusive_k)) std::abort();
+            // Thread 0's slice is owed by this thread; the guard dies on another one, unjoined.
+            auto *const guard = new auto(pool.for_n(64, [](std::size_t) noexcept {}));
+            std::thread([guard] { delete guard; }).join();
+        },
+        "destroyed, unjoined, on a thread other than the one that created it");
+}
 #else
 TEST(refusal_check, an_unread_refusal_aborts_with_a_message) {
     GTEST_SKIP() << "GoogleTest has no death tests on this platform (no child processes)";
 }
 #endif
+
+TEST(guard_destroyed_on_another_thread, an_exclusive_pools_guard_waits_for_every_slice) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
+    for (std::size_t threads : {std::size_t(1), std::size_t(2), std::size_t(3)}) {
+        fu::flat_pool_t pool;
+        ASSERT_TRUE(pool.spawn(threads, fu::caller_exclusive_k));
+        std::vector<std::atomic<int>> runs(97);
+        auto *const guard = new auto(pool.for_n(
+            runs.size(), [&](std::size_t task) noexcept { runs[task].fetch_add(1, std::memory_order_relaxed); }));
+        std::thread([guard] { delete guard; }).join(); // an exclusive pool's join waits from any thread
+        for (std::size_t task = 0; task != runs.size(); ++task)
+            EXPECT_EQ(runs[task].load(), 1) << "task " << task << " at " << threads << " threads";
+        EXPECT_TRUE(pool.for_n(4, [](std::size_t) noexcept {}).join()) << "the pool is free again";
+    }
+}
 
 TEST(refusal_check, a_read_refusal_is_quiet) {
     fu::flat_pool_t pool;

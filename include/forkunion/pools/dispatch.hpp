@@ -30,6 +30,8 @@
 #pragma once
 #include <atomic>      // `std::atomic`
 #include <cstdint>     // `std::uint8_t`
+#include <cstdio>      // `std::fputs`
+#include <cstdlib>     // `std::abort`
 #include <thread>      // `std::this_thread::get_id`
 #include <type_traits> // `std::is_invocable_v`, `std::decay_t`, `std::is_integral_v`
 #include <utility>     // `std::forward`, `std::in_range`
@@ -42,10 +44,6 @@
 #else
 #define FORKUNION_CHECK_REFUSALS 1
 #endif
-#endif
-#if FORKUNION_CHECK_REFUSALS
-#include <cstdio>  // `std::fputs`
-#include <cstdlib> // `std::abort`
 #endif
 
 /*  Test builds only: named points where a test may stop a thread to widen a race window. 0 compiles them out. */
@@ -135,6 +133,16 @@ inline void reach_hook(hook_point_t point, void const *pool) noexcept {
     std::abort();
 }
 #endif
+
+/**  A caller-inclusive dispatch's guard was destroyed unjoined by a thread other than its creator (see
+ *   `dispatch_guard_t`): thread 0's slice can run nowhere, and the job it belongs to is being destroyed. */
+[[noreturn, gnu::cold, gnu::noinline]] inline void report_abandoned_dispatch() noexcept {
+    std::fputs("forkunion: a dispatch guard of a caller-inclusive pool was destroyed, unjoined, on a thread other "
+               "than the one that created it: thread 0's slice is the creator's to run, and the job dies with the "
+               "guard. Join (or destroy) a guard on the thread that dispatched.\n",
+               stderr);
+    std::abort();
+}
 
 /**  A verb's task count converted to the pool's index type, and whether it fit: a count the index type cannot
  *   hold (negative, or above its maximum) is refused with `invalid_argument`, never narrowed. */
@@ -260,7 +268,10 @@ struct n_dynamic_job_t {
  *  status; a refused dispatch runs nothing unless `join_or_run_on_caller()` runs it here. Immovable, because the
  *  workers may hold its address. Only the thread that created it may join it: `join()` and `join_or_run_on_caller()`
  *  from any other thread return `invalid_argument` at once, run and wait for nothing, and leave the guard as it
- *  was (its creator's join, or its destruction, still runs and joins every slice).
+ *  was (its creator's join, or its destruction, still runs and joins every slice). Destroyed unjoined on another
+ *  thread, it waits for every slice on a caller-exclusive pool; on a caller-inclusive pool, where thread 0's slice
+ *  is the creator's to run, it prints why to stderr and aborts the process rather than leave the workers reading
+ *  the destroyed job (`ctest -R guard_destroyed_on_another_thread`).
  */
 template <typename pool_type_, typename job_type_>
 class [[nodiscard]] dispatch_guard_t {
@@ -294,7 +305,12 @@ public:
 
     ~dispatch_guard_t() noexcept {
         if (generation_) {
-            if (!joined_) pool_.unsafe_join(generation_);
+            if (!joined_) {
+                if (foreign_()) [[unlikely]]
+                    join_abandoned_();
+                else
+                    pool_.unsafe_join(generation_);
+            }
             return;
         }
 #if FORKUNION_CHECK_REFUSALS
@@ -374,6 +390,14 @@ private:
         auto const publication = pool_.unsafe_publish_job(job_);
         generation_ = publication.generation;
         status_ = publication.status;
+    }
+    /**  Destroyed unjoined on a thread other than its creator: an exclusive pool's join waits for every slice
+     *   from any thread, but on an inclusive pool thread 0's slice is the creator's to run, and the job it would
+     *   run lives in this object. Returning would leave the workers reading freed memory and the pool claimed for
+     *   good, so the process stops, saying why. */
+    void join_abandoned_() noexcept {
+        pool_.unsafe_join(generation_);
+        if (!pool_.is_complete(generation_) && !pool_.forked()) detail::report_abandoned_dispatch();
     }
     /**  A thread other than the creator asks to join: only the creator may (it owes thread 0's slice on an
      *   inclusive pool, and owns the guard's state). Such a join is refused and touches nothing. */
