@@ -157,6 +157,36 @@ void expect_fork_before_the_join(spawn_t &&spawn) {
     }
 }
 
+/**
+ *  A worker (thread 1, never the caller) forks inside its slice, on either exclusivity. The child's only thread is
+ *  that worker: when its slice returns it has no caller to return to, and must exit with
+ *  `forked_worker_exit_status_k` (a hang is killed, -1). The parent's dispatch completes every slice.
+ */
+template <typename pool_t, typename spawn_t>
+void expect_fork_inside_a_workers_slice(spawn_t &&spawn) {
+    for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k}) {
+        SCOPED_TRACE(exclusivity_name(exclusivity));
+        pool_t pool;
+        ASSERT_TRUE(spawn(pool, exclusivity));
+        require_ran(pool.for_threads([](std::size_t) noexcept {}).join()); // every worker past its start-up
+        std::fflush(nullptr);
+        std::atomic<pid_t> child{-1};
+        std::atomic<std::size_t> ran{0};
+        fu::status_t const status = pool.for_threads([&](std::size_t thread) noexcept {
+                                            ran.fetch_add(1, std::memory_order_relaxed);
+                                            if (thread == 1) child.store(::fork(), std::memory_order_relaxed);
+                                        })
+                                        .join();
+        // Only the parent gets here: the child's thread 1 returned into its worker loop, which exits.
+        ASSERT_GT(child.load(), 0);
+        EXPECT_TRUE(status) << status.name();
+        EXPECT_EQ(ran.load(), pool.threads_count()) << "every slice ran once in the parent";
+        EXPECT_EQ(reap_child(child.load()), fu::forked_worker_exit_status_k)
+            << "-1: the child hung (killed) or died by a signal";
+        require_ran(pool.for_threads([](std::size_t) noexcept {}).join()); // the parent's pool is untouched
+    }
+}
+
 /**  Why the fork tests cannot run in this build, or null. */
 char const *fork_tests_skip_reason() {
     if (FORKUNION_TEST_EMULATED)
@@ -194,6 +224,20 @@ TEST(fork, a_dispatcher_forking_before_its_join_gets_forked_from_join_at_once) {
     });
 }
 
+TEST(fork, a_child_forked_by_a_worker_inside_its_slice_exits_when_the_slice_returns) {
+    if (char const *why = fork_tests_skip_reason()) GTEST_SKIP() << why;
+    expect_fork_inside_a_workers_slice<fu::flat_pool_t>(
+        [](fu::flat_pool_t &p, fu::caller_exclusivity_t e) { return bool(p.spawn(3, e)); });
+    fu::machine_topology_t topology;
+    (void)topology.try_harvest();
+    expect_fork_inside_a_workers_slice<fu::colocated_pool_t>(
+        [&](fu::colocated_pool_t &p, fu::caller_exclusivity_t e) { return bool(p.spawn_on(topology, 0, 2, e)); });
+    expect_fork_inside_a_workers_slice<fu::distributed_pool_t>(
+        [&](fu::distributed_pool_t &p, fu::caller_exclusivity_t e) {
+            return bool(p.spawn(topology, std::max<std::size_t>(2, topology.compute_domains_count()), e));
+        });
+}
+
 TEST(fork, concurrent_forks_are_each_counted_in_their_child) {
     if (char const *why = fork_tests_skip_reason()) GTEST_SKIP() << why;
     // Several threads fork at once, so one fork's parent handler runs while another fork is between its prepare
@@ -223,6 +267,9 @@ TEST(fork, a_caller_forking_inside_its_own_slice_gets_forked_from_join_at_once) 
     GTEST_SKIP() << "needs fork(), which this OS does not have";
 }
 TEST(fork, a_dispatcher_forking_before_its_join_gets_forked_from_join_at_once) {
+    GTEST_SKIP() << "needs fork(), which this OS does not have";
+}
+TEST(fork, a_child_forked_by_a_worker_inside_its_slice_exits_when_the_slice_returns) {
     GTEST_SKIP() << "needs fork(), which this OS does not have";
 }
 TEST(fork, concurrent_forks_are_each_counted_in_their_child) {

@@ -144,6 +144,24 @@ inline void reach_hook(hook_point_t point, void const *pool) noexcept {
     std::abort();
 }
 
+} // namespace detail
+
+/**  The exit status of a `fork()`ed child whose forking worker returned from its slice (see `flat.hpp`,
+ *   "Processes"): the child has no caller thread to return to. */
+inline constexpr int forked_worker_exit_status_k = 125;
+
+namespace detail {
+
+/**  In a child forked by a worker inside its slice, after that slice returned: the only thread of the process
+ *   would wait for ever for a dispatch, so the child stops, saying why. `_Exit`: no `atexit` handler of the
+ *   parent's program runs in a child that never reached its `main`'s end. */
+[[noreturn, gnu::cold, gnu::noinline]] inline void exit_forked_worker() noexcept {
+    std::fputs("forkunion: a pool worker forked inside its slice and the slice returned in the child, which has no "
+               "caller thread to return to; the child exits. Call exec or _exit in the child instead.\n",
+               stderr);
+    std::_Exit(forked_worker_exit_status_k);
+}
+
 /**  A verb's task count converted to the pool's index type, and whether it fit: a count the index type cannot
  *   hold (negative, or above its maximum) is refused with `invalid_argument`, never narrowed. */
 template <typename index_type_>

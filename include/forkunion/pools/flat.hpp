@@ -138,7 +138,10 @@
  *  @section fork Processes
  *  A child of `fork()` inherits the pool's memory but none of its threads: every dispatch there is refused with
  *  `forked` (detected by a `pthread_atfork` generation counter, one relaxed load), and `terminate` and the
- *  destructor abandon the inherited thread table instead of joining threads that do not exist.
+ *  destructor abandon the inherited thread table instead of joining threads that do not exist. A worker (any thread
+ *  but the caller) that forks inside its slice is, in the child, the process's only thread, with no caller to
+ *  return to: the child should `exec` or `_exit` there. If its slice returns instead, the child prints why to
+ *  stderr and exits with `forked_worker_exit_status_k` rather than wait for a next dispatch that cannot come.
  *
  *  @section exceptions Exceptions
  *  Every member is `noexcept`. Callbacks should be `noexcept`; one that throws reaches a `noexcept` frame of the
@@ -944,6 +947,8 @@ private:
             // `stop` is stored before T4's generation store, which the wait above acquired.
             if (control_.stop.load(std::memory_order_relaxed)) return;
             dispatch_.trampoline(dispatch_.context, thread);
+            if (forked_()) [[unlikely]]
+                detail::exit_forked_worker(); // this worker forked inside its slice: see "Processes"
             // Thread 0 of an exclusive pool may have published nested dispatches (T2n); nobody else can have.
             last = dispatch_.generation.load(std::memory_order_relaxed);
             retire_(thread, last);
