@@ -238,22 +238,29 @@ task_t &initial_task_slow() noexcept {
 
 // ---- Barriers ----
 
-void team_barrier(team_t &team) noexcept {
+bool team_barrier(team_t &team) noexcept {
     unsigned const size = team.header.size;
-    // Read before arriving: this barrier's generation cannot move until this thread arrives.
+    // Read before arriving: this barrier's generation cannot advance until this thread arrives (only the
+    // cancellation bit may come on meanwhile).
     std::uint32_t const generation = team.release.generation.load(std::memory_order_relaxed);
+    // A cancelled region's members do not arrive: the count stays below the team size (see `team_barrier`'s
+    // contract), and the member leaves for the region's end.
+    if (generation & region_cancelled_k) [[unlikely]]
+        return true;
     // Acq_rel: the last arrival carries every member's writes into its release of the generation.
     if (team.arrive.arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == size) {
         team.arrive.arrived.store(0, std::memory_order_relaxed); // nobody arrives again before the release below
-        // Seq_cst with the sleepers' seq_cst increment and re-check: one of the two sees the other.
-        team.release.generation.store(generation + 1, std::memory_order_seq_cst);
+        // Seq_cst with the sleepers' seq_cst increment and re-check: one of the two sees the other. A plain store
+        // cannot lose a cancellation: every member is here, so none is in `cancel_region`.
+        team.release.generation.store(generation + barrier_step_k, std::memory_order_seq_cst);
         if (team.release.sleepers.load(std::memory_order_seq_cst)) kernel_wake_all(team.release.generation);
-        return;
+        return false;
     }
     wait_policy_t const policy = team.header.policy;
     std::uint64_t spins = 0;
+    std::uint32_t now;
     // Acquire pairs with the last arrival's release: every member's writes before the barrier are visible.
-    while (team.release.generation.load(std::memory_order_acquire) == generation) {
+    while ((now = team.release.generation.load(std::memory_order_acquire)) == generation) {
         if (help_taskloop(team)) continue;
         if (spins < policy.spins) {
             ++spins;
@@ -265,6 +272,16 @@ void team_barrier(team_t &team) noexcept {
             kernel_wait(team.release.generation, generation, 0);
         team.release.sleepers.fetch_sub(1, std::memory_order_relaxed);
     }
+    // A completed barrier advanced the word by a step (the bit as it was: clear); a cancellation set the bit.
+    return (now & region_cancelled_k) != 0;
+}
+
+void cancel_region(team_t &team) noexcept {
+    // Seq_cst, with the sleepers' seq_cst increment and re-check, as the last arrival's store: a member about to
+    // sleep on the old value either sees the bit or is counted here and woken.
+    team.release.generation.fetch_or(region_cancelled_k, std::memory_order_seq_cst);
+    if (team.release.sleepers.load(std::memory_order_seq_cst)) kernel_wake_all(team.release.generation);
+    team_notify(team); // slot, `ordered` and doacross waits re-check (`team_wait_unless_cancelled`)
 }
 
 // ---- Roots ----
@@ -825,10 +842,33 @@ void run_serial(task_t &parent, void (*fn)(void *), void *data, loop_shape_t con
         loop_enter(task, team.prepared.loop, nullptr, 0);
 }
 
+/**
+ *  The end of a cancelled region, after its join: its members skipped constructs (each stopped counting where it
+ *  left for the region's end) and may have left barriers without completing them. The next region numbers its
+ *  constructs after the furthest any member got, finds every slot free and every stealing cursor closed for them,
+ *  and starts with no arrivals and the cancellation bit clear, the generation advanced past the cancelled one.
+ */
+[[gnu::noinline, gnu::cold]] void end_cancelled_region(root_t &root, task_t const &master) noexcept {
+    team_t &team = root.team;
+    std::uint32_t const generation = team.release.generation.load(std::memory_order_relaxed);
+    if (!(generation & region_cancelled_k)) return;
+    std::uint64_t next = master.ws_next;
+    for (unsigned thread = 1; thread < team.header.size; ++thread)
+        if (std::uint64_t const reached = root.shape.tasks[thread].task.ws_next; reached > next) next = reached;
+    root.master.ws_next = next;
+    reset_worksharing(team, next);
+    // Relaxed: the next region's publication orders these before any member reads them.
+    team.arrive.arrived.store(0, std::memory_order_relaxed);
+    team.release.generation.store(generation - region_cancelled_k + barrier_step_k, std::memory_order_relaxed);
+}
+
 /**  Ends the region on `root`: remembers where the worksharing numbering stands. The root stays the thread's. */
 [[gnu::always_inline]] inline void finish_team(root_t &root, task_t const &master) noexcept {
     root.master.ws_next = master.ws_next;
     if (root.team.taskloop.seen.load(std::memory_order_relaxed)) root.master.taskloop_seen = true;
+    // Only with cancel-var true can a region have been cancelled: one load of a setting on the region's path.
+    if (loaded_settings().cancellation) [[unlikely]]
+        end_cancelled_region(root, master);
 }
 
 /**  Claims `root` for maintenance unless the calling thread holds it already (its own root, between regions). */
@@ -896,7 +936,10 @@ void root_t::run_thread(std::size_t thread_index) noexcept {
     start_thread_once(thread, shape.threads, header.icv.bind);
     header.fn(header.data);
     current_task_pointer = nullptr;
-    if (header.end_barrier) return team_barrier(team);
+    if (header.end_barrier) {
+        (void)team_barrier(team); // a cancelled region's members return at once; the pools' join still waits
+        return;
+    }
     if (!header.end_gate) return;
     // Release pairs with the master's acquire: this member's writes are visible once the gate opens.
     team.gate.done.fetch_add(1, std::memory_order_release);
@@ -931,7 +974,7 @@ void wait_at_gate(team_t &team) noexcept {
 /**  The master's end of a region: the end barrier or gate, then the pools' joins. */
 [[gnu::always_inline]] inline void join_team(root_t &root) noexcept {
     team_t &team = root.team;
-    if (team.header.end_barrier) team_barrier(team);
+    if (team.header.end_barrier) (void)team_barrier(team);
     if (team.header.end_gate) wait_at_gate(team);
     for (unsigned segment = 0; segment != root.master.published; ++segment)
         root.shape.segments[segment]->unsafe_join(root.master.generations[segment]);
@@ -1105,12 +1148,14 @@ FORKUNION_GOMP_EXPORT void GOMP_parallel_end(void) {
 
 FORKUNION_GOMP_EXPORT void GOMP_barrier(void) {
     task_t &task = current_task();
-    if (task.implicit->team) team_barrier(*task.implicit->team);
+    // A cancelled region releases a plain barrier too (an orphaned one, say): its thread continues, rather than wait
+    // for members that left for the region's end.
+    if (task.implicit->team) (void)team_barrier(*task.implicit->team);
 }
 
 FORKUNION_GOMP_EXPORT bool GOMP_barrier_cancel(void) {
-    GOMP_barrier();
-    return false; // cancellation is never active: `GOMP_cancel` refuses it when cancel-var is true
+    task_t &task = current_task();
+    return task.implicit->team && team_barrier(*task.implicit->team);
 }
 
 FORKUNION_GOMP_EXPORT void GOMP_critical_start(void) {
@@ -1138,27 +1183,35 @@ FORKUNION_GOMP_EXPORT void GOMP_critical_name_end(void **pointer) {
 
 // Cancellation: with cancel-var false (the default) a `cancel` construct does nothing and cancellation points
 // never trigger, exactly as the specification prescribes. With `OMP_CANCELLATION=true`, `cancel for` and `cancel
-// sections` mark the construct cancelled on the team: cancellation points in it then say so, no chunk or section
-// is handed out any more, and its cancellable end reports it. `cancel taskgroup` marks the innermost taskgroup:
-// tasks created in it afterwards are discarded (a shared `taskloop`'s untaken tasks too) and its cancellation
-// points say so. `cancel parallel` is refused.
+// sections` mark the construct cancelled on the team: cancellation points in it then say so and no chunk or section
+// is handed out any more. `cancel taskgroup` marks the innermost taskgroup: tasks created in it afterwards are
+// discarded (a shared `taskloop`'s untaken tasks too) and its cancellation points say so. `cancel parallel` marks
+// the region cancelled (`cancel_region`): its barriers release their members and report it, as do `cancellation
+// point parallel`, the cancellable ends of loops and sections, and the taskgroup cancellation points of its tasks;
+// GCC's code then jumps to the region's end. A team of one has nobody to tell: its `cancel parallel` just returns
+// true. The region's end puts the team back in order for the next one (`end_cancelled_region`).
 namespace {
 constexpr int cancel_parallel_k = 1, cancel_loop_k = 2, cancel_sections_k = 4, cancel_taskgroup_k = 8;
 } // namespace
 
 FORKUNION_GOMP_EXPORT bool GOMP_cancellation_point(int which) {
     if (!settings().cancellation) return false;
-    if (which & cancel_taskgroup_k) return taskgroup_cancelled();
-    if (!(which & (cancel_loop_k | cancel_sections_k))) return false;
-    return ws_cancelled(*current_task().implicit);
+    task_t const &task = *current_task().implicit;
+    if (which & cancel_taskgroup_k) return taskgroup_cancelled() || (task.team && region_cancelled(*task.team));
+    if (which & (cancel_loop_k | cancel_sections_k)) return ws_cancelled(task);
+    if (which & cancel_parallel_k) return task.team && region_cancelled(*task.team);
+    return false;
 }
 
 FORKUNION_GOMP_EXPORT bool GOMP_cancel(int which, bool do_cancel) {
     if (!settings().cancellation) return false;
     if (!do_cancel) return GOMP_cancellation_point(which); // `if(false)`: a cancellation point
-    if (which & cancel_parallel_k) refuse("GOMP_cancel (cancel parallel)", "cancellation of a parallel region");
     if (which & cancel_taskgroup_k) return cancel_taskgroup();
     task_t &task = *current_task().implicit;
+    if (which & cancel_parallel_k) {
+        if (task.team) cancel_region(*task.team);
+        return true;
+    }
     std::uint64_t const mark = task.ws_next; // see `ws_cancelled`
     if (team_t *team = task.team) {
         // Release pairs with the acquire in `ws_cancelled`; the construct's end barrier orders it for every member.

@@ -263,7 +263,10 @@ struct ws_state_t {
      *   memory (each member stores the same values there; read and written as relaxed atomics). */
     std::uint64_t *doacross_count_table = nullptr;
     std::atomic<std::uint64_t> *doacross_progress = nullptr; ///< The slot's progress words, one per chunk.
-    std::uint64_t cancelled = 0; ///< Team of one: `ws_next` when `cancel` ended its construct (cancel-var true).
+    /**  `ws_next` when this thread's construct was ended for it alone (cancel-var true): on a team of one by `cancel
+     *   for` or `cancel sections`; on a team, by the cancellation of the region while the construct waited for a
+     *   slot (the construct then hands this thread nothing; see `loop_enter`). */
+    std::uint64_t cancelled = 0;
 };
 
 /**
@@ -398,6 +401,8 @@ struct team_t {
     struct alignas(line_k) arrive_t {
         std::atomic<std::uint32_t> arrived{0};
     } arrive;
+    /**  The barrier's generation word: advanced by `barrier_step_k` when a barrier completes, with
+     *   `region_cancelled_k` set while the current region is cancelled (`cancel parallel`; see `team_barrier`). */
     struct alignas(line_k) release_t {
         std::atomic<std::uint32_t> generation{0};
         std::atomic<std::uint32_t> sleepers{0};
@@ -474,8 +479,47 @@ void team_wait(team_t &team, ready_fn_type_ &&ready) noexcept {
     }
 }
 
-/**  Blocks until every member of `team` arrived; waiting members help with a shared `taskloop`. */
-void team_barrier(team_t &team) noexcept;
+/**  The generation word's bit that says the team's current region is cancelled; completed barriers advance the
+ *   word by `barrier_step_k`, which leaves the bit as it is. */
+inline constexpr std::uint32_t region_cancelled_k = 1;
+inline constexpr std::uint32_t barrier_step_k = 2;
+
+/**  Whether the region running on `team` was cancelled (`cancel parallel`, cancel-var true). Any member, any time;
+ *   acquire pairs with the release of `cancel_region`. */
+inline bool region_cancelled(team_t const &team) noexcept {
+    return (team.release.generation.load(std::memory_order_acquire) & region_cancelled_k) != 0;
+}
+
+/**
+ *  Blocks until every member of `team` arrived; waiting members help with a shared `taskloop`. Returns false then,
+ *  and true, at once or as soon as it happens, when the region is cancelled. A member released that way has arrived
+ *  without completing the barrier; a member that sees the cancellation does not arrive; so after a cancellation at
+ *  most the members that read the generation before it arrive, once each, and the canceller is not among them: the
+ *  count stays below the team size, no barrier completes, and the region's end resets it (`end_cancelled_region`).
+ */
+bool team_barrier(team_t &team) noexcept;
+
+/**
+ *  `cancel parallel`: marks the region running on `team` cancelled, releases the members waiting in its barriers and
+ *  wakes those in any other wait of the team (each re-checks `region_cancelled`). Any member; idempotent.
+ */
+void cancel_region(team_t &team) noexcept;
+
+/**
+ *  `team_wait` that also ends when the region is cancelled: true when `ready()`, false when the wait was given up
+ *  because the member it waits for may have left for the region's end and never come.
+ */
+template <typename ready_fn_type_>
+bool team_wait_unless_cancelled(team_t &team, ready_fn_type_ &&ready) noexcept {
+    bool ready_seen = true;
+    team_wait(team, [&]() noexcept {
+        if (ready()) return true;
+        if (!region_cancelled(team)) return false;
+        ready_seen = false;
+        return true;
+    });
+    return ready_seen;
+}
 /**  Runs tasks of the `taskloop` published on `team`, if any; true if it ran one. */
 bool help_taskloop(team_t &team) noexcept;
 
@@ -492,8 +536,12 @@ bool cancel_taskgroup() noexcept;
 bool ws_cancelled(task_t const &task) noexcept;
 /**  Hands out the next chunk as logical iterations; false when the loop has none left for this thread. */
 bool loop_next_logical(task_t &task, std::uint64_t &first, std::uint64_t &last) noexcept;
-/**  Leaves the loop (handing on the ordered turn) and, with `barrier`, waits for the team. */
-void loop_leave(task_t &task, bool barrier) noexcept;
+/**  Leaves the loop (handing on the ordered turn) and, with `barrier`, waits for the team; true when that barrier
+ *   found the region cancelled (`team_barrier`). */
+bool loop_leave(task_t &task, bool barrier) noexcept;
+/**  After a cancelled region's join (no member touches the team): frees every worksharing slot for the constructs
+ *   from `next` on and closes every stealing cursor, whatever constructs the members skipped. */
+void reset_worksharing(team_t &team, std::uint64_t next) noexcept;
 void sections_enter(task_t &task, std::uint64_t count, void **memory, std::uint64_t memory_bytes,
                     std::uintptr_t *reductions = nullptr) noexcept;
 

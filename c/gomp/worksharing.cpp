@@ -25,18 +25,23 @@ ws_slot_t &slot_of(team_t &team, std::uint64_t id) noexcept {
     return team.slots[id % ws_slots_k];
 }
 
+/**  How a member entered a construct's slot. */
+enum class entry_t { first, follower, cancelled };
+
 /**
  *  Enters construct `id`: the first member to arrive claims the slot, runs `init` on it and publishes it; the
- *  others wait for that publication. Returns whether this member was the first.
+ *  others wait for that publication. Returns whether this member was the first, or `cancelled` when it had to wait
+ *  and the region is cancelled: the slot may be held for good by a construct that members which left for the
+ *  region's end never leave, so this member does not enter it (and must not leave it).
  */
 template <typename init_fn_type_>
-bool slot_enter(team_t &team, std::uint64_t id, init_fn_type_ &&init) noexcept {
+entry_t slot_enter(team_t &team, std::uint64_t id, init_fn_type_ &&init) noexcept {
     ws_slot_t &slot = slot_of(team, id);
     std::uint64_t const ready = id * 4 + ready_k;
     for (;;) {
         // Acquire pairs with the release of `ready` (the shared fields are set) or of `free` (everyone left).
         std::uint64_t state = slot.control.state.load(std::memory_order_acquire);
-        if (state == ready) return false;
+        if (state == ready) return entry_t::follower;
         if ((state & 3) == free_k && (state >> 2) <= id) {
             if (slot.control.state.compare_exchange_strong(state, id * 4 + initializing_k, std::memory_order_acq_rel,
                                                            std::memory_order_acquire)) {
@@ -44,12 +49,14 @@ bool slot_enter(team_t &team, std::uint64_t id, init_fn_type_ &&init) noexcept {
                 // Pairs with the acquire loads above: the other members see the initialized fields.
                 slot.control.state.store(ready, std::memory_order_release);
                 team_notify(team);
-                return true;
+                return entry_t::first;
             }
             continue;
         }
         // Initializing, or still held by construct `id - ws_slots_k`: wait for it to change.
-        team_wait(team, [&]() noexcept { return slot.control.state.load(std::memory_order_acquire) != state; });
+        if (!team_wait_unless_cancelled(
+                team, [&]() noexcept { return slot.control.state.load(std::memory_order_acquire) != state; }))
+            return entry_t::cancelled;
     }
 }
 
@@ -227,19 +234,21 @@ bool claim_static(task_t &task, std::uint64_t &first, std::uint64_t &last) noexc
     }
 }
 
-/**  Waits for the `ordered` turn of the chunk this thread holds. */
-void wait_for_turn(task_t &task) noexcept {
+/**  Waits for the `ordered` turn of the chunk this thread holds; false when the region was cancelled first (an
+ *   earlier chunk's thread may have left for the region's end: the turn may never come). */
+bool wait_for_turn(task_t &task) noexcept {
     ws_state_t &ws = task.ws;
     std::atomic<std::uint64_t> &turn = ws.slot->shared.ordered_turn;
     std::uint64_t const first = ws.first;
     // Acquire pairs with the release in `hand_on_turn`: the previous chunk's ordered regions happened before.
-    team_wait(*task.team, [&]() noexcept { return turn.load(std::memory_order_acquire) == first; });
+    return team_wait_unless_cancelled(*task.team,
+                                      [&]() noexcept { return turn.load(std::memory_order_acquire) == first; });
 }
 
-/**  Once every earlier chunk has handed the turn on, hands it on past this thread's chunk. */
+/**  Once every earlier chunk has handed the turn on, hands it on past this thread's chunk (in a cancelled region
+ *   the turn stays where it is: the chunks are no longer ordered). */
 void hand_on_turn(task_t &task) noexcept {
-    wait_for_turn(task);
-    task.ws.slot->shared.ordered_turn.store(task.ws.last, std::memory_order_release);
+    if (wait_for_turn(task)) task.ws.slot->shared.ordered_turn.store(task.ws.last, std::memory_order_release);
     task.ws.holds_chunk = false;
     team_notify(*task.team);
 }
@@ -312,6 +321,28 @@ loop_kind_t runtime_kind(task_t const &task, bool monotonic, bool ordered, long 
     }
 }
 
+namespace {
+/**
+ *  A construct entered after its region was cancelled, whose slot this thread could not get (`slot_enter`): it
+ *  hands this thread nothing (`ws_cancelled`), through the shared-cursor path that checks for that (never the
+ *  inlined stealing claim), and gives it what GCC's code writes to, private: scratch memory (freed at its end) and
+ *  task-reduction copies. Doacross waits and posts find no progress words and return.
+ */
+[[gnu::noinline, gnu::cold]] void enter_cancelled(task_t &task, void **memory, std::uint64_t memory_bytes,
+                                                  std::uintptr_t *reductions) noexcept {
+    ws_state_t &ws = task.ws;
+    ws.loop.kind = loop_kind_t::shared_k;
+    ws.loop.ordered = false;
+    ws.cancelled = task.ws_next;
+    if (memory) {
+        ws.solo_memory = std::calloc(1, memory_bytes ? static_cast<std::size_t>(memory_bytes) : 1);
+        if (!ws.solo_memory) refuse("a worksharing construct's shared memory", "out of memory");
+        *memory = ws.solo_memory;
+    }
+    if (reductions) enter_task_reductions(reductions, task.team_size);
+}
+} // namespace
+
 void loop_enter(task_t &task, loop_shape_t const &requested, void **memory, std::uint64_t memory_bytes,
                 std::uintptr_t *reductions) noexcept {
     ws_state_t &ws = task.ws;
@@ -347,7 +378,7 @@ void loop_enter(task_t &task, loop_shape_t const &requested, void **memory, std:
     if (shape.kind == loop_kind_t::static_k) ws.next = task.thread_num;
     if ((shape.kind != loop_kind_t::static_k && shape.kind != loop_kind_t::stealing_k) || shape.ordered || memory ||
         shape.progress_words || reductions) {
-        slot_enter(*team, ws.id, [&](ws_slot_t &slot) noexcept {
+        entry_t const entry = slot_enter(*team, ws.id, [&](ws_slot_t &slot) noexcept {
             slot.cursor.value.store(0, std::memory_order_relaxed);
             slot.shared.ordered_turn.store(0, std::memory_order_relaxed);
             if (memory) slot_memory(slot, memory_bytes);
@@ -357,6 +388,8 @@ void loop_enter(task_t &task, loop_shape_t const &requested, void **memory, std:
             enter_task_reductions(reductions, size);
             slot.shared.copy.store(reductions, std::memory_order_relaxed);
         });
+        if (entry == entry_t::cancelled) [[unlikely]]
+            return enter_cancelled(task, memory, memory_bytes, reductions);
         ws.slot = &slot_of(*team, ws.id);
         if (reductions) {
             auto const *first =
@@ -389,8 +422,9 @@ bool ws_cancelled(task_t const &task) noexcept {
     // The mark is the number of the construct after the cancelled one, which every member of a region counts alike,
     // also in a `schedule(static)` loop that GCC runs without entering it here.
     std::uint64_t const mark = task.ws_next;
+    if (task.ws.cancelled == mark) return true; // a team of one's, or this thread's alone (`enter_cancelled`)
     if (team_t const *team = task.team) return team->taskloop.cancelled_ws.load(std::memory_order_acquire) == mark;
-    return task.ws.cancelled == mark;
+    return false;
 }
 
 bool loop_next_logical(task_t &task, std::uint64_t &first, std::uint64_t &last) noexcept {
@@ -421,13 +455,13 @@ bool loop_next_logical(task_t &task, std::uint64_t &first, std::uint64_t &last) 
     return claimed;
 }
 
-void loop_leave(task_t &task, bool barrier) noexcept {
+bool loop_leave(task_t &task, bool barrier) noexcept {
     ws_state_t &ws = task.ws;
     team_t *team = task.team;
-    if (!team) {
+    if (!team || ws.solo_memory) [[unlikely]] { // a team of one's scratch, or a cancelled region's private one
         std::free(ws.solo_memory);
         ws.solo_memory = nullptr;
-        return;
+        if (!team) return false;
     }
     if (ws.holds_chunk) hand_on_turn(task);
     if (ws.loop.kind == loop_kind_t::stealing_k && ws.published)
@@ -439,7 +473,7 @@ void loop_leave(task_t &task, bool barrier) noexcept {
     if (ws.slot) slot_leave(*team, ws.id);
     ws.slot = nullptr;
     ws.loop.kind = loop_kind_t::static_k;
-    if (barrier) team_barrier(*team);
+    return barrier && team_barrier(*team);
 }
 
 void sections_enter(task_t &task, std::uint64_t count, void **memory, std::uint64_t memory_bytes,
@@ -448,6 +482,20 @@ void sections_enter(task_t &task, std::uint64_t count, void **memory, std::uint6
     shape.n = count, shape.chunk = 1, shape.incr = 1, shape.end = count;
     shape.kind = loop_kind_t::shared_k;
     loop_enter(task, shape, memory, memory_bytes, reductions);
+}
+
+void reset_worksharing(team_t &team, std::uint64_t next) noexcept {
+    for (std::uint64_t index = 0; index != ws_slots_k; ++index) {
+        ws_slot_t &slot = team.slots[index];
+        if (slot.shared.memory_owned) std::free(slot.shared.memory);
+        slot.shared.memory = nullptr;
+        slot.shared.memory_owned = false;
+        slot.control.left.store(0, std::memory_order_relaxed);
+        // Free for the first construct from `next` on that this slot serves.
+        std::uint64_t const id = next + (index + ws_slots_k - next % ws_slots_k) % ws_slots_k;
+        slot.control.state.store(id * 4 + free_k, std::memory_order_relaxed);
+    }
+    reset_cursor_table(team.header.cursors, team.header.capacity);
 }
 
 /**  A fresh table: every cursor closed (no construct may mistake one for its own), every departure word 0 (the
@@ -665,15 +713,17 @@ FORKUNION_GOMP_EXPORT void GOMP_loop_end(void) {
 FORKUNION_GOMP_EXPORT void GOMP_loop_end_nowait(void) {
     loop_leave(implicit_task(), false);
 }
+// GCC calls the cancellable end of a loop or `sections` only in a region that contains `cancel parallel`, also
+// after a `cancel for` or `cancel sections` has ended the construct; true sends the thread to the region's end, so
+// it says whether the region (not the construct) was cancelled.
 FORKUNION_GOMP_EXPORT bool GOMP_loop_end_cancel(void) {
-    task_t &task = implicit_task();
-    loop_leave(task, true);
-    return ws_cancelled(task); // after the barrier: every member's `cancel` is visible
+    return loop_leave(implicit_task(), true);
 }
 
 FORKUNION_GOMP_EXPORT void GOMP_ordered_start(void) {
     task_t &task = implicit_task();
-    if (task.team && task.ws.holds_chunk) wait_for_turn(task);
+    // In a cancelled region the wait may be given up: the ordered region then runs without its turn.
+    if (task.team && task.ws.holds_chunk) (void)wait_for_turn(task);
 }
 FORKUNION_GOMP_EXPORT void GOMP_ordered_end(void) {} // the turn passes when the chunk ends, not at each ordered region
 
@@ -743,7 +793,9 @@ void doacross_wait(std::uint64_t const *vector) noexcept {
         if (vector[dim] >= doacross_count(ws, dim)) return; // outside the iteration space: no dependence
     std::uint64_t const flat = flatten(ws, vector);
     std::atomic<std::uint64_t> &progress = ws.doacross_progress[progress_index(task, vector[0])];
-    team_wait(*task.team, [&]() noexcept { return progress.load(std::memory_order_acquire) > flat; });
+    // In a cancelled region the iteration waited for may never run: the wait is given up.
+    (void)team_wait_unless_cancelled(*task.team,
+                                     [&]() noexcept { return progress.load(std::memory_order_acquire) > flat; });
 }
 
 } // namespace
@@ -923,9 +975,7 @@ FORKUNION_GOMP_EXPORT void GOMP_sections_end_nowait(void) {
     loop_leave(implicit_task(), false);
 }
 FORKUNION_GOMP_EXPORT bool GOMP_sections_end_cancel(void) {
-    task_t &task = implicit_task();
-    loop_leave(task, true);
-    return ws_cancelled(task);
+    return loop_leave(implicit_task(), true); // whether the region was cancelled, as `GOMP_loop_end_cancel`
 }
 FORKUNION_GOMP_EXPORT void GOMP_parallel_sections(void (*fn)(void *), void *data, unsigned nthreads, unsigned count,
                                                   unsigned flags) {
@@ -954,9 +1004,11 @@ FORKUNION_GOMP_EXPORT bool GOMP_single_start(void) {
     if (!task.team) return true;
     std::uint64_t const id = task.ws_next++;
     depart_single(*task.team, task.thread_num, id);
-    bool const won = slot_enter(*task.team, id, [](ws_slot_t &) noexcept {});
+    entry_t const entry = slot_enter(*task.team, id, [](ws_slot_t &) noexcept {});
+    if (entry == entry_t::cancelled) [[unlikely]]
+        return false; // a cancelled region: the body is not run here, and the slot was never entered
     slot_leave(*task.team, id);
-    return won;
+    return entry == entry_t::first;
 }
 
 FORKUNION_GOMP_EXPORT void *GOMP_single_copy_start(void) {
@@ -966,9 +1018,12 @@ FORKUNION_GOMP_EXPORT void *GOMP_single_copy_start(void) {
     std::uint64_t const id = task.ws_next++;
     task.ws.id = id;
     depart_single(team, task.thread_num, id);
-    bool const won = slot_enter(
+    entry_t const entry = slot_enter(
         team, id, [](ws_slot_t &slot) noexcept { slot.shared.copy.store(nullptr, std::memory_order_relaxed); });
-    if (won) return nullptr; // the winner runs the body, then `GOMP_single_copy_end` publishes its data and leaves
+    // The winner runs the body, then `GOMP_single_copy_end` publishes its data and leaves. In a cancelled region a
+    // member that could not enter the slot runs the body as its own winner, and its end touches no slot.
+    task.ws.slot = entry == entry_t::first ? &slot_of(team, id) : nullptr;
+    if (entry != entry_t::follower) return nullptr;
     std::atomic<void *> &copy = slot_of(team, id).shared.copy;
     void *data = nullptr;
     // Acquire pairs with the release in `GOMP_single_copy_end`: the winner's values are visible.
@@ -979,8 +1034,9 @@ FORKUNION_GOMP_EXPORT void *GOMP_single_copy_start(void) {
 
 FORKUNION_GOMP_EXPORT void GOMP_single_copy_end(void *data) {
     task_t &task = implicit_task();
-    if (!task.team) return;
-    slot_of(*task.team, task.ws.id).shared.copy.store(data, std::memory_order_release);
+    if (!task.team || !task.ws.slot) return;
+    task.ws.slot->shared.copy.store(data, std::memory_order_release);
+    task.ws.slot = nullptr;
     team_notify(*task.team);
     slot_leave(*task.team, task.ws.id);
 }
