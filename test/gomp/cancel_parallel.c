@@ -83,17 +83,41 @@ static void cancel_for_in_cancellable_region(void) {
     CHECK(cancelling() ? ran < span_k : ran == span_k);
 }
 
-/* The master cancels at once; the others may run constructs it never reaches, then meet at a barrier. With
- * `waits`, also constructs in which a member waits for another's part: a `single copyprivate` (for the winner's
- * value) and an `ordered` loop (for the master's chunks' turn). libgomp 12.2 hangs in both (measured: 3 threads,
- * 20 s timeout), so those run only under the drop-in (`drop_in_only`). */
+/* The master cancels once the others have started (so they run constructs it never reaches, and wait in them for
+ * slots it never frees), then they meet at a barrier. With `waits`, also constructs in which a member waits for
+ * another's part: an `ordered` loop and a doacross loop first (for the master's chunks), a `single copyprivate`
+ * last. libgomp 12.2 hangs in the first and last (measured: 3 threads, 20 s timeout), so these run only under the
+ * drop-in (`drop_in_only`). */
 static void skipped_constructs(int waits) {
     long loops = 0;
-    int singles = 0, passed = 0, copied = 0;
-#pragma omp parallel shared(loops, singles, passed, copied)
+    int singles = 0, passed = 0, copied = 0, started = 0;
+#pragma omp parallel shared(loops, singles, passed, copied, started)
     {
         int const me = omp_get_thread_num();
-#pragma omp cancel parallel if (me == 0)
+        if (me == 0) {
+            await_count(&started, omp_get_num_threads() - 1);
+#pragma omp cancel parallel
+        } else {
+#pragma omp atomic
+            started += 1;
+        }
+        if (waits) {
+#pragma omp for ordered schedule(static, 1) nowait
+            for (int i = 0; i < 20; ++i) {
+#pragma omp ordered
+                {
+#pragma omp atomic
+                    loops += 1;
+                }
+            }
+#pragma omp for ordered(1) schedule(static, 1) nowait
+            for (int i = 0; i < 20; ++i) {
+#pragma omp ordered depend(sink : i - 1)
+#pragma omp atomic
+                loops += 1;
+#pragma omp ordered depend(source)
+            }
+        }
         for (int round = 0; round < 12; ++round) {
 #pragma omp for schedule(monotonic : dynamic, 3) nowait reduction(+ : loops)
             for (int i = 0; i < 30; ++i) loops += 1;
@@ -109,14 +133,6 @@ static void skipped_constructs(int waits) {
             value = 100;
 #pragma omp atomic
             copied += value == 100;
-#pragma omp for ordered schedule(static, 1) nowait
-            for (int i = 0; i < 20; ++i) {
-#pragma omp ordered
-                {
-#pragma omp atomic
-                    loops += 1;
-                }
-            }
         }
 #pragma omp barrier
 #pragma omp atomic
