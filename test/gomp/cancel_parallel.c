@@ -2,8 +2,9 @@
  *  at 2, 3 and 5 threads (more threads than the machine's cores: spinning members must still finish), and without
  *  it (every region then runs to its end). With cancellation:
  *  - a member that cancels while the others wait in a barrier releases them, and no member runs the code after it;
- *  - `cancel for` in a region that also contains `cancel parallel` (whose loops end in GOMP_loop_end_cancel) ends
- *    the loop only: every member runs the rest of the region;
+ *  - `cancel for` and `cancel sections` in a region that also contains `cancel parallel` (whose loops and sections
+ *    end in GOMP_loop_end_cancel and GOMP_sections_end_cancel) end the construct only: every member runs the rest
+ *    of the region;
  *  - a member cancels at the region's start while the others run worksharing constructs it never reaches (more
  *    `nowait` loops and `single`s than the team has slots; with the argument `drop_in_only`, also a `single
  *    copyprivate` and an `ordered` loop, 50 times): nothing hangs and no member passes the barrier after them;
@@ -55,12 +56,22 @@ static void barrier_release(void) {
 
 enum { span_k = 100000, hit_k = 4321 };
 
-/* `cancel for` ends the loop; the region, which could be cancelled, goes on. */
+/* `cancel for` ends the loop and `cancel sections` the sections; the region, which could be cancelled, goes on. */
 static void cancel_for_in_cancellable_region(void) {
     long ran = 0, rest = 0;
-    int found = -1, team = 0;
-#pragma omp parallel reduction(+ : ran, rest) shared(found, team)
+    int found = -1, team = 0, first_section = 0;
+#pragma omp parallel reduction(+ : ran, rest) shared(found, team, first_section)
     {
+#pragma omp sections
+        {
+#pragma omp section
+            {
+                first_section = 1;
+#pragma omp cancel sections
+            }
+#pragma omp section
+            rest += 0;
+        }
 #pragma omp single
         team = omp_get_num_threads();
 #pragma omp for schedule(dynamic, 8)
@@ -77,9 +88,9 @@ static void cancel_for_in_cancellable_region(void) {
 #pragma omp cancel parallel if (found < 0)
         rest += 1;
     }
-    printf("cancel for in a cancellable region: found %d, rest of the region ran on %ld of %d members\n", found,
-           rest / 2, team);
-    CHECK(found == hit_k && rest == 2L * team);
+    printf("cancel for, sections in a cancellable region: found %d, rest of the region ran on %ld of %d members\n",
+           found, rest / 2, team);
+    CHECK(found == hit_k && rest == 2L * team && first_section == 1);
     CHECK(cancelling() ? ran < span_k : ran == span_k);
 }
 
