@@ -39,7 +39,8 @@
  *
  *  Worksharing. Every member counts the worksharing constructs it meets; construct `id` uses slot
  *  `id % ws_slots_k` of the team (see `ws_slot_t` for its state machine), and the numbering continues across
- *  regions, so slots need no reset. `schedule(static)` needs no shared state: each member computes its block (the
+ *  regions, so slots need no reset (but after a cancelled region, whose members stopped counting at different
+ *  constructs). `schedule(static)` needs no shared state: each member computes its block (the
  *  same split as GCC's inlined static schedule and as `static_slice`) or its round-robin chunks. Nonmonotonic
  *  `dynamic` gives each member its static block of chunks behind a private, padded cursor, then steals from the
  *  others' in a coprime order (the pool's `for_n_dynamic` scheme); a cursor word carries a tag of the construct
@@ -56,8 +57,13 @@
  *  wait policy's spin count (`OMP_WAIT_POLICY`, `GOMP_SPINCOUNT`; 0 when passive and 30 billion when active, as
  *  with libgomp, `default_spin_count_k` when unset, and libgomp's 100 or 1000 when there are more threads than
  *  cores), then block on the generation's futex; they never yield. While waiting they run a shared `taskloop`'s
- *  tasks. Every other wait of a team (a worksharing slot, the `ordered` turn, `copyprivate`, doacross) spins the
- *  same way and then sleeps on the team's doorbell futex, which every change such a wait watches rings.
+ *  tasks. The generation advances by two: its low bit says the region is cancelled (`cancel parallel`), which
+ *  releases every waiter and tells it why, and makes every later barrier of the region return at once without
+ *  arriving (see `team_barrier`). Every other wait of a team (a worksharing slot, the `ordered` turn, `copyprivate`, doacross) spins the
+ *  same way and then sleeps on the team's doorbell futex, which every change such a wait watches rings; those that
+ *  wait for another member's part of a construct (a slot, the `ordered` turn, doacross) give up once the region is
+ *  cancelled, since that member may have left for the region's end. A cancelled region's end, after the join, puts
+ *  the team back in order for the next region (`end_cancelled_region`).
  *
  *  Tasks run undeferred, on the encountering thread, at the point of the construct: a conforming schedule (the
  *  specification lets every task be undeferred), which satisfies every `depend` clause (siblings run in creation
@@ -81,8 +87,7 @@
  *
  *  Refused, loudly, at the call with the construct's name (`refused.cpp`): device memory routines (`target` regions run
  *  on the host, `tasks.cpp`), OpenACC, the offload plugin interface, `detach`, a doacross loop with a task reduction,
- *  `cancel parallel` while `OMP_CANCELLATION=true` (with it false, the default, `cancel` is the no-op the
- *  specification prescribes), and the lock entry points of the pre-GCC-4.4 ABI.
+ *  and the lock entry points of the pre-GCC-4.4 ABI.
  *
  *  Threads: every entry point may be called from any thread, inside or outside a region, as OpenMP allows.
  */

@@ -363,7 +363,8 @@ struct shared_taskloop_t {
 
 /**
  *  The team of a region with more than one thread. Lives in its root, so it persists across regions: worksharing
- *  construct numbers continue from region to region (`ws_base`), and the slots need no reset between regions.
+ *  construct numbers continue from region to region (`ws_base`), and the slots need no reset between regions but
+ *  after a cancelled one (`reset_worksharing`).
  */
 struct team_t {
     /**
