@@ -10,7 +10,7 @@
  *    copyprivate` and an `ordered` loop, 50 times): nothing hangs and no member passes the barrier after them;
  *  - every member cancels at once;
  *  - 300 regions in a row, each cancelled by a different member at a cancellation point in the middle of the work,
- *    each followed by a region of loops, `single`s, `sections` and barriers whose results are checked;
+ *    each followed by a region of loops, `single`s, `sections`, a `taskloop` and barriers whose results are checked;
  *  - a nested region cancels itself without cancelling the enclosing one, and an enclosing region cancelled while a
  *    member runs a nested region lets that region finish.
  *  Which iterations run before a cancellation takes effect depends on timing: only verdicts are printed. */
@@ -171,9 +171,10 @@ static void all_cancel(void) {
 enum { regions_k = 300, items_k = 400 };
 
 /* A region whose results are all known: a dynamic and a guided loop, a static one, `single`s, `sections`,
- * `single copyprivate`, barriers. */
+ * `single copyprivate`, barriers, a `taskloop` (after which the drop-in ends the team's regions, the cancelled ones
+ * too, in a barrier). */
 static void checked_region(int round) {
-    long dynamic_sum = 0, guided_sum = 0, static_sum = 0;
+    long dynamic_sum = 0, guided_sum = 0, static_sum = 0, task_sum = 0;
     int singles = 0, sections = 0, barriers = 0, copied = 0, size = 0;
 #pragma omp parallel reduction(+ : dynamic_sum, guided_sum, static_sum, copied) shared(singles, sections, barriers, size)
     {
@@ -203,6 +204,12 @@ static void checked_region(int round) {
                 sections += 10;
             }
         }
+#pragma omp single
+#pragma omp taskloop grainsize(16) shared(task_sum)
+        for (int i = 0; i < items_k; ++i) {
+#pragma omp atomic
+            task_sum += i;
+        }
 #pragma omp atomic
         barriers += 1;
 #pragma omp barrier
@@ -212,7 +219,7 @@ static void checked_region(int round) {
         copied += value == size;
     }
     long const sum = (long)items_k * (items_k - 1) / 2;
-    CHECK(dynamic_sum == sum && guided_sum == sum + (long)items_k * round && static_sum == 2 * sum);
+    CHECK(dynamic_sum == sum && guided_sum == sum + (long)items_k * round && static_sum == 2 * sum && task_sum == sum);
     CHECK(singles == 10 && sections == 11 && barriers == size && copied == size);
 }
 
