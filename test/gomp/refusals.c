@@ -1,8 +1,7 @@
 /*  Constructs the drop-in refuses, compiled as GCC compiles them: each must stop the program at the construct
  *  with a message naming it (run.cmake's `refuse` mode expects the abort), where libgomp would run it (detachable
- *  tasks). `cancel parallel` is no longer refused: with OMP_CANCELLATION (`cancel`) the master's cancellation
- *  ends the region, without it (`cancel_unset`) it is the no-op OpenMP prescribes; both complete under every
- *  runtime. */
+ *  tasks). `cancel parallel` is served: with OMP_CANCELLATION (`cancel`) the master's cancellation ends the region,
+ *  without it (`cancel_unset`) it is the no-op OpenMP prescribes; both complete under every runtime. */
 #include "gomp_test.h"
 
 int main(int argc, char **argv) {
