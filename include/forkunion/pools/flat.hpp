@@ -144,8 +144,9 @@
  *  stderr and exits with `forked_worker_exit_status_k` rather than wait for a next dispatch that cannot come.
  *
  *  @section exceptions Exceptions
- *  Every member is `noexcept`. Callbacks should be `noexcept`; one that throws reaches a `noexcept` frame of the
- *  pool and calls `std::terminate`, as `std::execution::par` does. Nothing is left half-done silently.
+ *  Every member is `noexcept`. Callbacks must be nothrow-invocable: one that may throw does not compile (a
+ *  `static_assert` in `dispatch.hpp`, "Callbacks", says why and what to write instead), so no exception can
+ *  leave a worker. The parallel algorithms (`algorithms/`) carry a user function's exception to the caller.
  */
 #pragma once
 #include <atomic>      // `std::atomic`
