@@ -12,6 +12,9 @@
  *    let it claim the new pool with the old count: a wedged pool, or a join that returned early);
  *  - a worker stopped after counting itself parked and before re-reading the generation, while a dispatch publishes or
  *    the idle policy changes (a missed wake-up would leave it asleep and the dispatch hung).
+ *  - a dispatcher stopped right after its claim, before it stored its outermost generation, and a terminate stopped
+ *    after its stop publication, while another thread asks whether an older, joined split dispatch is complete
+ *    (`is_complete` compared the older generation with the previous hold's `outer` and answered "in flight").
  *  Each stop is a spin on an atomic the test releases: synchronization, never a sleep.
  */
 #include <atomic>
@@ -231,6 +234,76 @@ TEST(race, root_stopped_before_releasing_keeps_the_pool_held) {
     EXPECT_TRUE(pool.is_complete(publication));
     require_ran(pool.for_threads(count).join());
     EXPECT_EQ(ran.load(), 6u);
+}
+
+/**
+ *  A generation stays complete once joined: the next hold's claim (before its holder stores the new outermost
+ *  generation) and a terminate's hold (which publishes none) must not make an older generation read as in flight.
+ *  `unsafe_join(g)` then `is_complete(g)` is the pattern of every split dispatcher, and a poller that saw `true` once
+ *  must not see `false` again.
+ */
+TEST(race, a_joined_split_dispatch_stays_complete_while_the_next_claim_publishes) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
+    for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k}) {
+        SCOPED_TRACE(exclusivity == fu::caller_exclusive_k ? "exclusive" : "inclusive");
+        fu::flat_pool_t pool;
+        ASSERT_TRUE(pool.spawn(2, exclusivity));
+        std::atomic<std::size_t> ran{0};
+        auto count = [&](std::size_t) noexcept { ran.fetch_add(1, std::memory_order_relaxed); };
+        auto const publication = pool.unsafe_for_threads(count);
+        ASSERT_TRUE(publication);
+        pool.unsafe_join(publication.generation);
+        ASSERT_TRUE(pool.is_complete(publication.generation));
+        bool complete_during_claim = false;
+        fu::status_t next = fu::status_code_t::contended_k;
+        {
+            armed_stop_t held(&pool, fu::hook_point_t::after_claim_k, 1);
+            std::thread dispatcher([&] {
+                mark = 1;
+                next = pool.for_threads(count).join(); // stops holding the pool, before it publishes
+            });
+            ASSERT_TRUE(held.reached());
+            complete_during_claim = pool.is_complete(publication.generation);
+            held.release();
+            dispatcher.join();
+        }
+        EXPECT_TRUE(complete_during_claim) << "a joined generation read as in flight while the next claim published";
+        EXPECT_TRUE(next) << next.name();
+        EXPECT_TRUE(pool.is_complete(publication.generation));
+        EXPECT_EQ(ran.load(), 4u);
+    }
+}
+
+TEST(race, a_joined_split_dispatch_stays_complete_while_the_pool_terminates) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
+    for (fu::caller_exclusivity_t exclusivity : {fu::caller_inclusive_k, fu::caller_exclusive_k}) {
+        SCOPED_TRACE(exclusivity == fu::caller_exclusive_k ? "exclusive" : "inclusive");
+        fu::flat_pool_t pool;
+        ASSERT_TRUE(pool.spawn(3, exclusivity));
+        std::atomic<std::size_t> ran{0};
+        auto count = [&](std::size_t) noexcept { ran.fetch_add(1, std::memory_order_relaxed); };
+        auto const publication = pool.unsafe_for_threads(count);
+        ASSERT_TRUE(publication);
+        pool.unsafe_join(publication.generation);
+        ASSERT_TRUE(pool.is_complete(publication.generation));
+        bool complete_during_terminate = false;
+        {
+            // The terminate holds the pool and publishes its stop generation, then stops here.
+            armed_stop_t held(&pool, fu::hook_point_t::after_publish_k, 2);
+            std::thread controller([&] {
+                mark = 2;
+                pool.terminate();
+            });
+            ASSERT_TRUE(held.reached());
+            complete_during_terminate = pool.is_complete(publication.generation);
+            held.release();
+            controller.join();
+        }
+        EXPECT_TRUE(complete_during_terminate) << "a joined generation read as in flight while the pool terminated";
+        EXPECT_EQ(pool.threads_count(), 0u);
+        EXPECT_TRUE(pool.is_complete(publication.generation));
+        EXPECT_EQ(ran.load(), 3u);
+    }
 }
 
 namespace {

@@ -61,6 +61,7 @@
  *
  *      claim       c = 4q + state, state ∈ {free, held, closed}      claim line: dispatchers, and the tree's root
  *      outer       generation of the hold's outermost publication    claim line, with `pending` and `dispatcher`
+ *      outer_hold  the claim word c of the hold that stored outer    claim line
  *      generation  e, odd                                            dispatch line, with the job it publishes
  *      r_t         the last generation contributor t retired         slot t's line, written by t only
  *      n_t         thread t's claim cursor of `for_n_dynamic`        its own line in slot t
@@ -71,8 +72,8 @@
  *
  *      I1  state(c) = free  ⇒  nobody runs a callback of this pool or reads its job or cursors, and every
  *          r_t = e: the previous dispatch retired everywhere.
- *      I2  state(c) = held  ⇔  one dispatcher holds the pool; only it writes the job, the cursors, outer and
- *          e (and, inside its slice, thread 0 of an exclusive pool: T2n).
+ *      I2  state(c) = held  ⇔  one dispatcher holds the pool; only it writes the job, the cursors, outer,
+ *          outer_hold and e (and, inside its slice, thread 0 of an exclusive pool: T2n).
  *      I3  Each publication steps e by 2 and needs every r_t = e first (I1, or T2n's wait), so each worker runs
  *          every publication once and in order, and change alone tells it of one: no width aliases for workers.
  *      I4  r_t = g  ⇒  contributor t and its whole subtree finished g.
@@ -100,8 +101,8 @@
  *                     acquire and stores held(q+1) with release instead of the CAS: no locked instruction, so the
  *                     caller's own recent stores are not drained before T2 and travel beside the generation.
  *      T2  publish    write the job (a small trivially copyable job is copied into the dispatch line: the
- *                     workers then read one line) and cursors; outer = e + 2; e → e + 2 (seq_cst); parked ≠ 0 ⇒
- *                     wake. The generation is the new e: odd, never 0.
+ *                     workers then read one line) and cursors; outer = e + 2, then outer_hold = c (release);
+ *                     e → e + 2 (seq_cst); parked ≠ 0 ⇒ wake. The generation is the new e: odd, never 0.
  *      T2n nested     wait r_c = e for thread 0's children; e → e + 2, or e + 4 if that equals outer (seq_cst);
  *                     run slice 0 (whose own nested dispatches step e further); wait r_c = the latest e; leave every
  *                     cursor exhausted for the enclosing dispatch.
@@ -115,10 +116,13 @@
  *      M   policy     store the packed idle policy (seq_cst); parked ≠ 0 ⇒ wake, so sleepers wait the new way.
  *                     No claim: dispatches never write the policy, and workers read it afresh on every idle turn.
  *
- *  A generation g is complete ⇔ state(c) ≠ held, or outer ≠ g. Lost updates cannot make a false "complete": while g
- *  runs, its hold keeps c held and outer = g. A joiner holding a generation older than 2^(bits-1) publications may see
- *  it alias a newer dispatch: it then waits for that one, which completes on its own; on an inclusive pool only
- *  the thread that dispatched may join (and run slice 0), so any other thread's join returns at once.
+ *  A generation g is complete ⇔ state(c) ≠ held, or outer_hold ≠ c, or outer ≠ g. Lost updates cannot make a false
+ *  "complete": while g runs, its hold keeps c held with outer_hold = c and outer = g. Nor can a later hold make a false
+ *  "in flight": between its claim and its T2 (and for the whole of a T4, which publishes no outer) outer still names
+ *  the previous hold's generation, which is complete, and outer_hold tells: it names the previous hold. A joiner
+ *  holding a generation older than 2^(bits-1) publications may see it alias a newer dispatch: it then waits for that
+ *  one, which completes on its own; on an inclusive pool only the thread that dispatched may join (and run slice 0),
+ *  so any other thread's join returns at once.
  *
  *  Per dispatch of T contributors, in ownership changes of a line (a thread's first access after another thread
  *  wrote it): T - 1 reads of the dispatch line and T - 1 reads of a child's r_t, 2(T - 1), the minimum of a flat
@@ -367,9 +371,10 @@ private:
         // With a set-up job the pool opens held by this thread, which publishes it (T2) and joins it: the root's
         // release (T3) frees the pool for everyone else only once every thread ran it.
         std::uint64_t const claim = claim_.claim.load(std::memory_order_relaxed);
-        claim_.claim.store(next_sequence_(claim) | (setup ? held_k : free_k), std::memory_order_release);
+        std::uint64_t const opened = next_sequence_(claim) | (setup ? held_k : free_k);
+        claim_.claim.store(opened, std::memory_order_release);
         open_gate_();
-        if (setup) unsafe_join(publish_claimed_(setup, setup_context, false, 0).generation);
+        if (setup) unsafe_join(publish_claimed_(opened, setup, setup_context, false, 0).generation);
         return status_code_t::success_k;
     }
 
@@ -501,7 +506,13 @@ public:
         if (generation == 0) return true;
         // Pairs with the root's release of the claim (T3), continued by later claims' RMWs (a release sequence), or
         // with a sole claimer's release store, which itself follows its acquire of the root's release.
-        if (state_of_(claim_.claim.load(std::memory_order_acquire)) != held_k) return true;
+        std::uint64_t const claim = claim_.claim.load(std::memory_order_acquire);
+        if (state_of_(claim) != held_k) return true;
+        // The current hold has not stored its outermost generation yet (it has just claimed, or it is a terminate's,
+        // which stores none): `outer` is a previous hold's, which is complete. The claim load above already saw this
+        // hold's claim, which follows the previous root's release (a release sequence, or a sole claimer's release
+        // after its own acquire). Acquire pairs with the holder's release: `outer` below is then this hold's or later.
+        if (claim_.outer_hold.load(std::memory_order_acquire) != claim) return true;
         // Written by the holder right after its claim. Acquire pairs with that release: a different generation there means
         // a later hold, whose holder had seen `generation` retire, so its slices happened-before this answer. (With a
         // relaxed load, a reader whose claim load saw `generation`'s own hold had no such edge: TSan caught it.)
@@ -568,12 +579,12 @@ public:
             !claim_free_(claim, sole_claimer))
             return publish_after_lost_claim_(claim, trampoline, context, resets_cursors);
         detail::reach_hook(hook_point_t::after_claim_k, this);
-        return publish_claimed_(trampoline, context, resets_cursors, payload_bytes);
+        return publish_claimed_(claim, trampoline, context, resets_cursors, payload_bytes);
     }
 
 private:
     /**  T2 for the thread that holds the claim: the job, the cursors, `outer` and `pending`, then the generation. */
-    publication_t publish_claimed_(trampoline_t trampoline, void *context, bool resets_cursors,
+    publication_t publish_claimed_(std::uint64_t hold, trampoline_t trampoline, void *context, bool resets_cursors,
                                    std::size_t payload_bytes) noexcept {
         if (resets_cursors) reset_cursors_();
         if (payload_bytes) {
@@ -586,6 +597,8 @@ private:
             static_cast<generation_t>(dispatch_.generation.load(std::memory_order_relaxed) + 2u);
         // Release: `is_complete` elsewhere reads a new generation as "the previous hold retired" (see there).
         claim_.outer.store(generation, std::memory_order_release);
+        // After `outer`, release: an `is_complete` that finds this hold named here reads its `outer` (or a later one).
+        claim_.outer_hold.store(hold, std::memory_order_release);
         if (exclusivity_() == caller_inclusive_k) {
             // Read by `unsafe_join` on this thread, and compared by stale joiners elsewhere (atomicity suffices).
             claim_.dispatcher.store(std::this_thread::get_id(), std::memory_order_relaxed);
@@ -669,6 +682,7 @@ private:
     struct alignas(alignment_k) claim_line_t {
         atomic_t<std::uint64_t> claim{closed_k}; // I6 until T0
         atomic_t<generation_t> outer{0};         // the current hold's outermost generation
+        atomic_t<std::uint64_t> outer_hold{0};   // the claim word of the hold that stored `outer`
         atomic_t<generation_t> pending{0};       // inclusive pools: generation whose slice 0 has not run, else 0
         atomic_t<std::thread::id> dispatcher;    // inclusive pools: the thread that published the latest dispatch
         atomic_t<bool> caller_in_slice{false};   // inclusive pools: the dispatcher is inside slice 0
@@ -821,15 +835,20 @@ private:
     }
 
     /**  T1's step from free to held, after the load that found `claim` free: a CAS, or for a sole claimer a
-     *   release store (its load was the acquire). False when the CAS lost; `claim` then holds the current word. */
+     *   release store (its load was the acquire). True with `claim` set to the hold's word; false when the CAS
+     *   lost, with `claim` holding the current word. */
     bool claim_free_(std::uint64_t &claim, bool sole_claimer) noexcept {
         std::uint64_t const held = next_sequence_(claim) | held_k;
         if (sole_claimer) {
             // Release: a thread whose acquire load of `is_complete` sees this hold sees the previous dispatch done.
             claim_.claim.store(held, std::memory_order_release);
+            claim = held;
             return true;
         }
-        return claim_.claim.compare_exchange_strong(claim, held, std::memory_order_acquire, std::memory_order_relaxed);
+        if (!claim_.claim.compare_exchange_strong(claim, held, std::memory_order_acquire, std::memory_order_relaxed))
+            return false;
+        claim = held;
+        return true;
     }
 
     /**  The cold half of a dispatch: T2n for thread 0 of an exclusive pool, a refusal for everyone else. */
