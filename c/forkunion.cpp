@@ -383,7 +383,9 @@ struct fu_topology {
 struct fu_pool {
     pool_backend_t backend;
 
-    alignas(fu::default_alignment_k) std::atomic<std::size_t> split_generation{0}; // pending split token, or 0
+    /**  The pending split token, 0, or `split_busy_k`. Busy, only the thread that set it writes it (a terminate
+     *   leaves it alone); a fork()ed child, where that thread does not exist, resets it. */
+    alignas(fu::default_alignment_k) std::atomic<std::size_t> split_generation{0};
     /**  The backend's generation of the pending split dispatch. A C token is this pool's own count (odd, never
      *   reused while the pool lives), never the backend's: a respawn may switch between the colocated and the
      *   distributed pool, whose counts are independent, so a token kept from before it could equal a live one. */
@@ -716,7 +718,14 @@ fu_status_t fu_pool_terminate(fu_pool_t pool) {
     pool->forget_orphaned_threads();
     if (pool->backend.threads_count() == 0) return fu_not_spawned_k;
     pool->backend.terminate();
-    pool->split_generation.store(0, std::memory_order_relaxed); // nothing runs now: a pending generation is stale
+    // Nothing runs now: a pending token is stale. A split dispatch being set up on another thread keeps its
+    // `split_busy_k`: it owns `split_call` and will store its own token (or 0), and freeing the slot under it would
+    // let a second dispatcher take the slot too, overwrite `split_call`, and then lose its token to the first one's
+    // store. Release: the next taker of the slot sees the old pool's slices done (joined by the terminate).
+    std::size_t pending = pool->split_generation.load(std::memory_order_relaxed);
+    while (pending != 0 && pending != split_busy_k &&
+           !pool->split_generation.compare_exchange_weak(pending, 0, std::memory_order_release,
+                                                         std::memory_order_relaxed)) {}
     return fu_success_k;
 }
 

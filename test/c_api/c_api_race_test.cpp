@@ -1,0 +1,109 @@
+/**
+ *  @file   c_api_race_test.cpp
+ *  @brief  The C API's race windows, held open through the pools' test hooks: `c/forkunion.cpp` is compiled into
+ *          this program with `FORKUNION_TEST_HOOKS=1`, so a thread inside a C call stops at a named point of the
+ *          C++ protocol beneath it while the test runs the interleaving that used to break the C layer:
+ *
+ *  - a foreign split dispatch stopped while it sets up (it holds the split slot, before its publication claims the
+ *    pool), while the controlling thread terminates, respawns and makes a split dispatch of its own (a terminate
+ *    that freed the slot let both dispatchers hold it: the foreign one then overwrote the owner's token, so the
+ *    owner's join answered `stale_generation` and its slice 0 never ran).
+ *  Each stop is a spin on an atomic the test releases: synchronization, never a sleep.
+ */
+#include <atomic>
+#include <cstddef>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include <forkunion.h>
+#include <forkunion/pools/dispatch.hpp>
+
+#include "test_support.hpp"
+
+namespace fu = forkunion;
+using namespace forkunion::testing;
+
+static_assert(FORKUNION_TEST_HOOKS, "this suite needs the protocol's test hooks compiled in");
+
+namespace {
+
+/**  The thread that carries the mark stops at its first claim of any pool, once, until `go`. */
+thread_local bool stops_at_claim = false;
+std::atomic<bool> reached{false}, go{false};
+
+void hook(fu::hook_point_t point, void const *) {
+    if (point != fu::hook_point_t::before_claim_k || !stops_at_claim) return;
+    stops_at_claim = false;
+    reached.store(true, std::memory_order_release);
+    while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+}
+
+void count_thread(void *context, size_t, size_t) {
+    static_cast<std::atomic<std::size_t> *>(context)->fetch_add(1, std::memory_order_relaxed);
+}
+
+} // namespace
+
+TEST(c_api_race, a_split_dispatch_set_up_across_a_terminate_never_takes_the_next_ones_token) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
+    fu_topology_t topology = fu_topology_new();
+    ASSERT_NE(topology, nullptr);
+    for (fu_caller_exclusivity_t first : {fu_caller_inclusive_k, fu_caller_exclusive_k}) {
+        SCOPED_TRACE(first == fu_caller_exclusive_k ? "first spawn exclusive" : "first spawn inclusive");
+        fu_pool_t pool = fu_pool_new("race", fu_capabilities_all_k);
+        ASSERT_NE(pool, nullptr);
+        ASSERT_EQ(fu_pool_spawn_on(topology, pool, 0, 2, first), fu_success_k);
+        reached = false, go = false;
+        fu::detail::test_hook_k.store(&hook, std::memory_order_release);
+
+        std::atomic<std::size_t> foreign_ran{0}, own_ran{0};
+        std::size_t foreign_token = 0;
+        fu_status_t foreign = fu_success_k, foreign_joined = fu_success_k;
+        std::thread dispatcher([&] {
+            stops_at_claim = true; // stops inside the call, holding the split slot
+            foreign = fu_pool_unsafe_for_threads(pool, count_thread, &foreign_ran, &foreign_token);
+            if (foreign == fu_success_k) foreign_joined = fu_pool_unsafe_join(pool, foreign_token);
+        });
+        ASSERT_TRUE(eventually([] { return reached.load(std::memory_order_acquire); }));
+
+        // The controlling thread: terminate, respawn inclusive, and a split dispatch of its own.
+        EXPECT_EQ(fu_pool_terminate(pool), fu_success_k);
+        ASSERT_EQ(fu_pool_spawn_on(topology, pool, 0, 2, fu_caller_inclusive_k), fu_success_k);
+        std::size_t own_token = 0;
+        fu_status_t const own = fu_pool_unsafe_for_threads(pool, count_thread, &own_ran, &own_token);
+        go.store(true, std::memory_order_release);
+        dispatcher.join();
+        fu::detail::test_hook_k.store(nullptr, std::memory_order_release);
+
+        // Accepted, the owner's dispatch is the one its token names: the join runs slice 0 and succeeds. Or it
+        // was refused, with a status, while the other dispatcher held the slot.
+        if (own == fu_success_k) {
+            EXPECT_EQ(fu_pool_unsafe_join(pool, own_token), fu_success_k)
+                << "the owner's split token was taken by a dispatch set up across the terminate";
+            EXPECT_EQ(own_ran.load(), 2u) << "every slice of the owner's split dispatch ran";
+        } else {
+            EXPECT_EQ(own, fu_contended_k) << fu_status_to_string(own);
+            EXPECT_EQ(own_ran.load(), 0u);
+        }
+        // The stopped dispatcher resumed after the respawn: refused (its claim read the old pool), or, if it ran,
+        // it ran whole and its own join answered for it.
+        if (foreign == fu_success_k) {
+            EXPECT_EQ(foreign_joined, fu_success_k) << fu_status_to_string(foreign_joined);
+            EXPECT_EQ(foreign_ran.load(), 2u);
+        } else {
+            EXPECT_EQ(foreign, fu_contended_k) << fu_status_to_string(foreign);
+            EXPECT_EQ(foreign_ran.load(), 0u);
+        }
+        // Nothing is left held: the next split dispatch is accepted and joined.
+        std::atomic<std::size_t> next_ran{0};
+        std::size_t next_token = 0;
+        EXPECT_EQ(fu_pool_unsafe_for_threads(pool, count_thread, &next_ran, &next_token), fu_success_k);
+        if (next_token) {
+            EXPECT_EQ(fu_pool_unsafe_join(pool, next_token), fu_success_k);
+        }
+        EXPECT_EQ(next_ran.load(), 2u);
+        fu_pool_delete(pool);
+    }
+    fu_topology_delete(topology);
+}
