@@ -15,11 +15,15 @@
  *  - a dispatcher stopped right after its claim, before it stored its outermost generation, and a terminate stopped
  *    after its stop publication, while another thread asks whether an older, joined split dispatch is complete
  *    (`is_complete` compared the older generation with the previous hold's `outer` and answered "in flight").
+ *  - a terminate stopped while it frees the thread table (through its allocator), after joining thread 0, while a
+ *    new thread that the OS gave thread 0's old id dispatches (it was taken for thread 0 nesting a dispatch).
  *  Each stop is a spin on an atomic the test releases: synchronization, never a sleep.
  */
 #include <atomic>
 #include <cstddef>
+#include <memory>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -304,6 +308,75 @@ TEST(race, a_joined_split_dispatch_stays_complete_while_the_pool_terminates) {
         EXPECT_TRUE(pool.is_complete(publication.generation));
         EXPECT_EQ(ran.load(), 3u);
     }
+}
+
+namespace {
+
+/**  Runs `while_freeing_slots` (once) when a pool frees its thread table: inside `terminate`, after every worker
+ *   was joined and before the pool reads as unspawned. */
+void (*while_freeing_slots)() = nullptr;
+
+template <typename value_type_>
+struct hooked_allocator_t {
+    using value_type = value_type_;
+    hooked_allocator_t() noexcept = default;
+    template <typename other_type_>
+    hooked_allocator_t(hooked_allocator_t<other_type_> const &) noexcept {}
+    value_type_ *allocate(std::size_t n) { return std::allocator<value_type_>{}.allocate(n); }
+    void deallocate(value_type_ *pointer, std::size_t n) noexcept {
+        if (auto const hook = std::exchange(while_freeing_slots, nullptr)) hook();
+        std::allocator<value_type_>{}.deallocate(pointer, n);
+    }
+    template <typename other_type_>
+    bool operator==(hooked_allocator_t<other_type_> const &) const noexcept {
+        return true;
+    }
+};
+
+using hooked_pool_t = fu::basic_pool_t<hooked_allocator_t<std::thread>>;
+hooked_pool_t *reuse_pool = nullptr;
+std::thread::id dead_thread_zero;
+bool reused_id = false;
+fu::status_t reuse_status;
+std::atomic<std::size_t> reuse_ran{0};
+
+} // namespace
+
+/**
+ *  Thread 0 of an exclusive pool may dispatch from inside its slice (T2n), and the pool used to know it by its OS id.
+ *  Inside `terminate`, once thread 0 has been joined, the OS hands its id to the next thread it starts (glibc reuses
+ *  the cached stack, and the id is its address): that thread's dispatch on the terminating pool was taken for a
+ *  nested one, published a generation on the pool being torn down, and read the thread table being freed (a
+ *  heap-use-after-free the API fuzzer found under ASan).
+ */
+TEST(race, a_new_thread_with_a_dead_thread_zeros_id_is_refused_while_the_pool_terminates) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
+    hooked_pool_t pool;
+    ASSERT_TRUE(pool.spawn(1, fu::caller_exclusive_k));
+    require_ran(pool.for_threads([&](std::size_t) noexcept { dead_thread_zero = std::this_thread::get_id(); }).join());
+    reuse_pool = &pool;
+    reused_id = false;
+    reuse_ran = 0;
+    reuse_status = fu::status_code_t::success_k;
+    while_freeing_slots = [] {
+        std::thread newcomer([] {
+            reused_id = std::this_thread::get_id() == dead_thread_zero;
+            auto guard = reuse_pool->for_n(3, [](std::size_t) noexcept { reuse_ran.fetch_add(1); });
+            reuse_status = guard.join();
+        });
+        newcomer.join();
+    };
+    pool.terminate();
+    EXPECT_EQ(while_freeing_slots, nullptr) << "the terminate freed no table";
+    EXPECT_EQ(pool.threads_count(), 0u);
+    if (!reused_id) GTEST_SKIP() << "the OS gave the new thread a fresh id: the window needs the dead one's";
+    EXPECT_FALSE(reuse_status) << "a dispatch on a terminating pool was accepted: " << reuse_status.name();
+    EXPECT_EQ(reuse_ran.load(), 0u) << "a refused dispatch ran tasks";
+    // The pool is whole afterwards.
+    ASSERT_TRUE(pool.spawn(2, fu::caller_exclusive_k));
+    task_ledger ledger(100);
+    require_ran(pool.for_n(ledger.size(), [&](std::size_t task) noexcept { ledger.record(task); }).join());
+    EXPECT_EQ(ledger.mistakes(), 0u);
 }
 
 namespace {

@@ -183,6 +183,18 @@
 
 namespace forkunion {
 
+namespace detail {
+
+/**
+ *  The pool whose thread 0 the calling thread is (the first worker of an exclusive pool), else null: stored by that
+ *  worker as it starts, gone when it exits. T2n recognises thread 0 by it: an OS thread id would not do, because
+ *  once a terminate has joined thread 0 the OS may give its id to a thread it starts next, while the pool is still
+ *  held by that terminate.
+ */
+inline thread_local void const *thread_zero_of_k = nullptr;
+
+} // namespace detail
+
 /**
  *  @brief  The flat fork-join pool. See the file comment for the protocol, the threading contract and the
  *          idle policies.
@@ -365,7 +377,6 @@ private:
             return status;
         }
 
-        if (exclusive) control_.thread_zero.store(slots[0].thread.id(), std::memory_order_relaxed);
         claim_.closing.store(false, std::memory_order_relaxed); // a terminate that lost to another one left it set
         // T0. Pairs with the acquire of T1: a claimer sees the slots, the thread count and the configuration.
         // With a set-up job the pool opens held by this thread, which publishes it (T2) and joins it: the root's
@@ -656,8 +667,6 @@ public:
     static constexpr std::size_t payload_capacity_k = alignment_k - 32;
 
 private:
-    using os_thread_id_t = typename os_thread_t::id_t;
-
     /**  Two lines per thread: the claim cursor (hot during `for_n_dynamic`) with the start state the worker reads
      *   once before its first dispatch, then the retirement word r_t with the cold handle of the thread. */
     struct alignas(alignment_k) slot_t {
@@ -711,7 +720,6 @@ private:
         atomic_t<std::uint32_t> forks{0}; // `fork_generation()` at spawn
         atomic_t<std::size_t> stack_bytes{0};
         atomic_t<slot_t *> slots{nullptr};
-        atomic_t<os_thread_id_t> thread_zero{}; // exclusive pools: the only thread allowed to dispatch from a slice
     };
 
     static_assert(sizeof(slot_t) == 2 * alignment_k, "a slot is two padded lines");
@@ -856,11 +864,10 @@ private:
                                                               void *context, bool resets_cursors) noexcept {
         if (state_of_(claim) == closed_k) return {0, status_code_t::not_spawned_k}; // unspawned, or terminating (I6)
         // Thread 0 of an exclusive pool only ever runs user code inside a slice, so a lost claim means it is
-        // inside one and T2n applies. Every other thread loses to another dispatch: refuse, never wait. The
-        // thread id is a copy on the control line: a loser must not read a thread table a terminate may free.
-        bool const nested =
-            state_of_(claim) == held_k && exclusivity_() == caller_exclusive_k &&
-            os_thread_t::same_id(control_.thread_zero.load(std::memory_order_relaxed), os_thread_t::current_id());
+        // inside one and T2n applies. Every other thread loses to another dispatch: refuse, never wait. Thread 0
+        // knows itself by a thread-local mark, never by reading the thread table (a terminate may free it).
+        bool const nested = state_of_(claim) == held_k && exclusivity_() == caller_exclusive_k &&
+                            detail::thread_zero_of_k == static_cast<void const *>(this);
         if (!nested) return {0, status_code_t::contended_k};
 
         slot_t *const slots = control_.slots.load(std::memory_order_relaxed);
@@ -954,6 +961,8 @@ private:
 
     static void worker_entry_(void *slot) noexcept {
         slot_t &self = *static_cast<slot_t *>(slot);
+        // Only exclusive pools start a worker for thread 0 (the caller is thread 0 of an inclusive one).
+        if (self.index == 0) detail::thread_zero_of_k = static_cast<void const *>(self.pool);
         self.pool->worker_loop_(self.index, self.start_generation, self.gate);
     }
 
