@@ -891,11 +891,13 @@ fu_status_t fu_pool_unsafe_join(fu_pool_t pool, size_t generation) {
     // nothing changed (the dispatcher's own join still runs it).
     if (!pool->backend.is_complete(backend_generation))
         return refuse("fu_pool_unsafe_join: called from a thread other than the dispatcher of an inclusive pool");
+    // The token's dispatch is complete (the backend generation is the token's, checked above): this join did its
+    // work. Give the slot back, unless it has been taken already: once the dispatch completed (inside this join, on
+    // an inclusive pool), another split dispatcher, a terminate or a concurrent joiner may have moved it on, and
+    // that changes nothing this join did. Release pairs with the acquire of the next split dispatcher.
     std::size_t expected = generation;
-    // Release pairs with the acquire of the next split dispatcher; failure means someone joined first.
-    if (!pool->split_generation.compare_exchange_strong(expected, 0, std::memory_order_release,
-                                                        std::memory_order_relaxed))
-        return fu_stale_generation_k;
+    (void)pool->split_generation.compare_exchange_strong(expected, 0, std::memory_order_release,
+                                                         std::memory_order_relaxed);
     return fu_success_k;
 }
 

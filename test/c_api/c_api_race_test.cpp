@@ -8,6 +8,8 @@
  *    pool), while the controlling thread terminates, respawns and makes a split dispatch of its own (a terminate
  *    that freed the slot let both dispatchers hold it: the foreign one then overwrote the owner's token, so the
  *    owner's join answered `stale_generation` and its slice 0 never ran).
+ *  - a dispatcher's join stopped after it completed its split dispatch and before it gave the slot back, while another
+ *    thread's split dispatch takes the slot (the join then answered `stale_generation` for work it had done).
  *  Each stop is a spin on an atomic the test releases: synchronization, never a sleep.
  */
 #include <atomic>
@@ -28,12 +30,13 @@ static_assert(FORKUNION_TEST_HOOKS, "this suite needs the protocol's test hooks 
 
 namespace {
 
-/**  The thread that carries the mark stops at its first claim of any pool, once, until `go`. */
+/**  The thread that carries the mark stops at its first `stop_point` on any pool, once, until `go`. */
 thread_local bool stops_at_claim = false;
+std::atomic<fu::hook_point_t> stop_point{fu::hook_point_t::before_claim_k};
 std::atomic<bool> reached{false}, go{false};
 
 void hook(fu::hook_point_t point, void const *) {
-    if (point != fu::hook_point_t::before_claim_k || !stops_at_claim) return;
+    if (point != stop_point.load(std::memory_order_acquire) || !stops_at_claim) return;
     stops_at_claim = false;
     reached.store(true, std::memory_order_release);
     while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
@@ -55,6 +58,7 @@ TEST(c_api_race, a_split_dispatch_set_up_across_a_terminate_never_takes_the_next
         ASSERT_NE(pool, nullptr);
         ASSERT_EQ(fu_pool_spawn_on(topology, pool, 0, 2, first), fu_success_k);
         reached = false, go = false;
+        stop_point = fu::hook_point_t::before_claim_k;
         fu::detail::test_hook_k.store(&hook, std::memory_order_release);
 
         std::atomic<std::size_t> foreign_ran{0}, own_ran{0};
@@ -103,6 +107,59 @@ TEST(c_api_race, a_split_dispatch_set_up_across_a_terminate_never_takes_the_next
             EXPECT_EQ(fu_pool_unsafe_join(pool, next_token), fu_success_k);
         }
         EXPECT_EQ(next_ran.load(), 2u);
+        fu_pool_delete(pool);
+    }
+    fu_topology_delete(topology);
+}
+
+/**
+ *  The dispatcher's own join completes its split dispatch (inclusive: it runs slice 0 and releases the pool; exclusive:
+ *  it sees the dispatch done), and only then gives the slot back. In between, another thread's split dispatch may
+ *  take the slot of the completed dispatch. The join did its work: it must say so, not `stale_generation`, which
+ *  would tell the dispatcher that its dispatch had been joined by someone else, or superseded unjoined.
+ */
+TEST(c_api_race, a_join_that_completed_its_dispatch_succeeds_though_the_slot_was_taken_meanwhile) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
+    fu_topology_t topology = fu_topology_new();
+    ASSERT_NE(topology, nullptr);
+    for (fu_caller_exclusivity_t exclusivity : {fu_caller_inclusive_k, fu_caller_exclusive_k}) {
+        SCOPED_TRACE(exclusivity == fu_caller_exclusive_k ? "exclusive" : "inclusive");
+        fu_pool_t pool = fu_pool_new("race", fu_capabilities_all_k);
+        ASSERT_NE(pool, nullptr);
+        ASSERT_EQ(fu_pool_spawn_on(topology, pool, 0, 2, exclusivity), fu_success_k);
+        reached = false, go = false;
+        stop_point = fu::hook_point_t::after_join_k;
+        fu::detail::test_hook_k.store(&hook, std::memory_order_release);
+
+        std::atomic<std::size_t> own_ran{0}, next_ran{0};
+        fu_status_t own = fu_contended_k, joined = fu_contended_k;
+        std::atomic<bool> refused{false};
+        std::thread dispatcher([&] {
+            std::size_t token = 0;
+            own = fu_pool_unsafe_for_threads(pool, count_thread, &own_ran, &token);
+            if (own != fu_success_k) return refused.store(true, std::memory_order_release);
+            stops_at_claim = true; // stops inside the join, its dispatch complete, the slot not yet given back
+            joined = fu_pool_unsafe_join(pool, token);
+        });
+        bool const stopped = eventually(
+            [&] { return reached.load(std::memory_order_acquire) || refused.load(std::memory_order_acquire); });
+        ASSERT_TRUE(stopped);
+        std::size_t next_token = 0;
+        fu_status_t const next = fu_pool_unsafe_for_threads(pool, count_thread, &next_ran, &next_token);
+        go.store(true, std::memory_order_release);
+        dispatcher.join();
+        fu::detail::test_hook_k.store(nullptr, std::memory_order_release);
+
+        ASSERT_EQ(own, fu_success_k);
+        EXPECT_EQ(joined, fu_success_k) << "the join that completed its own dispatch answered "
+                                        << fu_status_to_string(joined);
+        EXPECT_EQ(own_ran.load(), 2u);
+        // The completed dispatch's slot was free to take, and the new dispatch is joined as usual.
+        EXPECT_EQ(next, fu_success_k) << fu_status_to_string(next);
+        if (next == fu_success_k) {
+            EXPECT_EQ(fu_pool_unsafe_join(pool, next_token), fu_success_k);
+            EXPECT_EQ(next_ran.load(), 2u);
+        }
         fu_pool_delete(pool);
     }
     fu_topology_delete(topology);

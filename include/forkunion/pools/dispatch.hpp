@@ -110,6 +110,7 @@ enum class hook_point_t : std::uint8_t {
     before_park_k,    ///< A worker counted itself parked and has not re-read the generation yet.
     before_retire_k,  ///< A contributor finished its slice and has not reported it yet.
     before_release_k, ///< The root saw its subtree retire and has not released the pool yet.
+    after_join_k,     ///< An `unsafe_join` saw its generation complete (or completed it) and has not returned yet.
 };
 
 namespace detail {

@@ -558,12 +558,14 @@ public:
                 if (forked_()) [[unlikely]]
                     return; // forked inside the slice: in this child nobody retires the other slices
                 retire_(0, dispatch_.generation.load(std::memory_order_relaxed));
+                detail::reach_hook(hook_point_t::after_join_k, this);
                 return;
             }
         }
         micro_yield_t micro_yield;
         std::size_t spins = 0;
         while (!is_complete(generation)) backoff_(micro_yield, index_t(0), spins);
+        detail::reach_hook(hook_point_t::after_join_k, this);
     }
 
     /**
