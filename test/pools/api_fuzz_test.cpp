@@ -22,7 +22,10 @@
  *  Environment: `FORKUNION_API_FUZZ_SEED` (else a random seed, printed first), `FORKUNION_API_FUZZ_OPS` (operations
  *  of all threads together) or `FORKUNION_API_FUZZ_SECONDS` (2 s when neither is set), `FORKUNION_API_FUZZ_THREADS`
  *  (4), `FORKUNION_API_FUZZ_WATCHDOG_SECONDS` (60), `FORKUNION_API_FUZZ_FORK` (1; 0 leaves `fork()` out, as a TSan
- *  build always does: its runtime cannot start threads in the child of a multi-threaded process).
+ *  build always does: its runtime cannot start threads in the child of a multi-threaded process),
+ *  `FORKUNION_API_FUZZ_CONCURRENT_FORKS` (1; 0 serializes the threads' forks) and `FORKUNION_API_FUZZ_STRICT_C_TOKENS`
+ *  (1; 0 lets a C split join answer `stale_generation` or `invalid_argument` where a later dispatch may have taken
+ *  its slot).
  *  Each thread draws from its own generator, seeded from the seed and its index: a replay repeats every thread's
  *  choices, and the interleaving as far as the scheduler allows.
  */
@@ -82,12 +85,11 @@ struct config_t {
     unsigned threads = 4;  ///< Fuzz threads.
     unsigned watchdog_s = 60;
     bool fork = true;
-    bool concurrent_forks = false; ///< `FORKUNION_API_FUZZ_CONCURRENT_FORKS=1`: see `fork_mutex`.
-    /**  `FORKUNION_API_FUZZ_STRICT_C_TOKENS=1`: a C split join must answer for its own dispatch only. C tokens
-     *   are never reused while their pool lives (`c_api.split_tokens`), yet under ASan the strict check still
-     *   fails (seed 13650264003343468661: the owner's join of an inclusive C split dispatch answered
-     *   `stale_generation`); not diagnosed, so off by default. Off: those joins may answer either. */
-    bool strict_c_tokens = false;
+    bool concurrent_forks = true; ///< `FORKUNION_API_FUZZ_CONCURRENT_FORKS=0` serializes them: see `fork_mutex`.
+    /**  A C split join must answer for its own dispatch only: C tokens are never reused while their pool lives
+     *   (`c_api.split_tokens`), and a terminate never hands a split slot in use to another dispatcher
+     *   (`c_api_race.*`). `FORKUNION_API_FUZZ_STRICT_C_TOKENS=0` lets those joins answer either. */
+    bool strict_c_tokens = true;
 };
 config_t config;
 
@@ -141,11 +143,9 @@ std::vector<std::string> pool_names; // by pool index, for the log
 std::mutex report_mutex;
 
 /**
- *  Serializes the fuzz threads' `fork()` calls unless `FORKUNION_API_FUZZ_CONCURRENT_FORKS=1`. Overlapping forks
- *  are counted in every child since the in-progress mark became per thread
- *  (`fork.concurrent_forks_are_each_counted_in_their_child`), but under ASan a run with concurrent forks still
- *  fails in the parent (seed 13650264003343468661: "split dispatch on flat<size_t> incomplete after its join"),
- *  not diagnosed; serialized by default until it is.
+ *  Serializes the fuzz threads' `fork()` calls when `FORKUNION_API_FUZZ_CONCURRENT_FORKS=0`, to tell a failure
+ *  that needs overlapping forks from one that does not. By default they overlap: each is counted in its child
+ *  (`fork.concurrent_forks_are_each_counted_in_their_child`).
  */
 std::mutex fork_mutex;
 
@@ -1446,8 +1446,8 @@ int main() {
     config.watchdog_s =
         static_cast<unsigned>(std::max<std::uint64_t>(env_number("FORKUNION_API_FUZZ_WATCHDOG_SECONDS", 60), 2));
     config.fork = FORKUNION_OS_LINUX && !fu::sanitize_thread_k && env_number("FORKUNION_API_FUZZ_FORK", 1) != 0;
-    config.concurrent_forks = env_number("FORKUNION_API_FUZZ_CONCURRENT_FORKS", 0) != 0;
-    config.strict_c_tokens = env_number("FORKUNION_API_FUZZ_STRICT_C_TOKENS", 0) != 0;
+    config.concurrent_forks = env_number("FORKUNION_API_FUZZ_CONCURRENT_FORKS", 1) != 0;
+    config.strict_c_tokens = env_number("FORKUNION_API_FUZZ_STRICT_C_TOKENS", 1) != 0;
 
     (void)live_topology.try_harvest();
     live_c = fu_topology_new();
@@ -1531,10 +1531,14 @@ int main() {
             counts[op] += state->counts[op], accepted[op] += state->accepted[op], total += state->counts[op];
             if (op < finish_count_k) finishes[op] += state->finishes[op];
         }
-    std::printf("api_fuzz: %" PRIu64 " operations in %.2f s on %u threads over %zu pools (fork %s%s, seed %" PRIu64
+    std::printf("api_fuzz: %" PRIu64 " operations in %.2f s on %u threads over %zu pools (fork %s%s%s, seed %" PRIu64
                 ")\n",
-                total, elapsed, config.threads, drivers.size(), config.fork ? "on" : "off",
-                have_recorded ? "; recorded two-domain machine" : "", config.seed);
+                total, elapsed, config.threads, drivers.size(),
+                !config.fork              ? "off"
+                : config.concurrent_forks ? "on, overlapping"
+                                          : "on, serialized",
+                config.strict_c_tokens ? "; strict C tokens" : "", have_recorded ? "; recorded two-domain machine" : "",
+                config.seed);
     for (unsigned op = 0; op != op_count_k; ++op) {
         bool const dispatches = (op >= op_for_threads_k && op <= op_nested_k) || op == op_foreign_join_k;
         if (dispatches)
