@@ -843,7 +843,9 @@ fu_status_t fu_pool_unsafe_for_threads(fu_pool_t pool, fu_for_threads_t callback
     if (held == split_busy_k ||
         (held != 0 && !pool->backend.is_complete(pool->split_backend_generation.load(std::memory_order_relaxed))))
         return fu_contended_k;
-    if (!pool->split_generation.compare_exchange_strong(held, split_busy_k, std::memory_order_acquire,
+    // Acquire and release: a thread that reads `split_busy_k` and concludes that its own token's dispatch is
+    // complete (`fu_pool_is_complete`, a stale join) must see that dispatch's slices done, as this taker did.
+    if (!pool->split_generation.compare_exchange_strong(held, split_busy_k, std::memory_order_acq_rel,
                                                         std::memory_order_relaxed))
         return fu_contended_k;
     pool->split_call = {callback, context, &pool->backend};

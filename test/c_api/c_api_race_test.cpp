@@ -10,6 +10,8 @@
  *    owner's join answered `stale_generation` and its slice 0 never ran).
  *  - a dispatcher's join stopped after it completed its split dispatch and before it gave the slot back, while another
  *    thread's split dispatch takes the slot (the join then answered `stale_generation` for work it had done).
+ *  - a split dispatcher that reads its completed token's slot taken ("being set up") by another thread, and reuses
+ *    what its slices wrote (the taker's exchange did not release, so that answer ordered nothing: ThreadSanitizer).
  *  Each stop is a spin on an atomic the test releases: synchronization, never a sleep.
  */
 #include <atomic>
@@ -162,5 +164,71 @@ TEST(c_api_race, a_join_that_completed_its_dispatch_succeeds_though_the_slot_was
         }
         fu_pool_delete(pool);
     }
+    fu_topology_delete(topology);
+}
+
+namespace {
+
+/**  What a split dispatch's callbacks write, plain (no atomics): a thread that reads the dispatch complete may reuse it
+ *   only if its answer ordered every callback before it, which ThreadSanitizer checks. */
+struct plain_record_t {
+    std::size_t seen[8] = {};
+};
+void record_thread(void *context, size_t thread, size_t) {
+    static_cast<plain_record_t *>(context)->seen[thread % 8] += 1;
+}
+
+std::atomic<bool> taken_quietly{false}; // relaxed on both sides: it carries no order
+
+void stop_quietly(fu::hook_point_t point, void const *) {
+    if (point != fu::hook_point_t::before_claim_k || !stops_at_claim) return;
+    stops_at_claim = false;
+    taken_quietly.store(true, std::memory_order_relaxed);
+    while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+}
+
+} // namespace
+
+/**
+ *  An exclusive pool's split dispatch completes by itself; another thread's split dispatch may then take its slot,
+ *  and the dispatcher reads its own token as complete from the slot having moved on (`fu_pool_is_complete` 1,
+ *  `fu_pool_unsafe_join` `stale_generation`). That answer must order every slice before it, as any "complete" does,
+ *  even when the slot reads "being set up": the taker's exchange must release what its own completion check
+ *  acquired. Checked by ThreadSanitizer (the tsan preset): the dispatcher rewrites what the slices wrote.
+ */
+TEST(c_api_race, a_token_read_complete_from_a_taken_slot_orders_its_slices_first) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
+    fu_topology_t topology = fu_topology_new();
+    ASSERT_NE(topology, nullptr);
+    fu_pool_t pool = fu_pool_new("race", fu_capabilities_all_k);
+    ASSERT_NE(pool, nullptr);
+    ASSERT_EQ(fu_pool_spawn_on(topology, pool, 0, 2, fu_caller_exclusive_k), fu_success_k);
+    plain_record_t record, other;
+    std::size_t token = 0;
+    ASSERT_EQ(fu_pool_unsafe_for_threads(pool, record_thread, &record, &token), fu_success_k);
+    taken_quietly = false, go = false;
+    fu::detail::test_hook_k.store(&stop_quietly, std::memory_order_release);
+    fu_status_t taker = fu_contended_k;
+    std::size_t taker_token = 0;
+    std::thread thief([&] {
+        // Retries until the first dispatch is complete; then it holds the slot, stopped before its own claim.
+        stops_at_claim = true;
+        while ((taker = fu_pool_unsafe_for_threads(pool, record_thread, &other, &taker_token)) == fu_contended_k &&
+               stops_at_claim)
+            std::this_thread::yield();
+    });
+    while (!taken_quietly.load(std::memory_order_relaxed)) std::this_thread::yield();
+    // The slot reads "being set up" now. The dispatcher learns that its dispatch is complete from that alone.
+    EXPECT_EQ(fu_pool_is_complete(pool, token), 1);
+    EXPECT_EQ(fu_pool_unsafe_join(pool, token), fu_stale_generation_k);
+    EXPECT_EQ(record.seen[0] + record.seen[1], 2u);
+    record = plain_record_t{}; // reuses what the slices wrote: a data race unless they happened before
+    go.store(true, std::memory_order_release);
+    thief.join();
+    fu::detail::test_hook_k.store(nullptr, std::memory_order_release);
+    if (taker == fu_success_k) {
+        EXPECT_EQ(fu_pool_unsafe_join(pool, taker_token), fu_success_k);
+    }
+    fu_pool_delete(pool);
     fu_topology_delete(topology);
 }
