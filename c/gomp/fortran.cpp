@@ -229,6 +229,9 @@ FORKUNION_GOMP_EXPORT void omp_display_env_(std::int32_t const *verbose) {
 FORKUNION_GOMP_EXPORT void omp_display_env_8_(std::int64_t const *verbose) {
     omp_display_env(*verbose != 0);
 }
+FORKUNION_GOMP_EXPORT void omp_fulfill_event_(std::uintptr_t event) {
+    omp_fulfill_event(event); // `omp_lib` declares the handle `value`: passed as in C
+}
 FORKUNION_GOMP_EXPORT std::int32_t omp_pause_resource_(std::int32_t const *kind, std::int32_t const *device) {
     return omp_pause_resource(*kind, *device);
 }

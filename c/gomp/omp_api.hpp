@@ -4,7 +4,7 @@
  *
  *  The ABI is that of GCC's `omp.h`: enumerations are `int`, handles `uintptr_t`, lock arguments point to the
  *  caller's `omp_lock_t` (4 bytes) or `omp_nest_lock_t` (16 bytes). Declared here once, so that the definitions
- *  (`api.cpp`) and the Fortran forwarders (`fortran.cpp`) cannot disagree.
+ *  (`api.cpp`, `tasks.cpp`) and the Fortran forwarders (`fortran.cpp`) cannot disagree.
  */
 #pragma once
 #include <cstddef> // `std::size_t`
@@ -72,6 +72,7 @@ std::size_t omp_capture_affinity(char *, std::size_t, char const *);
 void omp_display_env(int);
 int omp_pause_resource(int, int);
 int omp_pause_resource_all(int);
+void omp_fulfill_event(std::uintptr_t); // `omp_event_handle_t`, an enumeration of `uintptr_t` range
 std::uintptr_t omp_init_allocator(std::uintptr_t, int, void const *);
 void omp_destroy_allocator(std::uintptr_t);
 void omp_set_default_allocator(std::uintptr_t);

@@ -21,9 +21,6 @@ namespace {
 [[noreturn]] void refuse_target(char const *name) noexcept {
     forkunion::gomp::refuse(name, "target offload and device memory: the host is the only device");
 }
-[[noreturn]] void refuse_detach(char const *name) noexcept {
-    forkunion::gomp::refuse(name, "detachable tasks: the detach clause and its events");
-}
 [[noreturn]] void refuse_old_lock(char const *name) noexcept {
     forkunion::gomp::refuse(name,
                             "the lock ABI of programs linked against libgomp before GCC 4.4 (symbol version OMP_1.0)");
@@ -38,7 +35,6 @@ namespace {
 #define FORKUNION_GOMP_OPENACC(name) FORKUNION_GOMP_REFUSED(name, refuse_openacc)
 #define FORKUNION_GOMP_PLUGIN(name) FORKUNION_GOMP_REFUSED(name, refuse_plugin)
 #define FORKUNION_GOMP_TARGET(name) FORKUNION_GOMP_REFUSED(name, refuse_target)
-#define FORKUNION_GOMP_DETACH(name) FORKUNION_GOMP_REFUSED(name, refuse_detach)
 
 // OpenACC: the `acc_*` API and the `GOACC_*` entry points of `#pragma acc`.
 FORKUNION_GOMP_OPENACC(GOACC_data_end)
@@ -207,10 +203,6 @@ FORKUNION_GOMP_TARGET(omp_target_free)
 FORKUNION_GOMP_TARGET(omp_target_is_present)
 FORKUNION_GOMP_TARGET(omp_target_memcpy)
 FORKUNION_GOMP_TARGET(omp_target_memcpy_rect)
-
-// Events of detachable tasks.
-FORKUNION_GOMP_DETACH(omp_fulfill_event)
-FORKUNION_GOMP_DETACH(omp_fulfill_event_)
 
 // The pre-GCC-4.4 lock entry points, kept by libgomp under version OMP_1.0 (the current ones are OMP_3.0): each
 // local definition gets the old version with `.symver`; only binaries linked against that old ABI bind to them.

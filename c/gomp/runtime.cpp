@@ -244,6 +244,10 @@ task_t &initial_task_slow() noexcept {
 // ---- Barriers ----
 
 bool team_barrier(team_t &team) noexcept {
+    // Before arriving: every member that arrives has seen the region's tasks complete, or created none since. In a
+    // cancelled region the member leaves for the region's end instead, which waits for them after the join.
+    if (tasks_incomplete()) [[unlikely]]
+        if (!finish_region_tasks_unless_cancelled(team)) return true;
     unsigned const size = team.header.size;
     // Read before arriving: this barrier's generation cannot advance until this thread arrives (only the
     // cancellation bit may come on meanwhile).
@@ -287,6 +291,8 @@ void cancel_region(team_t &team) noexcept {
     team.release.generation.fetch_or(region_cancelled_k, std::memory_order_seq_cst);
     if (team.release.sleepers.load(std::memory_order_seq_cst)) kernel_wake_all(team.release.generation);
     team_notify(team); // slot, `ordered` and doacross waits re-check (`team_wait_unless_cancelled`)
+    // A barrier's wait for the region's incomplete tasks re-checks too (`finish_region_tasks_unless_cancelled`).
+    wake_task_waiters();
 }
 
 // ---- Roots ----
@@ -760,6 +766,8 @@ void run_serial(task_t &parent, void (*fn)(void *), void *data, loop_shape_t con
     if (sections) sections_enter(task, *sections, nullptr, 0);
     task_t *const saved = swap_current_task(&task);
     fn(data);
+    if (tasks_incomplete()) [[unlikely]]
+        finish_region_tasks(&task);
     swap_current_task(saved);
 }
 
@@ -986,6 +994,16 @@ void wait_at_gate(team_t &team) noexcept {
     root.master.published = 0;
 }
 
+/**  The region's incomplete tasks (detached, or depending on one) complete before it ends: after the join, the master
+ *   runs those that became ready, as thread 0, and waits for the rest. */
+void finish_team_tasks(team_t &team, task_t &master) noexcept {
+    if (!tasks_incomplete()) [[likely]]
+        return;
+    task_t *const saved = swap_current_task(&master);
+    finish_region_tasks(&team);
+    swap_current_task(saved);
+}
+
 } // namespace
 
 void run_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags, loop_shape_t const *loop,
@@ -1022,6 +1040,7 @@ void run_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned fl
     // In a child forked during the region, the team's other threads stayed in the parent: do not wait for them.
     if (forks_.load(std::memory_order_relaxed) != forks) return;
     join_team(*root);
+    finish_team_tasks(team, master);
     finish_team(*root, master);
     if (taken) [[unlikely]]
         give_back_threads(group, taken);
@@ -1072,6 +1091,8 @@ void end_parallel() noexcept {
     task_t &master = current_task();
     team_t *team = master.team;
     if (!team) {
+        if (tasks_incomplete()) [[unlikely]]
+            finish_region_tasks(&master);
         swap_current_task(master.parent);
         delete &master;
         return;
@@ -1079,6 +1100,7 @@ void end_parallel() noexcept {
     root_t *root = team->header.root;
     swap_current_task(root->master.legacy_saved);
     join_team(*root);
+    finish_team_tasks(*team, master);
     finish_team(*root, master);
     give_back_threads(root->shape.group, root->master.legacy_reserved);
     root->master.legacy_reserved = 0;
@@ -1155,12 +1177,18 @@ FORKUNION_GOMP_EXPORT void GOMP_barrier(void) {
     task_t &task = current_task();
     // A cancelled region releases a plain barrier too (an orphaned one, say): its thread continues, rather than wait
     // for members that left for the region's end.
-    if (task.implicit->team) (void)team_barrier(*task.implicit->team);
+    if (task.implicit->team)
+        (void)team_barrier(*task.implicit->team);
+    else if (tasks_incomplete()) [[unlikely]] // a team of one: its tasks complete here too
+        finish_region_tasks(task.implicit);
 }
 
 FORKUNION_GOMP_EXPORT bool GOMP_barrier_cancel(void) {
     task_t &task = current_task();
-    return task.implicit->team && team_barrier(*task.implicit->team);
+    if (task.implicit->team) return team_barrier(*task.implicit->team);
+    if (tasks_incomplete()) [[unlikely]] // a team of one: its tasks complete here too
+        finish_region_tasks(task.implicit);
+    return false;
 }
 
 FORKUNION_GOMP_EXPORT void GOMP_critical_start(void) {

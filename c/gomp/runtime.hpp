@@ -357,6 +357,9 @@ struct shared_taskloop_t {
      *   innermost one (when there is one); otherwise the loop's own, `cancelled`. */
     flag_ref_t group;
     std::atomic<std::uint64_t> cancelled{0};
+    /**  The taskgroup its tasks' incomplete (detached) descendants count in: the loop itself, or with `nogroup`
+     *   the encountering task's innermost taskgroup (`taskgroup_key` there). */
+    void const *taskgroup_key = nullptr;
     alignas(line_k) std::atomic<std::uint64_t> next_task{0};
     alignas(line_k) std::atomic<std::uint64_t> done_tasks{0};
 };
@@ -492,8 +495,9 @@ inline bool region_cancelled(team_t const &team) noexcept {
 }
 
 /**
- *  Blocks until every member of `team` arrived; waiting members help with a shared `taskloop`. Returns false then,
- *  and true, at once or as soon as it happens, when the region is cancelled. A member released that way has arrived
+ *  Blocks until every member of `team` arrived, each once the region's incomplete tasks completed (see
+ *  `finish_region_tasks_unless_cancelled`); waiting members help with a shared `taskloop`. Returns false then, and
+ *  true, at once or as soon as it happens, when the region is cancelled. A member released that way has arrived
  *  without completing the barrier; a member that sees the cancellation does not arrive; so after a cancellation at
  *  most the members that read the generation before it arrive, once each, and the canceller is not among them: the
  *  count stays below the team size, no barrier completes, and the region's end resets it (`end_cancelled_region`).
@@ -521,6 +525,26 @@ bool team_wait_unless_cancelled(team_t &team, ready_fn_type_ &&ready) noexcept {
     });
     return ready_seen;
 }
+
+// ---- Incomplete tasks: detached ones, and those deferred until the tasks they depend on complete (tasks.cpp) ----
+
+/**  Tasks of the process that are not complete although the thread that met them has moved on: a detached task whose
+ *   event is unfulfilled or whose body still runs, and a task deferred because it depends on such a task. Zero unless
+ *   the program uses `detach`: every wait reads it first (acquire: a task completed by another thread is visible). */
+extern std::atomic<std::uint64_t> incomplete_tasks;
+inline bool tasks_incomplete() noexcept {
+    return incomplete_tasks.load(std::memory_order_acquire) != 0;
+}
+/**  Returns once every incomplete task of `region` (its team, or the implicit task of a team of one) completed,
+ *   running those of its deferred tasks that became ready, as tasks of the calling thread's current task. A team of
+ *   one's barriers call it, and every region's end after the join; a team's barriers call the variant below before
+ *   arriving. Any team thread. */
+void finish_region_tasks(void const *region) noexcept;
+/**  `finish_region_tasks` for a barrier of `team`'s region: false, at once or as soon as it happens, when the region
+ *   is cancelled (its end, after the join, waits for the tasks instead). Any member. */
+bool finish_region_tasks_unless_cancelled(team_t const &team) noexcept;
+/**  Wakes the threads waiting for incomplete tasks, to re-check what they wait for (`cancel_region`). Any thread. */
+void wake_task_waiters() noexcept;
 /**  Runs tasks of the `taskloop` published on `team`, if any; true if it ran one. */
 bool help_taskloop(team_t &team) noexcept;
 

@@ -7,7 +7,9 @@
  *  undeferred, and this schedule satisfies every `depend` clause (sibling tasks run in the order they are created),
  *  so `taskwait`, `taskwait depend`, `taskgroup` and `taskyield` have nothing left to wait for. A task still gets its
  *  own data environment (ICVs, `omp_in_final`), and its data block is copied (or built by GCC's copy function)
- *  before it runs, as a deferred task's would be.
+ *  before it runs, as a deferred task's would be. Two exceptions, both from `detach`: a detached task completes only
+ *  once its event is fulfilled too, and a task that depends on an incomplete one is deferred until it completes;
+ *  the waits and barriers then wait for them (see "Incomplete tasks" below).
  *
  *  A `taskloop` splits its iterations into tasks as its clauses say and shares them with the team: the encountering
  *  thread publishes it on the team (`team_t::taskloop`) and takes tasks from an atomic counter; members waiting in a
@@ -15,17 +17,25 @@
  *  (`help_taskloop`). The encountering thread returns once every task has finished and every helper has let go.
  *  One `taskloop` is shared per team at a time; another one started meanwhile runs on its encountering thread alone.
  */
+#include "omp_api.hpp"
 #include "runtime.hpp"
 
 #include <cstdio>  // `std::fprintf`
 #include <cstdlib> // `std::aligned_alloc`
 #include <cstring> // `std::memcpy`
+#include <new>     // `std::nothrow`
+
+#include <pthread.h> // `pthread_atfork`
 
 namespace forkunion::gomp {
+
+alignas(line_k) std::atomic<std::uint64_t> incomplete_tasks{0};
+
 namespace {
 
 // `GOMP_task` and `GOMP_taskloop` flag bits, as GCC 12 emits them.
 constexpr unsigned task_final_k = 2;
+constexpr unsigned task_depend_k = 8;
 constexpr unsigned task_up_k = 256;
 constexpr unsigned task_grainsize_k = 512;
 constexpr unsigned task_if_k = 1024;
@@ -66,6 +76,18 @@ constinit thread_local std::atomic<std::uint64_t> cancelled_taskgroups{0};
  *   such a frame ends the search for enclosing taskgroups (the thread's own do not enclose that task). */
 constinit thread_local flag_ref_t loop_flag = {};
 constinit thread_local unsigned loop_depth = 0; ///< `taskgroup_depth` inside that frame, or 0.
+/**  The taskgroup that incomplete tasks created at depth `frame_depth` count in, set by a frame that runs a task away
+ *   from its taskgroup (a deferred task, a task of a shared `taskloop`): it stands for the thread's own taskgroup
+ *   at that depth. Deeper taskgroups are keyed by their `saved_reductions` entry, unique per thread and depth. */
+constinit thread_local void const *frame_taskgroup = nullptr;
+constinit thread_local unsigned frame_depth = 0;
+
+/**  The key of the calling thread's innermost taskgroup for incomplete tasks; null outside any. */
+void const *taskgroup_key() noexcept {
+    if (taskgroup_depth == frame_depth) return frame_taskgroup;
+    if (taskgroup_depth == 0 || taskgroup_depth > max_taskgroup_depth_k) return nullptr;
+    return &saved_reductions[taskgroup_depth - 1];
+}
 
 std::uint8_t level_byte(task_t const &task) noexcept {
     return static_cast<std::uint8_t>(task.level < 255 ? task.level : 255);
@@ -185,6 +207,260 @@ void *private_copy(void *item, void **original) noexcept {
     return nullptr;
 }
 
+// ---- Incomplete tasks: detached tasks, and the tasks that depend on them ----
+//
+// Two kinds of task stay incomplete after their construct returns. A detached task (`detach(event)`) runs its body at
+// once, like every task here, but completes only once its event is fulfilled too (`omp_fulfill_event`, by any
+// thread, before or after the body returns). A task whose `depend` clause names a list item of an incomplete sibling
+// (in any but an `in`-with-`in` pair) may not start before that sibling completes: its data block is copied (or
+// built by its copy function), as GCC's contract allows, and it is deferred. Each such task is a record on one
+// process-wide list under one lock: its generating task (`taskwait`), the taskgroup and region it belongs to
+// (`taskgroup` end, barriers, the region's end), its dependence items, and the deferred tasks waiting for it. A wait
+// that covers incomplete tasks runs the deferred ones that became ready (a task scheduling point), then sleeps on a
+// doorbell that every completion rings. A program that never detaches a task never takes the lock: every wait
+// first reads `incomplete_tasks`, which stays 0.
+
+/**  The handle `GOMP_task` writes for a detached task that cancellation discarded: fulfilling it does nothing. Real
+ *   handles are `generation << 32 | (slot + 1)` with a generation of 1 or more. */
+constexpr std::uint64_t discarded_event_k = 1;
+
+struct depend_item_t {
+    void const *address = nullptr;
+    bool writer = false; ///< `out`, `inout` or `mutexinoutset` (whose exclusion ordering provides); else `in`.
+};
+
+struct record_t {
+    record_t *previous = nullptr, *next = nullptr;
+    task_t const *parent = nullptr;  ///< The generating task while its body runs (`taskwait`), then null.
+    void const *taskgroup = nullptr; ///< The key of the innermost taskgroup it belongs to, or null.
+    void const *region = nullptr;    ///< Its team, or the implicit task of a team of one (barriers, the end).
+    unsigned holds = 0;              ///< Its body has not returned (1), plus its event is unfulfilled (1).
+    std::size_t waits = 0;           ///< Deferred: incomplete tasks it depends on.
+    bool deferred = false;           ///< Its body waits to be started.
+    std::uint64_t event = 0;         ///< Its unfulfilled event's handle, or 0.
+    depend_item_t *items = nullptr;  ///< Its `depend` list items (heap), `items_count` of them.
+    std::size_t items_count = 0;
+    record_t **successors = nullptr; ///< Deferred tasks that depend on it (heap).
+    std::size_t successors_count = 0, successors_capacity = 0;
+    // A deferred task's body: its own copy of the data block (heap), and the data environment it was created in.
+    void (*fn)(void *) = nullptr;
+    void *block = nullptr;
+    task_icv_t icv;
+    bool in_final = false;
+    std::uintptr_t *reductions = nullptr;
+};
+
+/**  The list of incomplete tasks and the table of unfulfilled events: slot `i` holds the record of the handle
+ *   `generation << 32 | (i + 1)`; a fulfilled event frees its slot and bumps its generation, so a stale or forged
+ *   handle finds no record. Every field is guarded by `lock`. */
+struct alignas(line_k) tracking_t {
+    struct slot_t {
+        record_t *record = nullptr;
+        std::uint32_t generation = 1;
+        std::uint32_t next_free = 0; ///< The next free slot + 1, or 0.
+    };
+    std::atomic<std::uint32_t> lock{0};
+    record_t *first = nullptr;
+    slot_t *slots = nullptr;
+    std::uint32_t slots_count = 0, slots_capacity = 0;
+    std::uint32_t free_slot = 0; ///< A free slot + 1, or 0.
+};
+tracking_t tracking_;
+
+/**  Rung after every completion (and every fulfilment), after the lock is released. */
+struct alignas(line_k) doorbell_t {
+    std::atomic<std::uint32_t> rings{0};
+    std::atomic<std::uint32_t> sleepers{0};
+};
+doorbell_t completions_;
+
+void lock_tracking() noexcept {
+    mutex_lock(tracking_.lock);
+}
+void unlock_tracking() noexcept {
+    mutex_unlock(tracking_.lock);
+}
+
+void ring_completions() noexcept {
+    // Seq_cst with the sleeper's seq_cst increment and re-check (`wait_for_tasks`): one of the two sees the other.
+    completions_.rings.fetch_add(1, std::memory_order_seq_cst);
+    if (completions_.sleepers.load(std::memory_order_seq_cst)) kernel_wake_all(completions_.rings);
+}
+
+/**  A child's `fork()` handler: the parent's incomplete tasks belong to teams the child does not have, and another
+ *   thread may have held the lock mid-update, so the child starts with none (their memory is abandoned). */
+void forget_incomplete_tasks_in_child() noexcept {
+    new (&tracking_) tracking_t();
+    completions_.sleepers.store(0, std::memory_order_relaxed);
+    incomplete_tasks.store(0, std::memory_order_relaxed);
+}
+[[gnu::constructor]] void register_incomplete_tasks_fork_handler() noexcept {
+    pthread_atfork(nullptr, nullptr, forget_incomplete_tasks_in_child);
+}
+
+/**  Gives `record` an event and returns its handle. Under the lock. */
+std::uint64_t new_event(record_t *record) noexcept {
+    tracking_t &t = tracking_;
+    if (!t.free_slot) {
+        if (t.slots_count == t.slots_capacity) {
+            std::uint32_t const capacity = t.slots_capacity ? t.slots_capacity * 2 : 64;
+            if (capacity <= t.slots_capacity) refuse("GOMP_task (a detached task)", "over 2^31 unfulfilled events");
+            auto *slots =
+                static_cast<tracking_t::slot_t *>(std::realloc(t.slots, capacity * sizeof(tracking_t::slot_t)));
+            if (!slots) refuse("GOMP_task (a detached task)", "out of memory for its event");
+            t.slots = slots, t.slots_capacity = capacity;
+        }
+        t.slots[t.slots_count] = tracking_t::slot_t{};
+        t.free_slot = ++t.slots_count;
+    }
+    std::uint32_t const index = t.free_slot - 1;
+    tracking_t::slot_t &slot = t.slots[index];
+    t.free_slot = slot.next_free;
+    slot.record = record;
+    return std::uint64_t(slot.generation) << 32 | (index + 1);
+}
+
+/**  The record of the unfulfilled event `handle`, or null. Under the lock. */
+tracking_t::slot_t *event_slot(std::uint64_t handle) noexcept {
+    tracking_t &t = tracking_;
+    std::uint64_t const index = (handle & 0xffffffffu) - 1;
+    if (index >= t.slots_count) return nullptr;
+    tracking_t::slot_t &slot = t.slots[index];
+    if (!slot.record || slot.generation != handle >> 32) return nullptr;
+    return &slot;
+}
+
+/**  `record` is complete: off the list, its successors one predecessor closer to ready, freed. Under the lock. */
+void complete(record_t &record) noexcept {
+    if (record.previous)
+        record.previous->next = record.next;
+    else
+        tracking_.first = record.next;
+    if (record.next) record.next->previous = record.previous;
+    for (std::size_t i = 0; i != record.successors_count; ++i) --record.successors[i]->waits;
+    // Release pairs with the acquire of `tasks_incomplete`: a wait that reads 0 sees every write of the task.
+    incomplete_tasks.fetch_sub(1, std::memory_order_release);
+    std::free(record.items);
+    std::free(record.successors);
+    delete &record;
+}
+
+/**  One of the reasons `record` is incomplete is gone (its body returned, its event was fulfilled). Under the lock. */
+void release(record_t &record) noexcept {
+    if (--record.holds == 0) complete(record);
+}
+
+/**  Whether a task with `items` depends on the incomplete `record` (or a `taskwait depend` waits for it). */
+bool conflicts(record_t const &record, depend_item_t const *items, std::size_t count) noexcept {
+    for (std::size_t i = 0; i != count; ++i)
+        for (std::size_t j = 0; j != record.items_count; ++j)
+            if (items[i].address == record.items[j].address && (items[i].writer || record.items[j].writer)) return true;
+    return false;
+}
+
+/**  How many incomplete children of `parent` a task with `items` depends on; with `successor`, it is made a
+ *   successor of each. Under the lock. */
+std::size_t predecessors(task_t const &parent, depend_item_t const *items, std::size_t count,
+                         record_t *successor = nullptr) noexcept {
+    std::size_t found = 0;
+    for (record_t *r = tracking_.first; r; r = r->next) {
+        if (r->parent != &parent || !conflicts(*r, items, count)) continue;
+        ++found;
+        if (!successor) continue;
+        if (r->successors_count == r->successors_capacity) {
+            std::size_t const capacity = r->successors_capacity ? r->successors_capacity * 2 : 4;
+            auto *grown = static_cast<record_t **>(std::realloc(r->successors, capacity * sizeof(record_t *)));
+            if (!grown) refuse("GOMP_task (a task depending on a detached task)", "out of memory");
+            r->successors = grown, r->successors_capacity = capacity;
+        }
+        r->successors[r->successors_count++] = successor;
+    }
+    return found;
+}
+
+/**  The list items of GCC's `depend` array, as a heap array the caller frees (or keeps); `count` receives their
+ *   number. Two layouts: `{n, writers, addresses...}` (`out`/`inout` first), or `{0, n, writers, mutexinoutset, in,
+ *   addresses...}` whose trailing entries are `depobj`s, each `{address, kind}` with kind 1 for `in`. */
+depend_item_t *depend_items(void *const *depend, std::size_t &count) noexcept {
+    auto const word = [&](std::size_t i) noexcept { return reinterpret_cast<std::uintptr_t>(depend[i]); };
+    bool const extended = word(0) == 0;
+    count = extended ? word(1) : word(0);
+    if (!count) return nullptr;
+    auto *items = static_cast<depend_item_t *>(std::malloc(count * sizeof(depend_item_t)));
+    if (!items) refuse("GOMP_task (a depend clause beside a detached task)", "out of memory");
+    std::size_t const first = extended ? 5 : 2;
+    std::size_t const writers = extended ? word(2) + word(3) : word(1);
+    std::size_t const plain = extended ? writers + word(4) : count;
+    for (std::size_t i = 0; i != count; ++i) {
+        if (i < plain) {
+            items[i] = {depend[first + i], i < writers};
+            continue;
+        }
+        auto *const object = static_cast<void *const *>(depend[first + i]);
+        items[i] = {object[0], reinterpret_cast<std::uintptr_t>(object[1]) != 1};
+    }
+    return items;
+}
+
+void run_deferred(record_t &record) noexcept;
+
+/**
+ *  Returns once `done()` holds (read under the lock), running meanwhile the ready deferred tasks that `runnable`
+ *  accepts (a task scheduling point: the caller passes only tasks the scheduling constraints let it start). Spins
+ *  for the spin count between looks, then sleeps until the next completion.
+ */
+template <typename done_type_, typename runnable_type_>
+void wait_for_tasks(done_type_ &&done, runnable_type_ &&runnable) noexcept {
+    settings_t const &s = settings();
+    std::uint64_t const spins = s.spin_infinite ? ~std::uint64_t(0) : s.spin_count;
+    for (;;) {
+        // Read before looking: a completion after the look rings past it.
+        std::uint32_t const seen = completions_.rings.load(std::memory_order_seq_cst);
+        record_t *ready = nullptr;
+        lock_tracking();
+        bool const finished = done();
+        if (!finished)
+            for (record_t *r = tracking_.first; r && !ready; r = r->next)
+                if (r->deferred && r->waits == 0 && runnable(*r)) ready = r, r->deferred = false;
+        unlock_tracking();
+        if (finished) return;
+        if (ready) {
+            run_deferred(*ready);
+            continue;
+        }
+        for (std::uint64_t spin = 0; spin < spins; ++spin) {
+            if (completions_.rings.load(std::memory_order_relaxed) != seen) break;
+            pause_once();
+        }
+        if (completions_.rings.load(std::memory_order_relaxed) != seen) continue;
+        completions_.sleepers.fetch_add(1, std::memory_order_seq_cst);
+        if (completions_.rings.load(std::memory_order_seq_cst) == seen) kernel_wait(completions_.rings, seen, 0);
+        completions_.sleepers.fetch_sub(1, std::memory_order_relaxed);
+    }
+}
+
+/**  Waits for every incomplete task that `belongs` accepts, running the ready deferred ones among them. */
+template <typename belongs_type_>
+void wait_for_tasks(belongs_type_ &&belongs) noexcept {
+    wait_for_tasks(
+        [&]() noexcept {
+            for (record_t *r = tracking_.first; r; r = r->next)
+                if (belongs(*r)) return false;
+            return true;
+        },
+        belongs);
+}
+
+/**  `task`'s body returned: its incomplete children are no longer anyone's to wait for with `taskwait` (a later task
+ *   at the same address is not their parent). */
+void forget_children(task_t const &task) noexcept {
+    if (!incomplete_tasks.load(std::memory_order_relaxed)) return; // its children were counted by this thread
+    lock_tracking();
+    for (record_t *r = tracking_.first; r; r = r->next)
+        if (r->parent == &task) r->parent = nullptr;
+    unlock_tracking();
+}
+
 /**  Runs `fn` on a private copy of `data` (built by `cpyfn` when given), as a child task of `parent`. */
 template <typename prepare_type_>
 void run_task(task_t &parent, bool final, void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
@@ -224,7 +500,113 @@ void run_task(task_t &parent, bool final, void (*fn)(void *), void *data, void (
     task_t *const saved = swap_current_task(&task);
     fn(block);
     swap_current_task(saved);
+    forget_children(task);
     std::free(heap);
+}
+
+/**  Runs the deferred task `record` on the calling thread, in a task of the thread's current context with the data
+ *   environment it was created in, then releases it. `record` was taken under the lock (no longer `deferred`). */
+void run_deferred(record_t &record) noexcept {
+    task_t &here = current_task();
+    task_t task;
+    task.icv = record.icv;
+    task.team = here.team;
+    task.implicit = here.implicit;
+    task.parent = here.parent;
+    task.thread_num = here.thread_num;
+    task.team_size = here.team_size;
+    task.level = here.level;
+    task.active_level = here.active_level;
+    task.in_final = record.in_final;
+    // Its descendants belong to its taskgroup (not to this thread's), and it sees the task reductions it was
+    // created under.
+    void const *const saved_taskgroup = frame_taskgroup;
+    unsigned const saved_depth = frame_depth;
+    std::uintptr_t *const saved_reductions_pointer = current_reductions;
+    frame_taskgroup = record.taskgroup, frame_depth = taskgroup_depth;
+    current_reductions = record.reductions;
+    task_t *const saved = swap_current_task(&task);
+    record.fn(record.block);
+    swap_current_task(saved);
+    current_reductions = saved_reductions_pointer;
+    frame_taskgroup = saved_taskgroup, frame_depth = saved_depth;
+    forget_children(task);
+    std::free(record.block);
+    lock_tracking();
+    release(record);
+    unlock_tracking();
+    ring_completions();
+}
+
+/**  `GOMP_task` for a detached task, or any task while incomplete tasks exist (its dependences may name one). */
+void run_tracked_task(task_t &parent, void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
+                      long arg_align, bool if_clause, unsigned flags, void **depend, void *detach) noexcept {
+    bool const detached = (flags & task_detach_k) != 0;
+    if (detached && !detach) refuse("GOMP_task (a task with a detach clause)", "no event handle to write");
+    if (taskgroup_depth > max_taskgroup_depth_k)
+        refuse("GOMP_task (a detached task, or one depending on one)", "taskgroups nested more than 64 deep");
+    std::size_t count = 0;
+    depend_item_t *items = (flags & task_depend_k) && depend ? depend_items(depend, count) : nullptr;
+    bool const final = parent.in_final || (flags & task_final_k) != 0;
+    // An undeferred task (`if(false)`, or included in a final task) waits for its dependences instead.
+    bool const undeferred = !if_clause || parent.in_final;
+    lock_tracking();
+    std::size_t waits = count ? predecessors(parent, items, count) : 0;
+    if (waits && undeferred) {
+        unlock_tracking();
+        wait_for_tasks([&]() noexcept { return predecessors(parent, items, count) == 0; },
+                       [&](record_t const &r) noexcept { return r.parent == &parent; });
+        lock_tracking(); // none came back: only this thread creates children of `parent`
+        waits = 0;
+    }
+    if (!waits && !detached) {
+        unlock_tracking();
+        std::free(items);
+        run_task(parent, final, fn, data, cpyfn, arg_size, arg_align, [](void *) noexcept {});
+        return;
+    }
+    auto *record = new (std::nothrow) record_t();
+    if (!record) refuse("GOMP_task (a detached task, or one depending on one)", "out of memory");
+    record->parent = &parent;
+    record->taskgroup = taskgroup_key();
+    record->region = parent.implicit->team ? static_cast<void const *>(parent.implicit->team) : parent.implicit;
+    record->holds = detached ? 2 : 1;
+    record->items = items, record->items_count = count;
+    std::uint64_t const event = detached ? new_event(record) : 0;
+    record->event = event;
+    // GCC reads the handle from the encountering task's variable, and the task's from the first word of its block.
+    if (detached) std::memcpy(detach, &event, sizeof(event));
+    if (waits) {
+        record->deferred = true;
+        record->waits = predecessors(parent, items, count, record);
+        record->fn = fn, record->icv = parent.icv, record->in_final = final;
+        record->reductions = current_reductions;
+        std::size_t const size = arg_size > 0 ? static_cast<std::size_t>(arg_size) : 0;
+        std::size_t align = arg_align > 0 ? static_cast<std::size_t>(arg_align) : 1;
+        if (align < alignof(std::max_align_t)) align = alignof(std::max_align_t);
+        if (size) {
+            record->block = std::aligned_alloc(align, (size + align - 1) / align * align);
+            if (!record->block) refuse("GOMP_task (a task depending on a detached task)", "out of memory for its data");
+            if (cpyfn)
+                cpyfn(record->block, data);
+            else
+                std::memcpy(record->block, data, size);
+            if (detached) std::memcpy(record->block, &event, sizeof(event));
+        }
+    }
+    record->next = tracking_.first;
+    if (tracking_.first) tracking_.first->previous = record;
+    tracking_.first = record;
+    incomplete_tasks.fetch_add(1, std::memory_order_relaxed);
+    unlock_tracking();
+    if (waits) return; // started by a wait, or a scheduling point, once every task it depends on completed
+    run_task(parent, final, fn, data, cpyfn, arg_size, arg_align, [&](void *block) noexcept {
+        if (block) std::memcpy(block, &event, sizeof(event));
+    });
+    lock_tracking();
+    release(*record);
+    unlock_tracking();
+    ring_completions();
 }
 
 // ---- taskloop ----
@@ -251,8 +633,11 @@ void run_taskloop_task(shared_taskloop_t const &loop, std::uint64_t index) noexc
     // The task runs in a frame of its taskgroup's (the thread's own taskgroups do not enclose it).
     flag_ref_t const saved_flag = loop_flag;
     unsigned const saved_depth = loop_depth;
+    void const *const saved_taskgroup = frame_taskgroup;
+    unsigned const saved_frame_depth = frame_depth;
     push_taskgroup();
     loop_flag = loop.group, loop_depth = taskgroup_depth;
+    frame_taskgroup = loop.taskgroup_key, frame_depth = taskgroup_depth;
     // A helper's task sees the encountering thread's task reductions, with its own thread's copies.
     current_reductions = loop.reductions;
     run_task(here, false, loop.fn, loop.data, loop.cpyfn, loop.arg_size, loop.arg_align, [&](void *block) noexcept {
@@ -262,6 +647,7 @@ void run_taskloop_task(shared_taskloop_t const &loop, std::uint64_t index) noexc
     });
     pop_taskgroup();
     loop_flag = saved_flag, loop_depth = saved_depth;
+    frame_taskgroup = saved_taskgroup, frame_depth = saved_frame_depth;
 }
 
 /**  Takes and runs tasks of `loop` until none is left; returns how many this thread ran. A task taken after its
@@ -300,6 +686,15 @@ void run_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
     loop.group = {&loop.cancelled, 1};
     if (flags & task_nogroup_k)
         if (flag_ref_t const enclosing = innermost_taskgroup_flag(); enclosing.word) loop.group = enclosing;
+    loop.taskgroup_key = (flags & task_nogroup_k) ? taskgroup_key() : &loop;
+    // The loop's own taskgroup ends once its tasks' incomplete descendants (detached tasks) have completed too.
+    struct loop_taskgroup_end_t {
+        shared_taskloop_t const &loop;
+        ~loop_taskgroup_end_t() noexcept {
+            if (loop.taskgroup_key == &loop && tasks_incomplete()) [[unlikely]]
+                wait_for_tasks([this](record_t const &r) noexcept { return r.taskgroup == &loop; });
+        }
+    } const taskgroup_end{loop};
     if (flags & task_grainsize_k) {
         std::uint64_t const grain = num_tasks ? num_tasks : 1;
         // Strict: every task but the last has exactly `grain` iterations. Otherwise near-equal tasks of at least
@@ -340,6 +735,29 @@ void run_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
 
 } // namespace
 
+void finish_region_tasks(void const *region) noexcept {
+    wait_for_tasks([region](record_t const &r) noexcept { return r.region == region; });
+}
+
+bool finish_region_tasks_unless_cancelled(team_t const &team) noexcept {
+    bool cancelled = false;
+    wait_for_tasks(
+        [&]() noexcept {
+            // Seq_cst, after the seq_cst read of the doorbell in `wait_for_tasks`, against `cancel_region`'s seq_cst
+            // bit and ring: this look sees the bit, or the ring comes after the doorbell value it sleeps on.
+            if (team.release.generation.load(std::memory_order_seq_cst) & region_cancelled_k) return cancelled = true;
+            for (record_t *r = tracking_.first; r; r = r->next)
+                if (r->region == &team) return false;
+            return true;
+        },
+        [&](record_t const &r) noexcept { return r.region == &team; });
+    return !cancelled;
+}
+
+void wake_task_waiters() noexcept {
+    ring_completions();
+}
+
 bool help_taskloop(team_t &team) noexcept {
     // Relaxed first: the common case is "nothing published", one shared line read per spin.
     if (!team.taskloop.current.load(std::memory_order_relaxed)) return false;
@@ -360,13 +778,46 @@ using namespace forkunion::gomp;
 FORKUNION_GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
                                      long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
                                      void *detach) {
-    (void)if_clause, (void)depend, (void)priority; // undeferred either way; dependences hold in creation order
-    if ((flags & task_detach_k) || detach) refuse("GOMP_task (a task with a detach clause)", "detachable tasks");
-    // A task created in a cancelled taskgroup is discarded (cancel-var true).
-    if (settings().cancellation && taskgroup_cancelled()) [[unlikely]]
-        return;
+    (void)priority;
     task_t &parent = current_task();
+    // A task created in a cancelled taskgroup or a cancelled region is discarded (cancel-var true), as OpenMP lets a
+    // cancelled task that has not started be; a detached one's event is one that fulfilling does nothing to.
+    if (settings().cancellation && (taskgroup_cancelled() || (parent.team && region_cancelled(*parent.team))))
+        [[unlikely]] {
+        if ((flags & task_detach_k) && detach) std::memcpy(detach, &discarded_event_k, sizeof(discarded_event_k));
+        return;
+    }
+    // Relaxed: every incomplete sibling of the new task was created on this thread (by `parent`), so a 0 here means
+    // none, and without incomplete siblings the creation order satisfies every dependence.
+    if ((flags & task_detach_k) || incomplete_tasks.load(std::memory_order_relaxed)) [[unlikely]]
+        return run_tracked_task(parent, fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, detach);
     run_task(parent, (flags & task_final_k) != 0, fn, data, cpyfn, arg_size, arg_align, [](void *) noexcept {});
+}
+
+FORKUNION_GOMP_EXPORT void omp_fulfill_event(std::uintptr_t event) {
+    if (event == discarded_event_k) return;
+    lock_tracking();
+    tracking_t::slot_t *const slot = event_slot(event);
+    if (!slot) {
+        unlock_tracking();
+        // Undefined by OpenMP; never silently ignored: a second fulfilment usually means a lost one elsewhere.
+        std::fprintf(stderr,
+                     "forkunion gomp: omp_fulfill_event: %#llx is not the handle of an unfulfilled event (fulfilled "
+                     "already, or never given by a detach clause); aborting\n",
+                     static_cast<unsigned long long>(event));
+        std::abort();
+    }
+    record_t &record = *slot->record;
+    tracking_t &t = tracking_;
+    slot->record = nullptr;
+    ++slot->generation;
+    if (slot->generation == 0) slot->generation = 1; // keeps every handle above `discarded_event_k`
+    slot->next_free = t.free_slot;
+    t.free_slot = static_cast<std::uint32_t>((event & 0xffffffffu));
+    record.event = 0;
+    release(record);
+    unlock_tracking();
+    ring_completions();
 }
 
 FORKUNION_GOMP_EXPORT void GOMP_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
@@ -393,15 +844,46 @@ FORKUNION_GOMP_EXPORT void GOMP_taskloop_ull(void (*fn)(void *), void *data, voi
     run_taskloop(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, start, end, step, n);
 }
 
-FORKUNION_GOMP_EXPORT void GOMP_taskwait(void) {}
-FORKUNION_GOMP_EXPORT void GOMP_taskwait_depend(void **depend) {
-    (void)depend;
+// Without incomplete tasks every child has completed at its construct, so the waits have nothing to wait for.
+
+FORKUNION_GOMP_EXPORT void GOMP_taskwait(void) {
+    if (!tasks_incomplete()) [[likely]]
+        return;
+    task_t const &task = current_task();
+    wait_for_tasks([&](record_t const &r) noexcept { return r.parent == &task; });
 }
-FORKUNION_GOMP_EXPORT void GOMP_taskyield(void) {}
+FORKUNION_GOMP_EXPORT void GOMP_taskwait_depend(void **depend) {
+    if (!tasks_incomplete() || !depend) [[likely]]
+        return;
+    task_t const &task = current_task();
+    std::size_t count = 0;
+    depend_item_t *const items = depend_items(depend, count);
+    wait_for_tasks([&]() noexcept { return predecessors(task, items, count) == 0; },
+                   [&](record_t const &r) noexcept { return r.parent == &task; });
+    std::free(items);
+}
+FORKUNION_GOMP_EXPORT void GOMP_taskyield(void) {
+    if (!tasks_incomplete()) [[likely]]
+        return;
+    // Runs the ready deferred children of the current task, if any, waiting for nothing.
+    task_t const &task = current_task();
+    for (;;) {
+        record_t *ready = nullptr;
+        lock_tracking();
+        for (record_t *r = tracking_.first; r && !ready; r = r->next)
+            if (r->deferred && r->waits == 0 && r->parent == &task) ready = r, r->deferred = false;
+        unlock_tracking();
+        if (!ready) return;
+        run_deferred(*ready);
+    }
+}
 FORKUNION_GOMP_EXPORT void GOMP_taskgroup_start(void) {
     push_taskgroup();
 }
 FORKUNION_GOMP_EXPORT void GOMP_taskgroup_end(void) {
+    if (tasks_incomplete()) [[unlikely]]
+        if (void const *const key = taskgroup_key())
+            wait_for_tasks([&](record_t const &r) noexcept { return r.taskgroup == key; });
     pop_taskgroup();
 }
 

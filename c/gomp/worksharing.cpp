@@ -461,7 +461,11 @@ bool loop_leave(task_t &task, bool barrier) noexcept {
     if (!team || ws.solo_memory) [[unlikely]] { // a team of one's scratch, or a cancelled region's private one
         std::free(ws.solo_memory);
         ws.solo_memory = nullptr;
-        if (!team) return false;
+        if (!team) {
+            if (barrier && tasks_incomplete()) [[unlikely]] // a team of one's barrier: its tasks complete here too
+                finish_region_tasks(task.implicit);
+            return false;
+        }
     }
     if (ws.holds_chunk) hand_on_turn(task);
     if (ws.loop.kind == loop_kind_t::stealing_k && ws.published)

@@ -1,7 +1,7 @@
-/*  Constructs the drop-in refuses, compiled as GCC compiles them: each must stop the program at the construct
- *  with a message naming it (run.cmake's `refuse` mode expects the abort), where libgomp would run it (detachable
- *  tasks). `cancel parallel` is served: with OMP_CANCELLATION (`cancel`) the master's cancellation ends the region,
- *  without it (`cancel_unset`) it is the no-op OpenMP prescribes; both complete under every runtime. */
+/*  Misuse the drop-in stops at instead of guessing, compiled as GCC compiles it: an event fulfilled twice, which
+ *  OpenMP leaves undefined, must stop the program with a message naming the call (run.cmake's `refuse` mode expects
+ *  the abort). `cancel parallel` is served: with OMP_CANCELLATION (`cancel`) the master's cancellation ends the
+ *  region, without it (`cancel_unset`) it is the no-op OpenMP prescribes; both complete under every runtime. */
 #include "gomp_test.h"
 
 int main(int argc, char **argv) {
@@ -23,7 +23,7 @@ int main(int argc, char **argv) {
             CHECK(sum < omp_get_max_threads());
             sum = 0;
         }
-    } else if (strcmp(construct, "detach") == 0) {
+    } else if (strcmp(construct, "fulfill_twice") == 0) {
         omp_event_handle_t event;
 #pragma omp parallel
 #pragma omp single
@@ -31,6 +31,8 @@ int main(int argc, char **argv) {
 #pragma omp task detach(event)
             sum = 1;
             omp_fulfill_event(event);
+#pragma omp taskwait
+            omp_fulfill_event(event); // the drop-in aborts here
         }
     } else {
         fprintf(stderr, "unknown construct %s\n", construct);
