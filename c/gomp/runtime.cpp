@@ -71,7 +71,11 @@
  *  tasks. The task's data block is copied first (or built by its copy function), as for a deferred task. A
  *  `taskloop` is still shared: its encountering thread publishes it on the team, and members waiting in a barrier
  *  (the implicit one of `single`, a worksharing construct's, an explicit one) or at the end of a region that has
- *  seen a `taskloop` before take tasks from it; the encountering thread returns when every task is done.
+ *  seen a `taskloop` before take tasks from it; the encountering thread returns when every task is done. A detached
+ *  task (`detach`) completes only once its event is fulfilled too, and a task that depends on an incomplete one is
+ *  deferred: every barrier, before arriving, and a region's end, after the join, wait for such tasks of the region
+ *  (`finish_region_tasks`, `tasks.cpp`), running the deferred ones that became ready; a cancelled region's barriers
+ *  give that wait up, its end does not.
  *
  *  Idle workers. Between regions a pool's workers wait by the pool's persistent idle policy (`idle_policy_for`):
  *  spin when `OMP_WAIT_POLICY=active`, park at once when passive, and otherwise spin for the spin count's window
@@ -86,8 +90,8 @@
  *  Every lock of the runtime is made free in the child (`forget_roots_in_child` lists them).
  *
  *  Refused, loudly, at the call with the construct's name (`refused.cpp`): device memory routines (`target` regions run
- *  on the host, `tasks.cpp`), OpenACC, the offload plugin interface, `detach`, a doacross loop with a task reduction,
- *  and the lock entry points of the pre-GCC-4.4 ABI.
+ *  on the host, `tasks.cpp`), OpenACC, the offload plugin interface, a doacross loop with a task reduction, and the
+ *  lock entry points of the pre-GCC-4.4 ABI.
  *
  *  Threads: every entry point may be called from any thread, inside or outside a region, as OpenMP allows.
  */

@@ -1,14 +1,18 @@
 /*  Detachable tasks: `task detach(event)` and `omp_fulfill_event` (C and Fortran spellings). A detached task completes
- *  once its body has returned and its event is fulfilled, whichever comes last: the event is fulfilled inside the
- *  body, by a later sibling task, by another thread of the team, and by a thread that is no OpenMP thread at all, after
- *  the waiting thread has announced its wait; `taskwait`, `taskgroup`, `taskloop`, barriers and the end of a region
- *  wait for it (with the argument `drop_in_only`: barriers, also in a team of one, and a region's end, for a
- *  fulfilment from outside OpenMP, where libgomp hangs); tasks that depend on a detached task (`depend(in:x)` after its
- *  `depend(out:x)`, and a chain after them) start only once it completed, in dependence order; and a thousand events
- *  in a loop, fulfilled in reverse, alone and with a dependent task each (drop-in only: with that many tasks queued,
- *  libgomp 12.2 makes the encountering thread wait for queued tasks, which hangs when their events are fulfilled
- *  later by a sibling, and starts a dependent task before its detached predecessor completes; 40 in every mode). Every check reads a flag written just before the fulfilment, so a runtime that
- *  let a wait or a dependent task through early fails it. */
+ *  once its body has returned and its event is fulfilled, whichever comes last. The event is fulfilled inside the
+ *  body, by a later sibling task, by another thread of the team, and by a thread outside OpenMP once the waiting
+ *  thread announced its wait; `taskwait`, `taskgroup`, `taskloop`, barriers and the end of a region wait for it; tasks
+ *  that depend on a detached task (`depend(in:x)` after its `depend(out:x)`, and a chain after them) start only once
+ *  it completed, in dependence order; 40 events in a loop are fulfilled in reverse, alone and with a dependent task
+ *  each. Every check reads a flag written just before the fulfilment, so a runtime that let a wait or a dependent task
+ *  through early fails it. Event variables start at 0 only for the compiler, which copies them into the task's data
+ *  before the runtime writes the handle.
+ *
+ *  With the argument `drop_in_only` (where libgomp 12.2 fails): barriers, also of a team of one, and a region's end
+ *  waiting for a fulfilment from outside OpenMP (libgomp may never wake); `taskwait depend` (libgomp returns before
+ *  the detached writer completes); 1000 events, alone and with dependent tasks (past its queue limit libgomp makes
+ *  the encountering thread wait for queued tasks, which hangs when a later sibling fulfils their events, and starts a
+ *  dependent task before its detached predecessor completes). */
 #include "gomp_test.h"
 
 #include <pthread.h>
@@ -54,7 +58,7 @@ static int fulfilled_in_body(void) {
 #pragma omp parallel
 #pragma omp single
     {
-        omp_event_handle_t event;
+        omp_event_handle_t event = 0;
 #pragma omp task detach(event) shared(value)
         {
             value = 1;
@@ -73,7 +77,7 @@ static int fulfilled_by_sibling(void) {
 #pragma omp parallel
 #pragma omp single
     {
-        omp_event_handle_t event;
+        omp_event_handle_t event = 0;
 #pragma omp task detach(event) depend(out : x) shared(x)
         x = 41;
 #pragma omp task depend(in : x) shared(x, seen, fulfilled)
@@ -96,7 +100,7 @@ static int fulfilled_by_sibling(void) {
  *   for the task depending on it. */
 static int fulfilled_by_team_thread(void) {
     atomic_int created = 0, fulfilled = 0;
-    omp_event_handle_t event;
+    omp_event_handle_t event = 0;
     int x = 0, y = 0, threads = 0;
 #pragma omp parallel shared(event, x, y, created, fulfilled, threads)
     {
@@ -126,7 +130,7 @@ static int fulfilled_by_team_thread(void) {
 /**  A thread outside OpenMP fulfils the event once the waiting thread announced its wait: `taskwait`. */
 static int late_taskwait(void) {
     atomic_int announced = 0, fulfilled = 0;
-    omp_event_handle_t event;
+    omp_event_handle_t event = 0;
     late_fulfiller_t late = {&event, &announced, &fulfilled};
     int ok = 0;
 #pragma omp parallel shared(event, announced, fulfilled, ok)
@@ -146,7 +150,7 @@ static int late_taskwait(void) {
 /**  The same for the end of a `taskgroup`, with the detached task created by a child task inside it. */
 static int late_taskgroup(void) {
     atomic_int announced = 0, fulfilled = 0;
-    omp_event_handle_t event;
+    omp_event_handle_t event = 0;
     late_fulfiller_t late = {&event, &announced, &fulfilled};
     int ok = 0;
 #pragma omp parallel shared(event, announced, fulfilled, ok)
@@ -174,7 +178,7 @@ static int late_taskgroup(void) {
  *   the event once thread 0 announced its arrival (thread 0 itself in a team of one). */
 static int late_barrier(int explicit_barrier) {
     atomic_int announced = 0, fulfilled = 0;
-    omp_event_handle_t event;
+    omp_event_handle_t event = 0;
     int after_barrier = -1;
 #pragma omp parallel shared(event, announced, fulfilled, after_barrier)
     {
@@ -208,7 +212,7 @@ static int foreign_barriers(void) {
     int ok = 0;
     for (int round = 0; round != 3; ++round) {
         atomic_int announced = 0, fulfilled = 0;
-        omp_event_handle_t event;
+        omp_event_handle_t event = 0;
         late_fulfiller_t late = {&event, &announced, &fulfilled};
         pthread_t thread;
         int after_barrier = -1;
@@ -236,10 +240,12 @@ static int foreign_barriers(void) {
 }
 
 /**  A chain after a detached task: `in`, `inout`, `in` on x start in dependence order, after the fulfilment, while
- *   an unrelated task (`in` on another item) runs at once. */
-static int chain(void) {
+ *   an unrelated task (`in` on another item) runs at once; with `taskwait_depend`, `taskwait depend(in : x)` waits
+ *   for the writers of x (drop-in only: libgomp 12.2 returns from it before the detached writer completes, having run
+ *   the `inout` task before the fulfilment). */
+static int chain(int taskwait_depend) {
     atomic_int announced = 0, fulfilled = 0, order = 0;
-    omp_event_handle_t event;
+    omp_event_handle_t event = 0;
     late_fulfiller_t late = {&event, &announced, &fulfilled};
     int x = 0, other = 0, first = -1, second = -1, third = -1, unrelated = -1;
 #pragma omp parallel shared(event, x, other, first, second, third, unrelated)
@@ -260,6 +266,11 @@ static int chain(void) {
         unrelated = atomic_load(&fulfilled);
         pthread_t const thread = start_late_fulfiller(&late);
         atomic_store(&announced, 1);
+        if (taskwait_depend) {
+            // Waits for the detached task and the `inout` one, which writes x after the fulfilment.
+#pragma omp taskwait depend(in : x)
+            CHECK(atomic_load(&fulfilled) == 1 && second == 1 && x == 2);
+        }
 #pragma omp taskwait
         CHECK(pthread_join(thread, NULL) == 0);
     }
@@ -282,7 +293,7 @@ static int many_events(int count, int dependents) {
 #pragma omp single
     {
         for (int i = 0; i != count; ++i) {
-            omp_event_handle_t event;
+            omp_event_handle_t event = 0;
 #pragma omp task detach(event) depend(out : slots[i]) firstprivate(i)
             slots[i] = i;
             events[i] = event;
@@ -333,7 +344,7 @@ static int taskloop_events(void) {
     {
 #pragma omp taskloop num_tasks(loop_tasks_k)
         for (int i = 0; i < loop_tasks_k; ++i) {
-            omp_event_handle_t event = 0; // GCC copies it into the task's data before the runtime writes the handle
+            omp_event_handle_t event = 0;
 #pragma omp task detach(event)
             {}
             loop_events[i] = event;
@@ -349,6 +360,7 @@ int main(int argc, char **argv) {
     report_server();
     if (argc == 2 && strcmp(argv[1], "drop_in_only") == 0) {
         printf("late, barriers fulfilled outside OpenMP: %d\n", foreign_barriers());
+        printf("dependence chain, taskwait depend: %d\n", chain(1));
         printf("1000 events: %d\n", many_events(events_k, 0));
         printf("1000 events with dependent tasks: %d\n", many_events(events_k, 1));
         return 0;
@@ -360,7 +372,7 @@ int main(int argc, char **argv) {
     printf("late, taskgroup: %d\n", late_taskgroup());
     printf("late, barrier: %d\n", late_barrier(1));
     printf("late, end of a region: %d\n", late_barrier(0));
-    printf("dependence chain: %d\n", chain());
+    printf("dependence chain: %d\n", chain(0));
     printf("40 events: %d\n", many_events(40, 0));
     printf("40 events with dependent tasks: %d\n", many_events(40, 1));
     printf("taskloop events: %d\n", taskloop_events());

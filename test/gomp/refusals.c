@@ -24,7 +24,7 @@ int main(int argc, char **argv) {
             sum = 0;
         }
     } else if (strcmp(construct, "fulfill_twice") == 0) {
-        omp_event_handle_t event;
+        omp_event_handle_t event = 0;
 #pragma omp parallel
 #pragma omp single
         {
