@@ -565,6 +565,23 @@ void run_tracked_task(task_t &parent, void (*fn)(void *), void *data, void (*cpy
         run_task(parent, final, fn, data, cpyfn, arg_size, arg_align, [](void *) noexcept {});
         return;
     }
+    void *block = nullptr;
+    if (waits) {
+        // Deferred: its own copy of the data block, built outside the lock (a copy function is the program's code).
+        unlock_tracking();
+        std::size_t const size = arg_size > 0 ? static_cast<std::size_t>(arg_size) : 0;
+        std::size_t align = arg_align > 0 ? static_cast<std::size_t>(arg_align) : 1;
+        if (align < alignof(std::max_align_t)) align = alignof(std::max_align_t);
+        if (size) {
+            block = std::aligned_alloc(align, (size + align - 1) / align * align);
+            if (!block) refuse("GOMP_task (a task depending on a detached task)", "out of memory for its data");
+            if (cpyfn)
+                cpyfn(block, data);
+            else
+                std::memcpy(block, data, size);
+        }
+        lock_tracking(); // its predecessors may have completed meanwhile, and none came (see above)
+    }
     auto *record = new (std::nothrow) record_t();
     if (!record) refuse("GOMP_task (a detached task, or one depending on one)", "out of memory");
     record->parent = &parent;
@@ -576,29 +593,21 @@ void run_tracked_task(task_t &parent, void (*fn)(void *), void *data, void (*cpy
     record->event = event;
     // GCC reads the handle from the encountering task's variable, and the task's from the first word of its block.
     if (detached) std::memcpy(detach, &event, sizeof(event));
+    bool start_now = false; // deferred, but its predecessors completed while its block was built
     if (waits) {
-        record->deferred = true;
         record->waits = predecessors(parent, items, count, record);
-        record->fn = fn, record->icv = parent.icv, record->in_final = final;
+        record->deferred = record->waits != 0;
+        start_now = !record->deferred;
+        record->fn = fn, record->block = block, record->icv = parent.icv, record->in_final = final;
         record->reductions = current_reductions;
-        std::size_t const size = arg_size > 0 ? static_cast<std::size_t>(arg_size) : 0;
-        std::size_t align = arg_align > 0 ? static_cast<std::size_t>(arg_align) : 1;
-        if (align < alignof(std::max_align_t)) align = alignof(std::max_align_t);
-        if (size) {
-            record->block = std::aligned_alloc(align, (size + align - 1) / align * align);
-            if (!record->block) refuse("GOMP_task (a task depending on a detached task)", "out of memory for its data");
-            if (cpyfn)
-                cpyfn(record->block, data);
-            else
-                std::memcpy(record->block, data, size);
-            if (detached) std::memcpy(record->block, &event, sizeof(event));
-        }
+        if (detached && block) std::memcpy(block, &event, sizeof(event));
     }
     record->next = tracking_.first;
     if (tracking_.first) tracking_.first->previous = record;
     tracking_.first = record;
     incomplete_tasks.fetch_add(1, std::memory_order_relaxed);
     unlock_tracking();
+    if (start_now) return run_deferred(*record);
     if (waits) return; // started by a wait, or a scheduling point, once every task it depends on completed
     run_task(parent, final, fn, data, cpyfn, arg_size, arg_align, [&](void *block) noexcept {
         if (block) std::memcpy(block, &event, sizeof(event));
