@@ -1,7 +1,8 @@
 /*  C++: class types in `firstprivate` and `lastprivate` (constructed, copied and destroyed by GCC's code, through
  *  the task copy function for tasks), declared reductions over `std::vector` and `std::complex`, loops over
  *  iterators and range-based `for`, `taskloop` over a vector, exceptions thrown and caught inside a region, and a
- *  `threadprivate` object with a constructor. */
+ *  `threadprivate` object with a constructor; a copy constructor that fulfils an event, run by the copy function of a
+ *  task deferred behind a detached one. */
 #include "gomp_test.h"
 
 #include <algorithm>
@@ -28,6 +29,18 @@ struct tracked_t {
 struct counter_t {
     long hits = 0;
     counter_t() : hits(1000) {}
+};
+
+/**  Fulfils the event it points to (if any) when copied: a copy constructor that calls the runtime, run by a task's
+ *   copy function. */
+struct fulfilling_t {
+    omp_event_handle_t *event = nullptr;
+    int value = 0;
+    fulfilling_t() = default;
+    fulfilling_t(fulfilling_t const &other) : value(other.value) {
+        if (other.event) omp_fulfill_event(*other.event);
+    }
+    fulfilling_t &operator=(fulfilling_t const &) = delete;
 };
 
 std::vector<int> merge(std::vector<int> a, std::vector<int> const &b) {
@@ -124,6 +137,28 @@ int main() {
 #pragma omp parallel reduction(+ : team)
     team += 1;
     printf("exceptions caught in a region: %d of %d threads\n", caught, team);
+
+    {
+        // A task deferred behind a detached one is copied at its construct: its copy constructor fulfils another
+        // task's event, calling into the runtime from the copy function.
+        int x = 0, copied = 0;
+#pragma omp parallel shared(x, copied)
+#pragma omp single
+        {
+            omp_event_handle_t first = omp_event_handle_t(), second = omp_event_handle_t();
+#pragma omp task detach(first) depend(out : x) shared(x)
+            x = 1;
+#pragma omp task detach(second) shared(copied)
+            copied -= 1;
+            fulfilling_t source;
+            source.event = &second, source.value = 7;
+#pragma omp task depend(in : x) firstprivate(source) shared(x, copied)
+            copied += source.value * x;
+            omp_fulfill_event(first);
+#pragma omp taskwait
+        }
+        printf("a copy constructor that fulfils an event: %d\n", copied);
+    }
 
     // A threadprivate object with a constructor keeps its state per thread number.
 #pragma omp parallel num_threads(2)
