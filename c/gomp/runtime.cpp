@@ -952,11 +952,14 @@ void root_t::run_thread(std::size_t thread_index) noexcept {
     current_task_pointer = &task;
     start_thread_once(thread, shape.threads, header.icv.bind);
     header.fn(header.data);
-    current_task_pointer = nullptr;
     if (header.end_barrier) {
-        (void)team_barrier(team); // a cancelled region's members return at once; the pools' join still waits
+        // The tasks it runs meanwhile are the region's: its implicit task stays current. A cancelled region's members
+        // return at once; the pools' join still waits for them.
+        (void)team_barrier(team);
+        current_task_pointer = nullptr;
         return;
     }
+    current_task_pointer = nullptr;
     if (!header.end_gate) return;
     // Release pairs with the master's acquire: this member's writes are visible once the gate opens.
     team.gate.done.fetch_add(1, std::memory_order_release);
@@ -998,16 +1001,6 @@ void wait_at_gate(team_t &team) noexcept {
     root.master.published = 0;
 }
 
-/**  The region's incomplete tasks (detached, or depending on one) complete before it ends: after the join, the master
- *   runs those that became ready, as thread 0, and waits for the rest. */
-void finish_team_tasks(team_t &team, task_t &master) noexcept {
-    if (!tasks_incomplete()) [[likely]]
-        return;
-    task_t *const saved = swap_current_task(&master);
-    finish_region_tasks(&team);
-    swap_current_task(saved);
-}
-
 } // namespace
 
 void run_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags, loop_shape_t const *loop,
@@ -1040,11 +1033,17 @@ void run_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned fl
     current_task_pointer = &master; // `parent` was current
     start_thread_once(0, root->shape.threads, team.header.icv.bind);
     fn(data);
-    current_task_pointer = &parent;
     // In a child forked during the region, the team's other threads stayed in the parent: do not wait for them.
-    if (forks_.load(std::memory_order_relaxed) != forks) return;
+    if (forks_.load(std::memory_order_relaxed) != forks) {
+        current_task_pointer = &parent;
+        return;
+    }
+    // The master's implicit task stays current: the tasks it runs meanwhile (a shared `taskloop`'s in the end
+    // barrier, the region's incomplete tasks after the join) are the region's.
     join_team(*root);
-    finish_team_tasks(team, master);
+    if (tasks_incomplete()) [[unlikely]]
+        finish_region_tasks(&team);
+    current_task_pointer = &parent;
     finish_team(*root, master);
     if (taken) [[unlikely]]
         give_back_threads(group, taken);
@@ -1102,9 +1101,10 @@ void end_parallel() noexcept {
         return;
     }
     root_t *root = team->header.root;
+    join_team(*root); // the master's task stays current, as in `run_parallel`
+    if (tasks_incomplete()) [[unlikely]]
+        finish_region_tasks(team);
     swap_current_task(root->master.legacy_saved);
-    join_team(*root);
-    finish_team_tasks(*team, master);
     finish_team(*root, master);
     give_back_threads(root->shape.group, root->master.legacy_reserved);
     root->master.legacy_reserved = 0;

@@ -360,6 +360,49 @@ static int taskloop_events(void) {
     return ok;
 }
 
+/**  A task that became ready while the team waits at the end of its region runs as a task of that region, whichever
+ *   thread takes it. After a shared `taskloop` (`taskloop_events`), regions on the same team end in a barrier, where
+ *   the other threads may take it; thread 0 fulfils the event once they have all reached the end. */
+static int region_end_context(void) {
+    atomic_int wrong = 0;
+    for (int round = 0; round != 50; ++round) {
+        atomic_int arrived = 0;
+        omp_event_handle_t event = 0;
+        int x = 0;
+#pragma omp parallel shared(event, x, wrong, arrived)
+        {
+            int const team = omp_get_num_threads();
+            if (omp_get_thread_num() == 0) {
+#pragma omp task detach(event) depend(out : x) shared(x)
+                x = 1;
+#pragma omp task depend(in : x) shared(wrong) firstprivate(team)
+                if (!omp_in_parallel() || omp_get_num_threads() != team) atomic_fetch_add(&wrong, 1);
+                spin_until(&arrived, team - 1);
+                omp_fulfill_event(event);
+            } else {
+                atomic_fetch_add(&arrived, 1);
+            }
+        }
+    }
+    return atomic_load(&wrong);
+}
+
+/**  The same for the tasks of a `master taskloop` that the other threads help with at the region's end. */
+static int taskloop_end_context(void) {
+    atomic_int wrong = 0;
+    for (int round = 0; round != 20; ++round) {
+#pragma omp parallel shared(wrong)
+        {
+            int const team = omp_get_num_threads();
+#pragma omp master
+#pragma omp taskloop num_tasks(64) firstprivate(team)
+            for (int i = 0; i < 64; ++i)
+                if (!omp_in_parallel() || omp_get_num_threads() != team) atomic_fetch_add(&wrong, 1);
+        }
+    }
+    return atomic_load(&wrong);
+}
+
 int main(int argc, char **argv) {
     report_server();
     if (argc == 2 && strcmp(argv[1], "drop_in_only") == 0) {
@@ -381,6 +424,8 @@ int main(int argc, char **argv) {
     printf("40 events: %d\n", many_events(40, 0));
     printf("40 events with dependent tasks: %d\n", many_events(40, 1));
     printf("taskloop events: %d\n", taskloop_events());
+    printf("tasks run at a region's end, outside it: %d\n", region_end_context());
+    printf("taskloop tasks run at a region's end, outside it: %d\n", taskloop_end_context());
     printf("empty bodies run: %d\n", atomic_load(&bodies));
     return 0;
 }
