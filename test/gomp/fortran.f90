@@ -1,6 +1,8 @@
 ! The Fortran spellings of the omp_* API as gfortran's omp_lib calls them, in a real Fortran program: team
 ! queries, the schedule, simple and nested locks (omp_lock_kind 4, omp_nest_lock_kind 8), a reduction, the
-! affinity format's character arguments, and integer(8) arguments. Prints what must agree with libgomp.
+! affinity format's character arguments, integer(8) arguments, and a detached task whose event a later sibling
+! fulfils (omp_fulfill_event takes the handle by value) before a task depending on it runs. Prints what must agree
+! with libgomp.
 program fortran_api
     use omp_lib
     implicit none
@@ -12,6 +14,8 @@ program fortran_api
     character(len=64) :: format_text
     character(len=32) :: captured
     integer :: length
+    integer(omp_event_handle_kind) :: event
+    integer :: produced, consumed, fulfilled
 
     call report_server()
     call omp_set_num_threads(3)
@@ -72,4 +76,25 @@ program fortran_api
     wide_level = 0
     print '(a, i0, a, l1, a, i0)', 'level ', omp_get_level(), ', in parallel ', omp_in_parallel(), &
         ', team size(0) ', omp_get_team_size(wide_level)
+
+    produced = 0
+    consumed = 0
+    fulfilled = 0
+!$omp parallel
+!$omp single
+!$omp task detach(event) depend(out:produced) shared(produced)
+    produced = 20
+!$omp end task
+!$omp task depend(in:produced) shared(produced, consumed, fulfilled)
+    consumed = produced + fulfilled
+!$omp end task
+!$omp task firstprivate(event) shared(fulfilled)
+!$omp atomic write
+    fulfilled = 1
+    call omp_fulfill_event(event)
+!$omp end task
+!$omp taskwait
+!$omp end single
+!$omp end parallel
+    print '(a, i0)', 'detached task, then its dependent ', consumed
 end program fortran_api
