@@ -62,7 +62,7 @@ endif()
 
 # The refused entry points, as refused.cpp lists them, each called once in a process of its own.
 file(READ "${REFUSED}" _source)
-string(REGEX MATCHALL "FORKUNION_GOMP_(OPENACC|PLUGIN|TARGET|REDUCTION|DETACH|OLD_LOCK)\\([A-Za-z0-9_]+\\)" _entries "${_source}")
+string(REGEX MATCHALL "FORKUNION_GOMP_(OPENACC|PLUGIN|TARGET|REDUCTION|OLD_LOCK)\\([A-Za-z0-9_]+\\)" _entries "${_source}")
 set(_refused_count 0)
 foreach(_entry IN LISTS _entries)
     string(REGEX MATCH "^FORKUNION_GOMP_([A-Z_]+)\\(([A-Za-z0-9_]+)\\)$" _ "${_entry}")
