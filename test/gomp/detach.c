@@ -12,7 +12,13 @@
  *  waiting for a fulfilment from outside OpenMP (libgomp may never wake); `taskwait depend` (libgomp returns before
  *  the detached writer completes); 1000 events, alone and with dependent tasks (past its queue limit libgomp makes
  *  the encountering thread wait for queued tasks, which hangs when a later sibling fulfils their events, and starts a
- *  dependent task before its detached predecessor completes). */
+ *  dependent task before its detached predecessor completes).
+ *
+ *  With the argument `cancelled` (OMP_CANCELLATION=true; drop-in only: libgomp 12.2's plain barrier does not see a
+ *  cancellation): members waiting in an orphaned barrier for the region's detached task are released by `cancel
+ *  parallel`, while the task's event waits for one of them to be released; the region's end still waits for that
+ *  task, whose body ran; detached tasks created once the region is cancelled are discarded (their bodies never run,
+ *  and their events, never fulfilled, hold nothing up). */
 #include "gomp_test.h"
 
 #include <pthread.h>
@@ -403,6 +409,50 @@ static int taskloop_end_context(void) {
     return atomic_load(&wrong);
 }
 
+/**  A barrier outside the region's lexical extent: GCC calls the plain `GOMP_barrier`, whose caller goes on after a
+ *   cancellation (inside the region GCC would call `GOMP_barrier_cancel` and jump to the region's end). */
+__attribute__((noinline)) static void orphaned_barrier(void) {
+#pragma omp barrier
+}
+
+/**  `cancel parallel` while the other members wait in a barrier for the region's detached task, whose event a thread
+ *   outside OpenMP fulfils only once thread 1 left that barrier; then each released member creates a detached task.
+ *   Returns the number of members released, or 0 when a check fails: the region ended before the fulfilment, or a
+ *   task created after the cancellation ran. */
+static int cancelled_region(void) {
+    atomic_int created = 0, released = 0, fulfilled = 0, members = 0, late_bodies[3] = {0, 0, 0};
+    omp_event_handle_t event = 0;
+    late_fulfiller_t late = {&event, &released, &fulfilled};
+    pthread_t const thread = start_late_fulfiller(&late);
+#pragma omp parallel num_threads(3) shared(event, created, released, members, late_bodies)
+    {
+        int const me = omp_get_thread_num();
+        if (me == 0) {
+            spin_until(&created, 1);
+#pragma omp cancel parallel
+        } else {
+            if (me == 1) {
+#pragma omp task detach(event)
+                atomic_fetch_add(&bodies, 1);
+                atomic_store(&created, 1);
+            }
+            orphaned_barrier(); // the region's task is incomplete until thread 1 is past it: only the cancel releases
+            atomic_fetch_add(&members, 1);
+            if (me == 1) atomic_store(&released, 1);
+            omp_event_handle_t discarded = 0;
+#pragma omp task detach(discarded) shared(late_bodies)
+            atomic_fetch_add(&late_bodies[me], 1);
+            if (atomic_load(&late_bodies[me])) omp_fulfill_event(discarded); // it ran: a runtime that does not discard
+        }
+    }
+    int const ok = atomic_load(&fulfilled) == 1;
+    CHECK(pthread_join(thread, NULL) == 0);
+    int const late_ran = atomic_load(&late_bodies[1]) + atomic_load(&late_bodies[2]);
+    fprintf(stderr, "cancelled region: %d members released, %d late tasks ran, end waited for the event: %d\n",
+            atomic_load(&members), late_ran, ok);
+    return ok && late_ran == 0 ? atomic_load(&members) : 0;
+}
+
 int main(int argc, char **argv) {
     report_server();
     if (argc == 2 && strcmp(argv[1], "drop_in_only") == 0) {
@@ -411,6 +461,12 @@ int main(int argc, char **argv) {
         printf("1000 events: %d\n", many_events(events_k, 0));
         printf("1000 events with dependent tasks: %d\n", many_events(events_k, 1));
         printf("empty bodies run: %d\n", atomic_load(&bodies));
+        return 0;
+    }
+    if (argc == 2 && strcmp(argv[1], "cancelled") == 0) {
+        CHECK(omp_get_cancellation());
+        for (int round = 0; round < 20; ++round) CHECK(cancelled_region() == 2);
+        printf("cancelled regions, members released from a barrier waiting for a detached task: 20 of 20\n");
         return 0;
     }
     printf("fulfilled in body: %d\n", fulfilled_in_body());
