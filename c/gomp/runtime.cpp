@@ -59,8 +59,9 @@
  *  cores), then block on the generation's futex; they never yield. While waiting they run a shared `taskloop`'s
  *  tasks. The generation advances by two: its low bit says the region is cancelled (`cancel parallel`), which
  *  releases every waiter and tells it why, and makes every later barrier of the region return at once without
- *  arriving (see `team_barrier`). Every other wait of a team (a worksharing slot, the `ordered` turn, `copyprivate`, doacross) spins the
- *  same way and then sleeps on the team's doorbell futex, which every change such a wait watches rings; those that
+ *  arriving (see `team_barrier`). Every other wait of a team (a worksharing slot, the `ordered` turn,
+ *  `copyprivate`, doacross) spins the same way and then sleeps on the team's doorbell futex, which every change
+ *  such a wait watches rings; those that
  *  wait for another member's part of a construct (a slot, the `ordered` turn, doacross) give up once the region is
  *  cancelled, since that member may have left for the region's end. A cancelled region's end, after the join, puts
  *  the team back in order for the next region (`end_cancelled_region`).
