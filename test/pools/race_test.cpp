@@ -50,21 +50,30 @@ namespace {
 struct stop_t {
     std::atomic<fu::hook_point_t> point{fu::hook_point_t::before_claim_k};
     std::atomic<void const *> pool{nullptr};
-    std::atomic<bool> armed{false};
-    std::atomic<unsigned> mark{0};
+    /**  0: disarmed; `any_mark_k`: armed for any thread; else armed for threads carrying that mark. One word, so
+     *   that a thread which read one arming's mark can never take the next arming's stop (its CAS fails). */
+    std::atomic<unsigned> armed_mark{0};
     std::atomic<bool> reached{false};
     std::atomic<bool> go{false};
 };
+constexpr unsigned any_mark_k = ~0u;
 stop_t stop;
 thread_local unsigned mark = 0;
 
 void hook(fu::hook_point_t point, void const *pool) {
-    if (point != stop.point.load(std::memory_order_acquire) || pool != stop.pool.load(std::memory_order_acquire))
+    // Acquire pairs with the arming's release: the point and pool read below are that arming's.
+    unsigned armed = stop.armed_mark.load(std::memory_order_acquire);
+    if (armed == 0) return;
+    if (point != stop.point.load(std::memory_order_relaxed) || pool != stop.pool.load(std::memory_order_relaxed))
         return;
-    unsigned const wanted = stop.mark.load(std::memory_order_acquire);
-    if (wanted != 0 && mark != wanted) return;
-    bool expected = true;
-    if (!stop.armed.compare_exchange_strong(expected, false)) return; // only the first one stops
+    if (armed != any_mark_k && mark != armed) return;
+    if (!stop.armed_mark.compare_exchange_strong(armed, 0)) return; // only the first one stops, and only this arming
+    if (point != stop.point.load(std::memory_order_acquire) || pool != stop.pool.load(std::memory_order_acquire)) {
+        // Another arming with the same mark came between the checks above and the CAS: not this thread's stop.
+        unsigned disarmed = 0;
+        stop.armed_mark.compare_exchange_strong(disarmed, armed);
+        return;
+    }
     stop.reached.store(true, std::memory_order_release);
     while (!stop.go.load(std::memory_order_acquire)) std::this_thread::yield();
 }
@@ -75,12 +84,12 @@ void hook(fu::hook_point_t point, void const *pool) {
  */
 struct armed_stop_t {
     armed_stop_t(void const *pool, fu::hook_point_t point, unsigned wanted_mark) {
-        stop.point = point;
-        stop.pool = pool;
-        stop.mark = wanted_mark;
-        stop.reached = false;
-        stop.go = false;
-        stop.armed = true;
+        stop.armed_mark.store(0, std::memory_order_relaxed); // already 0 after a release; disarmed while rewritten
+        stop.point.store(point, std::memory_order_relaxed);
+        stop.pool.store(pool, std::memory_order_relaxed);
+        stop.reached.store(false, std::memory_order_relaxed);
+        stop.go.store(false, std::memory_order_relaxed);
+        stop.armed_mark.store(wanted_mark == 0 ? any_mark_k : wanted_mark, std::memory_order_release);
         fu::detail::test_hook_k.store(&hook, std::memory_order_release);
     }
     ~armed_stop_t() { release(); }
@@ -88,8 +97,8 @@ struct armed_stop_t {
         return eventually([] { return stop.reached.load(std::memory_order_acquire); });
     }
     void release() {
+        stop.armed_mark.store(0, std::memory_order_relaxed);
         stop.go.store(true, std::memory_order_release);
-        stop.armed = false;
     }
     armed_stop_t(armed_stop_t const &) = delete;
     armed_stop_t &operator=(armed_stop_t const &) = delete;
