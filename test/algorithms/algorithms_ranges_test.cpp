@@ -197,7 +197,8 @@ TEST(algorithms_ranges, a_uint8_pool_runs_256_chunks_in_255_tasks_each_element_o
             fu::for_each(grained, visits, [](std::atomic<int> &v) { v.fetch_add(1, std::memory_order_relaxed); });
             EXPECT_TRUE(std::all_of(visits.begin(), visits.end(), [](std::atomic<int> const &v) { return v == 1; }));
             counting_range_t const iota{static_cast<std::int64_t>(n)};
-            EXPECT_EQ(fu::reduce(grained, iota), static_cast<std::int64_t>(n * (n - 1) / 2));
+            std::int64_t const count = static_cast<std::int64_t>(n); // `n * (n - 1)` overflows a 32-bit size_t
+            EXPECT_EQ(fu::reduce(grained, iota), count * (count - 1) / 2);
         }
     }
 }
