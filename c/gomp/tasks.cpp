@@ -461,20 +461,26 @@ void forget_children(task_t const &task) noexcept {
     unlock_tracking();
 }
 
+/**  A task that runs in `context`'s team, thread and nesting level, with its own ICVs and finality. */
+task_t task_in_context_of(task_t const &context, task_icv_t const &icv, bool in_final) noexcept {
+    task_t task;
+    task.icv = icv;
+    task.team = context.team;
+    task.implicit = context.implicit;
+    task.parent = context.parent;
+    task.thread_num = context.thread_num;
+    task.team_size = context.team_size;
+    task.level = context.level;
+    task.active_level = context.active_level;
+    task.in_final = in_final;
+    return task;
+}
+
 /**  Runs `fn` on a private copy of `data` (built by `cpyfn` when given), as a child task of `parent`. */
 template <typename prepare_type_>
 void run_task(task_t &parent, bool final, void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
               long arg_align, prepare_type_ &&prepare) noexcept {
-    task_t task;
-    task.icv = parent.icv;
-    task.team = parent.team;
-    task.implicit = parent.implicit;
-    task.parent = parent.parent;
-    task.thread_num = parent.thread_num;
-    task.team_size = parent.team_size;
-    task.level = parent.level;
-    task.active_level = parent.active_level;
-    task.in_final = parent.in_final || final;
+    task_t task = task_in_context_of(parent, parent.icv, parent.in_final || final);
 
     std::size_t const align = arg_align > 0 ? static_cast<std::size_t>(arg_align) : 1;
     std::size_t const size = arg_size > 0 ? static_cast<std::size_t>(arg_size) : 0;
@@ -508,16 +514,7 @@ void run_task(task_t &parent, bool final, void (*fn)(void *), void *data, void (
  *   environment it was created in, then releases it. `record` was taken under the lock (no longer `deferred`). */
 void run_deferred(record_t &record) noexcept {
     task_t &here = current_task();
-    task_t task;
-    task.icv = record.icv;
-    task.team = here.team;
-    task.implicit = here.implicit;
-    task.parent = here.parent;
-    task.thread_num = here.thread_num;
-    task.team_size = here.team_size;
-    task.level = here.level;
-    task.active_level = here.active_level;
-    task.in_final = record.in_final;
+    task_t task = task_in_context_of(here, record.icv, record.in_final);
     // Its descendants belong to its taskgroup (not to this thread's), and it sees the task reductions it was
     // created under.
     void const *const saved_taskgroup = frame_taskgroup;
