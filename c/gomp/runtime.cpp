@@ -226,11 +226,11 @@ struct thread_state_t {
 
 // Initial-exec: one `%fs`-relative access instead of a `__tls_get_addr` call. It is ~350 bytes of static TLS, which
 // the loader reserves when the library is preloaded or linked, and takes from its surplus when it is `dlopen`ed.
-constinit thread_local thread_state_t thread_state __attribute__((tls_model("initial-exec")));
+constinit thread_local thread_state_t thread_state FORKUNION_GOMP_TLS;
 
 } // namespace
 
-constinit thread_local task_t *current_task_pointer __attribute__((tls_model("initial-exec"))) = nullptr;
+constinit thread_local task_t *current_task_pointer FORKUNION_GOMP_TLS = nullptr;
 
 task_t &initial_task_slow() noexcept {
     thread_state_t &state = thread_state;

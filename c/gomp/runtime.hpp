@@ -293,10 +293,15 @@ struct task_t {
 };
 
 /**
- *  The calling thread's innermost task, or null until its first OpenMP call: read it through `current_task`.
- *  Initial-exec: one `%fs`-relative access, no `__tls_get_addr` call and no TLS wrapper (constant-initialized).
+ *  Every thread-local variable of the runtime is constant-initialized and initial-exec: one `%fs`-relative access, no
+ *  `__tls_get_addr` call and no TLS wrapper (a taskloop's task touches about twenty). The library's TLS block is then
+ *  static (allocated at thread start, also for a `dlopen`ed copy, which must fit in the loader's surplus): keep it
+ *  small.
  */
-extern constinit thread_local task_t *current_task_pointer __attribute__((tls_model("initial-exec")));
+#define FORKUNION_GOMP_TLS __attribute__((tls_model("initial-exec")))
+
+/**  The calling thread's innermost task, or null until its first OpenMP call: read it through `current_task`. */
+extern constinit thread_local task_t *current_task_pointer FORKUNION_GOMP_TLS;
 /**  Builds the calling thread's initial task (reading the environment first, if nothing has) and makes it current. */
 [[gnu::noinline, gnu::cold]] task_t &initial_task_slow() noexcept;
 
@@ -352,6 +357,7 @@ struct shared_taskloop_t {
     std::uint64_t tasks = 0; ///< How many tasks the iterations are split into.
     std::uint64_t grain = 0; ///< Strict grain size, or 0: near-equal tasks.
     task_t const *encountering = nullptr;
+    std::uint64_t team_size = 1; ///< Threads that may take its tasks: the batch size of `drain_taskloop` divides by it.
     std::uintptr_t *reductions = nullptr; ///< The task reductions visible where it was encountered (`in_reduction`).
     /**  The cancellation flag of the taskgroup its tasks belong to: with `nogroup`, the encountering task's
      *   innermost one (when there is one); otherwise the loop's own, `cancelled`. */
@@ -444,7 +450,7 @@ struct teams_state_t {
 };
 /**  The calling thread's `teams` state. Initial-exec and constant-initialized, like `current_task_pointer`: every
  *   region reads the thread limit, with one `%fs`-relative load. */
-extern constinit thread_local teams_state_t teams_state __attribute__((tls_model("initial-exec")));
+extern constinit thread_local teams_state_t teams_state FORKUNION_GOMP_TLS;
 inline int teams_number() noexcept {
     return teams_state.number;
 }

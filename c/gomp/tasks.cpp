@@ -60,27 +60,26 @@ constexpr long stack_block_k = 16 * 1024;
 
 /**  Deepest `taskgroup` nesting whose task reductions and cancellation the calling thread tracks. */
 constexpr unsigned max_taskgroup_depth_k = 64;
-// Thread-local storage is kept small: the library's TLS block is static (initial-exec accesses elsewhere), and a
-// `dlopen`ed copy must fit in the loader's surplus.
-constinit thread_local std::uintptr_t *current_reductions = nullptr; ///< Innermost registration, or null.
-constinit thread_local unsigned taskgroup_depth = 0;
-constinit thread_local std::uintptr_t *saved_reductions[max_taskgroup_depth_k] = {};
+/**  The calling thread's innermost task reduction registration, or null. */
+constinit thread_local std::uintptr_t *current_reductions FORKUNION_GOMP_TLS = nullptr;
+constinit thread_local unsigned taskgroup_depth FORKUNION_GOMP_TLS = 0;
+constinit thread_local std::uintptr_t *saved_reductions[max_taskgroup_depth_k] FORKUNION_GOMP_TLS = {};
 /**  The region nesting level (`task_t::level`, saturated) of the task that opened each taskgroup: the tasks of a
  *   taskgroup are those created while it is open on this thread (every task runs undeferred at its construct), but
  *   a region nested in one of its tasks starts tasks that are not its members. */
-constinit thread_local std::uint8_t taskgroup_levels[max_taskgroup_depth_k] = {};
+constinit thread_local std::uint8_t taskgroup_levels[max_taskgroup_depth_k] FORKUNION_GOMP_TLS = {};
 /**  Bit `d`: the taskgroup at depth `d` was cancelled (`cancel taskgroup`, cancel-var true). Atomic: the tasks of a
  *   `nogroup` taskloop, which belong to this thread's innermost taskgroup, may cancel it from other threads. */
-constinit thread_local std::atomic<std::uint64_t> cancelled_taskgroups{0};
+constinit thread_local std::atomic<std::uint64_t> cancelled_taskgroups FORKUNION_GOMP_TLS{0};
 /**  The innermost frame that runs a task of a shared `taskloop`, and the flag of the taskgroup that task belongs to:
  *   such a frame ends the search for enclosing taskgroups (the thread's own do not enclose that task). */
-constinit thread_local flag_ref_t loop_flag = {};
-constinit thread_local unsigned loop_depth = 0; ///< `taskgroup_depth` inside that frame, or 0.
+constinit thread_local flag_ref_t loop_flag FORKUNION_GOMP_TLS = {};
+constinit thread_local unsigned loop_depth FORKUNION_GOMP_TLS = 0; ///< `taskgroup_depth` inside that frame, or 0.
 /**  The taskgroup that incomplete tasks created at depth `frame_depth` count in, set by a frame that runs a task away
  *   from its taskgroup (a deferred task, a task of a shared `taskloop`): it stands for the thread's own taskgroup
  *   at that depth. Deeper taskgroups are keyed by their `saved_reductions` entry, unique per thread and depth. */
-constinit thread_local void const *frame_taskgroup = nullptr;
-constinit thread_local unsigned frame_depth = 0;
+constinit thread_local void const *frame_taskgroup FORKUNION_GOMP_TLS = nullptr;
+constinit thread_local unsigned frame_depth FORKUNION_GOMP_TLS = 0;
 
 /**  The key of the calling thread's innermost taskgroup for incomplete tasks; null outside any. */
 void const *taskgroup_key() noexcept {
@@ -97,7 +96,10 @@ void push_taskgroup() noexcept {
     if (taskgroup_depth < max_taskgroup_depth_k) {
         saved_reductions[taskgroup_depth] = current_reductions;
         taskgroup_levels[taskgroup_depth] = level_byte(current_task());
-        cancelled_taskgroups.fetch_and(~(std::uint64_t(1) << taskgroup_depth), std::memory_order_relaxed);
+        // A locked instruction only when the bit is set: a taskloop's task pushes a taskgroup per task.
+        std::uint64_t const bit = std::uint64_t(1) << taskgroup_depth;
+        if (cancelled_taskgroups.load(std::memory_order_relaxed) & bit)
+            cancelled_taskgroups.fetch_and(~bit, std::memory_order_relaxed);
     }
     ++taskgroup_depth;
 }
@@ -656,16 +658,33 @@ void run_taskloop_task(shared_taskloop_t const &loop, std::uint64_t index) noexc
     frame_taskgroup = saved_taskgroup, frame_depth = saved_frame_depth;
 }
 
-/**  Takes and runs tasks of `loop` until none is left; returns how many this thread ran. A task taken after its
- *   taskgroup was cancelled (cancel-var true) is discarded: counted done, not run. */
+/**  Takes and runs tasks of `loop` until none is left; returns how many this thread took. A task taken after its
+ *   taskgroup was cancelled (cancel-var true) is discarded: counted done, not run.
+ *
+ *   Tasks are claimed in batches of a quarter of this thread's fair share of those left (at least one), as a
+ *   guided schedule does: `grainsize(1)` over a thousand iterations costs tens of contended increments of the
+ *   shared counters instead of a thousand, while the last claims, of one task each, keep the threads' finishing
+ *   times within a task of each other. Each task of a batch is still its own task: its own block, iterations and
+ *   taskgroup frame. `seen`, where this thread's previous claim ended (or the count when it came), is a lower bound
+ *   of the tasks claimed. */
 std::uint64_t drain_taskloop(shared_taskloop_t &loop) noexcept {
-    std::uint64_t ran = 0;
-    for (std::uint64_t index; (index = loop.next_task.fetch_add(1, std::memory_order_relaxed)) < loop.tasks; ++ran) {
-        if (!(loop.group.word->load(std::memory_order_acquire) & loop.group.mask)) run_taskloop_task(loop, index);
-        // Release pairs with the encountering thread's acquire: the task's writes are visible when it returns.
-        loop.done_tasks.fetch_add(1, std::memory_order_release);
+    // Beyond 2^62 tasks, batches of one: the claims that overshoot the end then cannot wrap the counter.
+    std::uint64_t const divisor = loop.tasks < (std::uint64_t(1) << 62) ? 4 * std::uint64_t(loop.team_size) : 0;
+    // A thread that joins late must not size its first batch by the whole loop.
+    std::uint64_t ran = 0, seen = loop.next_task.load(std::memory_order_relaxed);
+    if (seen >= loop.tasks) return 0;
+    for (;;) {
+        std::uint64_t const batch = divisor && (loop.tasks - seen) / divisor ? (loop.tasks - seen) / divisor : 1;
+        std::uint64_t const index = loop.next_task.fetch_add(batch, std::memory_order_relaxed);
+        if (index >= loop.tasks) return ran;
+        std::uint64_t const last = loop.tasks - index < batch ? loop.tasks : index + batch;
+        for (std::uint64_t task = index; task != last; ++task)
+            if (!(loop.group.word->load(std::memory_order_acquire) & loop.group.mask)) run_taskloop_task(loop, task);
+        // Release pairs with the encountering thread's acquire: the tasks' writes are visible when it returns.
+        loop.done_tasks.fetch_add(last - index, std::memory_order_release);
+        ran += last - index;
+        seen = last;
     }
-    return ran;
 }
 
 void run_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align,
@@ -686,6 +705,7 @@ void run_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
     loop.fn = fn, loop.data = data, loop.cpyfn = cpyfn, loop.arg_size = arg_size, loop.arg_align = arg_align;
     loop.start = start, loop.step = step, loop.end = end, loop.n = n;
     loop.encountering = &encountering;
+    loop.team_size = encountering.team_size ? encountering.team_size : 1;
     loop.reductions = current_reductions;
     // `nogroup`: its tasks belong to the encountering task's taskgroup, whose flag outlives the loop (the encountering
     // thread keeps it open until every task is done); otherwise the loop is its own taskgroup.
@@ -960,7 +980,7 @@ FORKUNION_GOMP_EXPORT unsigned GOMP_parallel_reductions(void (*fn)(void *), void
 // ---- Host `teams`: the teams run one after another on the encountering thread ----
 
 namespace forkunion::gomp {
-constinit thread_local teams_state_t teams_state __attribute__((tls_model("initial-exec")));
+constinit thread_local teams_state_t teams_state FORKUNION_GOMP_TLS;
 
 namespace {
 /**  A `teams` region's thread-limit-var: its `thread_limit` clause, else teams-thread-limit-var

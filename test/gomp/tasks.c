@@ -153,6 +153,12 @@ int main(void) {
 #pragma omp taskloop grainsize(37)
         for (int i = 0; i < n_k; ++i) hits[i]++;
         expect_each_once("taskloop grainsize", n_k);
+        // One iteration per task: the tasks are claimed in batches, each still with its own iteration.
+        int last = -1;
+#pragma omp taskloop grainsize(1) lastprivate(last)
+        for (int i = 0; i < n_k; ++i) hits[i]++, last = i;
+        expect_each_once("taskloop grainsize(1)", n_k);
+        CHECK(last == n_k - 1);
 #pragma omp taskloop num_tasks(13)
         for (int i = n_k - 1; i >= 0; i -= 2) hits[i]++;
         for (int i = 0; i < n_k; ++i) hits[i] += i % 2 == 0;
