@@ -231,6 +231,7 @@ constinit thread_local thread_state_t thread_state FORKUNION_GOMP_TLS;
 } // namespace
 
 constinit thread_local task_t *current_task_pointer FORKUNION_GOMP_TLS = nullptr;
+constinit thread_local passive_waits_t passive_waits FORKUNION_GOMP_TLS;
 
 task_t &initial_task_slow() noexcept {
     thread_state_t &state = thread_state;
@@ -271,21 +272,25 @@ bool team_barrier(team_t &team) noexcept {
         return false;
     }
     wait_policy_t const policy = team.header.policy;
+    std::uint64_t const window = in_region_spins(policy);
     std::uint64_t spins = 0;
+    bool slept = false;
     std::uint32_t now;
     // Acquire pairs with the last arrival's release: every member's writes before the barrier are visible.
     while ((now = team.release.generation.load(std::memory_order_acquire)) == generation) {
         if (help_taskloop(team)) continue;
-        if (spins < policy.spins) {
+        if (spins < window) {
             ++spins;
             pause_once();
             continue;
         }
+        slept = true;
         team.release.sleepers.fetch_add(1, std::memory_order_seq_cst);
         if (team.release.generation.load(std::memory_order_seq_cst) == generation)
             kernel_wait(team.release.generation, generation, 0);
         team.release.sleepers.fetch_sub(1, std::memory_order_relaxed);
     }
+    in_region_waited(policy, window, slept);
     // A completed barrier advanced the word by a step (the bit as it was: clear); a cancellation set the bit.
     return (now & region_cancelled_k) != 0;
 }

@@ -153,6 +153,14 @@ void display_environment(settings_t const &s, bool verbose) noexcept;
 // ---- Synchronization helpers ----
 
 /**
+ *  Every thread-local variable of the runtime is constant-initialized and initial-exec: one `%fs`-relative access, no
+ *  `__tls_get_addr` call and no TLS wrapper (a taskloop's task touches about twenty). The library's TLS block is then
+ *  static (allocated at thread start, also for a `dlopen`ed copy, which must fit in the loader's surplus): keep it
+ *  small.
+ */
+#define FORKUNION_GOMP_TLS __attribute__((tls_model("initial-exec")))
+
+/**
  *  How waiting threads behave, derived from `OMP_WAIT_POLICY` and `GOMP_SPINCOUNT`: spin with the pause hint for
  *  `spins` iterations, then block in the kernel (a futex) until woken. Waits never `sched_yield`: on a loaded
  *  machine a yield hands the core to another process for a whole time slice (milliseconds, measured with strace
@@ -169,6 +177,40 @@ wait_policy_t wait_policy(std::size_t threads) noexcept;
 inline void pause_once() noexcept {
     default_micro_yield_t pause;
     micro_yield_with(pause, 0u);
+}
+
+/**
+ *  Inside a region under a wait policy whose count is 0 (`OMP_WAIT_POLICY=passive`), a member that waits for a
+ *  partner (a barrier, a worksharing slot, an `ordered` turn) may spin for `passive_spins_k` pause hints (~10 µs at
+ *  24 a µs) before it sleeps: a partner that arrives within it costs no kernel wake-up (a barrier 0.3-0.5 µs on a
+ *  quiet 2-core host instead of ~11, as libgomp pays), which keeps such waits below the region start that the join
+ *  spins through. It does so while at least 4 of its last 16 such waits ended within the window, and on every 16th
+ *  wait regardless (a probe); otherwise it sleeps at once, as on a host where spinning holds the core the partner
+ *  needs (other processes' threads runnable), and sleepers are the ones the scheduler favours. Per thread; none at
+ *  all when the process's teams outnumber its cores, and for any other count the count is the window.
+ */
+inline constexpr std::uint32_t passive_spins_k = 240;
+/**  The outcomes of the calling thread's last 16 full-window passive waits (bit set: ended while spinning), and a
+ *   count of its passive waits. */
+struct passive_waits_t {
+    std::uint32_t history = 0xffff;
+    std::uint32_t count = 0;
+};
+extern constinit thread_local passive_waits_t passive_waits FORKUNION_GOMP_TLS;
+
+/**  The spins before sleeping of an in-region wait under `policy`; report how it ended with `in_region_waited`. */
+inline std::uint64_t in_region_spins(wait_policy_t const &policy) noexcept {
+    if (policy.spins || policy.oversubscribed) return policy.spins;
+    passive_waits_t &w = passive_waits;
+    bool const spin = __builtin_popcount(w.history & 0xffffu) >= 4 || (w.count & 15u) == 0;
+    ++w.count;
+    return spin ? passive_spins_k : 0;
+}
+/**  Records how an in-region wait that was given `spins` ended: while spinning (`slept` false) or asleep. */
+inline void in_region_waited(wait_policy_t const &policy, std::uint64_t spins, bool slept) noexcept {
+    if (policy.spins || policy.oversubscribed || spins == 0) return;
+    passive_waits_t &w = passive_waits;
+    w.history = (w.history << 1) | (slept ? 0u : 1u);
 }
 
 /**
@@ -291,14 +333,6 @@ struct task_t {
     unsigned stride_team = 0;  ///< ... threads, derived again only when the team size changes.
     ws_state_t ws;             ///< Implicit tasks: the construct in progress.
 };
-
-/**
- *  Every thread-local variable of the runtime is constant-initialized and initial-exec: one `%fs`-relative access, no
- *  `__tls_get_addr` call and no TLS wrapper (a taskloop's task touches about twenty). The library's TLS block is then
- *  static (allocated at thread start, also for a `dlopen`ed copy, which must fit in the loader's surplus): keep it
- *  small.
- */
-#define FORKUNION_GOMP_TLS __attribute__((tls_model("initial-exec")))
 
 /**  The calling thread's innermost task, or null until its first OpenMP call: read it through `current_task`. */
 extern constinit thread_local task_t *current_task_pointer FORKUNION_GOMP_TLS;
@@ -471,16 +505,18 @@ inline void team_notify(team_t &team) noexcept {
 }
 
 /**
- *  Waits until `ready()`: spins with the pause hint for the team's spin count, then sleeps on the doorbell,
- *  re-checking after every ring. `ready` must read with acquire what the notifier published with release.
+ *  Waits until `ready()`: spins with the pause hint for `in_region_spins` of the team's policy, then sleeps on the
+ *  doorbell, re-checking after every ring. `ready` must read with acquire what the notifier published with release.
  */
 template <typename ready_fn_type_>
 void team_wait(team_t &team, ready_fn_type_ &&ready) noexcept {
-    std::uint64_t const spins = team.header.policy.spins;
+    wait_policy_t const policy = team.header.policy;
+    std::uint64_t const spins = in_region_spins(policy);
     for (std::uint64_t spin = 0; spin < spins; ++spin) {
-        if (ready()) return;
+        if (ready()) return in_region_waited(policy, spins, false);
         pause_once();
     }
+    if (!ready()) in_region_waited(policy, spins, true);
     while (!ready()) {
         team.doorbell.sleepers.fetch_add(1, std::memory_order_seq_cst);
         std::uint32_t const rings = team.doorbell.rings.load(std::memory_order_seq_cst);
