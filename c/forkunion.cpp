@@ -262,19 +262,30 @@ public:
         });
     }
 
-    /**  Publishes `fn(thread)` without joining; `fn` must outlive the dispatch. 0 and why when refused. */
+    /**
+     *  Publishes `fn(thread)` without joining; `fn` must outlive the dispatch. 0 and why when refused. `distributed`
+     *  receives which pool published it: the two count independently, so a generation names a dispatch only with
+     *  its pool, and one of the pool that no longer runs (a terminate, which joined its dispatch, and a spawn of the
+     *  other kind came between) is complete, never the running pool's dispatch of the same number.
+     */
     template <typename fn_t>
-    std::size_t unsafe_for_threads(fn_t &fn, fu::status_t &status) noexcept {
+    std::size_t unsafe_for_threads(fn_t &fn, fu::status_t &status, bool &distributed) noexcept {
         return visit([&](auto &pool) noexcept {
             auto const publication = pool.unsafe_for_threads(fn);
             status = publication.status;
+            distributed = std::is_same_v<std::decay_t<decltype(pool)>, distributed_t>;
             return std::size_t(publication.generation);
         });
     }
-    bool is_complete(std::size_t generation) const noexcept {
+    /**  Whether a generation published by the distributed pool (or, false, the colocated one) is of the pool that
+     *   runs now. */
+    bool runs(bool distributed) const noexcept { return distributed == this->distributed(); }
+    bool is_complete(std::size_t generation, bool distributed) const noexcept {
+        if (!runs(distributed)) return true;
         return visit([&](auto const &pool) noexcept { return pool.is_complete(generation); });
     }
-    void unsafe_join(std::size_t generation) noexcept {
+    void unsafe_join(std::size_t generation, bool distributed) noexcept {
+        if (!runs(distributed)) return;
         visit([&](auto &pool) noexcept { pool.unsafe_join(generation); });
     }
     /**  Both pools get the policy and the stack size: they persist, whichever of them the next spawn starts. */
@@ -390,6 +401,8 @@ struct fu_pool {
      *   reused while the pool lives), never the backend's: a respawn may switch between the colocated and the
      *   distributed pool, whose counts are independent, so a token kept from before it could equal a live one. */
     std::atomic<std::size_t> split_backend_generation{0};
+    /**  Which backend pool published it (see `pool_backend_t::unsafe_for_threads`); written and read with it. */
+    std::atomic<bool> split_backend_distributed{false};
     std::size_t split_next_token = 1; // written only by the holder of `split_busy_k`
     split_call_t split_call;
 
@@ -841,7 +854,8 @@ fu_status_t fu_pool_unsafe_for_threads(fu_pool_t pool, fu_for_threads_t callback
     std::size_t held = pool->split_generation.load(std::memory_order_acquire);
     // The backend generation read here may already belong to a later dispatch: the exchange below then fails.
     if (held == split_busy_k ||
-        (held != 0 && !pool->backend.is_complete(pool->split_backend_generation.load(std::memory_order_relaxed))))
+        (held != 0 && !pool->backend.is_complete(pool->split_backend_generation.load(std::memory_order_relaxed),
+                                                 pool->split_backend_distributed.load(std::memory_order_relaxed))))
         return fu_contended_k;
     // Acquire and release: a thread that reads `split_busy_k` and concludes that its own token's dispatch is
     // complete (`fu_pool_is_complete`, a stale join) must see that dispatch's slices done, as this taker did.
@@ -850,11 +864,13 @@ fu_status_t fu_pool_unsafe_for_threads(fu_pool_t pool, fu_for_threads_t callback
         return fu_contended_k;
     pool->split_call = {callback, context, &pool->backend};
     fu::status_t status;
-    std::size_t const published = pool->backend.unsafe_for_threads(pool->split_call, status);
+    bool distributed = false;
+    std::size_t const published = pool->backend.unsafe_for_threads(pool->split_call, status, distributed);
     std::size_t token = 0;
     if (published != 0) {
         token = pool->split_next_token;
         pool->split_next_token += 2; // stays odd; 2^63 split dispatches before it repeats
+        pool->split_backend_distributed.store(distributed, std::memory_order_relaxed);
         pool->split_backend_generation.store(published, std::memory_order_release);
     }
     // Release: a later taker sees `split_call` and the backend generation as written (the pool's own claim
@@ -872,7 +888,8 @@ int fu_pool_is_complete(fu_pool_t pool, size_t generation) {
     // dispatcher's release, so the backend generation read next is the token's, unless a join and a new
     // dispatch replaced both meanwhile: the second read of the token tells, and then the token was joined.
     if (pool->split_generation.load(std::memory_order_acquire) != generation) return 1;
-    bool const complete = pool->backend.is_complete(pool->split_backend_generation.load(std::memory_order_acquire));
+    bool const complete = pool->backend.is_complete(pool->split_backend_generation.load(std::memory_order_acquire),
+                                                    pool->split_backend_distributed.load(std::memory_order_relaxed));
     return complete || pool->split_generation.load(std::memory_order_acquire) != generation ? 1 : 0;
 }
 
@@ -885,13 +902,22 @@ fu_status_t fu_pool_unsafe_join(fu_pool_t pool, size_t generation) {
     // Acquire pairs with the dispatcher's release: a backend generation of a later dispatch makes the second
     // read of the token see it replaced, so a token never joins another dispatch.
     std::size_t const backend_generation = pool->split_backend_generation.load(std::memory_order_acquire);
+    bool const distributed = pool->split_backend_distributed.load(std::memory_order_relaxed);
     if (pool->split_generation.load(std::memory_order_acquire) != generation) return fu_stale_generation_k;
-    pool->backend.unsafe_join(backend_generation);
+    if (!pool->backend.runs(distributed)) [[unlikely]] {
+        // Published on the pool before a terminate, which joined it, and a spawn of the other kind: nothing to
+        // join, as when the terminate had cleared the token. Give the slot back, unless it was taken meanwhile.
+        std::size_t expected = generation;
+        (void)pool->split_generation.compare_exchange_strong(expected, 0, std::memory_order_release,
+                                                             std::memory_order_relaxed);
+        return fu_stale_generation_k;
+    }
+    pool->backend.unsafe_join(backend_generation, distributed);
     if (pool->orphaned()) [[unlikely]]
         return fu_forked_k; // the caller forked inside its slice: the join returned without the other slices
     // An inclusive pool's join from a thread that did not dispatch returns without running slice 0: misuse, and
     // nothing changed (the dispatcher's own join still runs it).
-    if (!pool->backend.is_complete(backend_generation))
+    if (!pool->backend.is_complete(backend_generation, distributed))
         return refuse("fu_pool_unsafe_join: called from a thread other than the dispatcher of an inclusive pool");
     // The token's dispatch is complete (the backend generation is the token's, checked above): this join did its
     // work. Give the slot back, unless it has been taken already: once the dispatch completed (inside this join, on

@@ -442,7 +442,9 @@ FORKUNION_API int fu_pool_is_complete(fu_pool_t pool, size_t generation);
  *  @retval fu_success_k           the dispatch has completed (also when, once it had, another split dispatch took
  *                                 its place before this call returned).
  *  @retval fu_stale_generation_k  not the pool's pending split dispatch when the call began: already joined, or
- *                                 superseded after it completed. Returns at once, waits for nothing; harmless.
+ *                                 superseded after it completed, or joined by a `fu_pool_terminate` (also when its
+ *                                 dispatcher stored the token after that terminate). Returns at once, waits for
+ *                                 nothing; harmless.
  *  @retval fu_forked_k            in a `fork()`ed child: the pool is inherited, or the caller forked inside its own
  *                                 slice; the other slices do not run here. Returns at once.
  */

@@ -12,6 +12,8 @@
  *    thread's split dispatch takes the slot (the join then answered `stale_generation` for work it had done).
  *  - a split dispatcher that reads its completed token's slot taken ("being set up") by another thread, and reuses
  *    what its slices wrote (the taker's exchange did not release, so that answer ordered nothing: ThreadSanitizer).
+ *  - a foreign split dispatch published on the colocated pool whose token is stored after a terminate and a respawn
+ *    onto the distributed pool (its generation read as the distributed pool's dispatch of the same number).
  *  Each stop is a spin on an atomic the test releases: synchronization, never a sleep.
  */
 #include <atomic>
@@ -46,6 +48,17 @@ void hook(fu::hook_point_t point, void const *) {
 
 void count_thread(void *context, size_t, size_t) {
     static_cast<std::atomic<std::size_t> *>(context)->fetch_add(1, std::memory_order_relaxed);
+}
+
+/**  Nothing is left held: the next split dispatch on `pool` (of 2 threads) is accepted, joined, and ran on both. */
+void expect_split_slot_free(fu_pool_t pool) {
+    std::atomic<std::size_t> next_ran{0};
+    std::size_t next_token = 0;
+    EXPECT_EQ(fu_pool_unsafe_for_threads(pool, count_thread, &next_ran, &next_token), fu_success_k);
+    if (next_token) {
+        EXPECT_EQ(fu_pool_unsafe_join(pool, next_token), fu_success_k);
+    }
+    EXPECT_EQ(next_ran.load(), 2u);
 }
 
 } // namespace
@@ -101,14 +114,7 @@ TEST(c_api_race, a_split_dispatch_set_up_across_a_terminate_never_takes_the_next
             EXPECT_EQ(foreign, fu_contended_k) << fu_status_to_string(foreign);
             EXPECT_EQ(foreign_ran.load(), 0u);
         }
-        // Nothing is left held: the next split dispatch is accepted and joined.
-        std::atomic<std::size_t> next_ran{0};
-        std::size_t next_token = 0;
-        EXPECT_EQ(fu_pool_unsafe_for_threads(pool, count_thread, &next_ran, &next_token), fu_success_k);
-        if (next_token) {
-            EXPECT_EQ(fu_pool_unsafe_join(pool, next_token), fu_success_k);
-        }
-        EXPECT_EQ(next_ran.load(), 2u);
+        expect_split_slot_free(pool);
         fu_pool_delete(pool);
     }
     fu_topology_delete(topology);
@@ -231,4 +237,74 @@ TEST(c_api_race, a_token_read_complete_from_a_taken_slot_orders_its_slices_first
     }
     fu_pool_delete(pool);
     fu_topology_delete(topology);
+}
+
+/**  Whether the foreign token's dispatch read complete from inside every slice of a dispatch that probed it. */
+struct token_probe_t {
+    fu_pool_t pool = nullptr;
+    std::size_t token = 0;
+    std::atomic<std::size_t> read_incomplete{0};
+};
+
+void probe_token(void *context, size_t, size_t) {
+    auto &probe = *static_cast<token_probe_t *>(context);
+    if (fu_pool_is_complete(probe.pool, probe.token) != 1)
+        probe.read_incomplete.fetch_add(1, std::memory_order_relaxed);
+}
+
+/**
+ *  A foreign split dispatch published on the colocated pool stops before it stores its token; the controlling thread
+ *  terminates (which joins that dispatch) and respawns on a recorded two-socket machine, so the distributed pool
+ *  runs. The foreign thread then stores its token with the colocated pool's generation: a token of a pool that no
+ *  longer runs, which must read complete and join as stale, never as a generation of the distributed pool (whose
+ *  count is its own): when the distributed pool's dispatch in flight has that number, the token read incomplete, a
+ *  join of it waited for that dispatch, and a split dispatch was refused as contended.
+ */
+TEST(c_api_race, a_split_token_stored_after_a_terminate_never_names_the_respawned_pools_dispatch) {
+    FORKUNION_SKIP_UNLESS_THREADS(2);
+    if (!fu::os_linux_k) GTEST_SKIP() << "recorded sysfs trees are read by the Linux back end only";
+    fu_topology_t live = fu_topology_new();
+    fu_topology_t two_sockets = fu_topology_new_from_sysfs(FORKUNION_TEST_SYSFS);
+    ASSERT_NE(live, nullptr);
+    ASSERT_NE(two_sockets, nullptr) << FORKUNION_TEST_SYSFS;
+    ASSERT_EQ(fu_compute_domains_count(two_sockets), 2u);
+    fu_pool_t pool = fu_pool_new("race", fu_capabilities_all_k);
+    ASSERT_NE(pool, nullptr);
+    ASSERT_EQ(fu_pool_spawn_on(live, pool, 0, 2, fu_caller_exclusive_k), fu_success_k);
+    // The colocated pool's count runs ahead of the distributed pool's, which starts afresh at its spawn.
+    std::atomic<std::size_t> warm_up{0};
+    for (int round = 0; round != 64; ++round)
+        ASSERT_EQ(fu_pool_for_threads(pool, count_thread, &warm_up), fu_success_k);
+    reached = false, go = false;
+    stop_point = fu::hook_point_t::after_publish_k;
+    fu::detail::test_hook_k.store(&hook, std::memory_order_release);
+
+    std::atomic<std::size_t> foreign_ran{0};
+    std::size_t foreign_token = 0;
+    fu_status_t foreign = fu_contended_k;
+    std::thread dispatcher([&] {
+        stops_at_claim = true; // stops inside the call, published, its token not stored yet
+        foreign = fu_pool_unsafe_for_threads(pool, count_thread, &foreign_ran, &foreign_token);
+    });
+    ASSERT_TRUE(eventually([] { return reached.load(std::memory_order_acquire); }));
+    EXPECT_EQ(fu_pool_terminate(pool), fu_success_k);
+    ASSERT_EQ(fu_pool_spawn(two_sockets, pool, 2, fu_caller_exclusive_k), fu_success_k);
+    ASSERT_EQ(fu_pool_compute_domains_count(pool), 2u) << "the respawn must start the distributed pool";
+    go.store(true, std::memory_order_release);
+    dispatcher.join();
+    fu::detail::test_hook_k.store(nullptr, std::memory_order_release);
+    ASSERT_EQ(foreign, fu_success_k) << fu_status_to_string(foreign);
+    EXPECT_EQ(foreign_ran.load(), 2u) << "the terminate joined the published dispatch: every slice ran";
+
+    // The distributed pool's dispatches pass the colocated pool's count; inside each, the token is probed.
+    token_probe_t probe;
+    probe.pool = pool, probe.token = foreign_token;
+    for (int round = 0; round != 512; ++round) ASSERT_EQ(fu_pool_for_threads(pool, probe_token, &probe), fu_success_k);
+    EXPECT_EQ(probe.read_incomplete.load(), 0u) << "the terminated pool's token read as a dispatch in flight";
+    EXPECT_EQ(fu_pool_is_complete(pool, foreign_token), 1);
+    EXPECT_EQ(fu_pool_unsafe_join(pool, foreign_token), fu_stale_generation_k);
+    expect_split_slot_free(pool);
+    fu_pool_delete(pool);
+    fu_topology_delete(two_sockets);
+    fu_topology_delete(live);
 }
