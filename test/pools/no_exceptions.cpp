@@ -5,7 +5,9 @@
  *  Every pool kind spawns, runs each verb (`for_threads`, `for_n`, `for_n_dynamic`, `for_slices`, the split API) and
  *  terminates; the allocators and arrays allocate, the topology harvests, and the C API (`forkunion.h`, linked from
  *  `c/forkunion.cpp` built the same way) runs a loop. Every loop counts how many times each task ran, and the program
- *  fails unless each ran exactly once. The fabric's harvest is compiled, not run (it measures for seconds).
+ *  fails unless each ran exactly once. The failure paths (a thread table too large, threads the OS refuses, a count
+ *  the index type cannot hold, a nested dispatch) answer with their status and leave the pool usable. The fabric's
+ *  harvest is compiled, not run (it measures for seconds).
  *  Exit status 0 when every check passed; each failure prints one line.
  */
 #include <atomic>  // `std::atomic`
@@ -99,6 +101,58 @@ void exercise(pool_type_ &pool, char const *where) noexcept {
     check(each_once(tasks_k), "join_or_run_on_caller: each task once", where);
 }
 
+/**  The failure paths answer with a status without exceptions too (none throws or aborts), run nothing, start no
+ *   thread, and leave the pool usable. */
+void failure_paths() noexcept {
+    char const *const where = "failure paths";
+    fu::flat_pool_t pool;
+    // A thread table beyond the allocator's reach: refused before anything is allocated or started.
+    check(pool.spawn(~std::size_t(0)) == fu::status_code_t::bad_alloc_k, "a spawn of SIZE_MAX threads is bad_alloc",
+          where);
+    check(pool.threads_count() == 0, "nothing spawned after bad_alloc", where);
+#if FORKUNION_OS_LINUX
+    // A stack no thread can get (2^62 bytes, beyond any address space): the OS refuses the thread, or the limits
+    // check refuses the spawn first.
+    check(static_cast<bool>(pool.set_stack_size(std::size_t(1) << (sizeof(std::size_t) * 8 - 2))),
+          "set_stack_size(2^62)", where);
+    fu::status_t const huge = pool.spawn(threads_k);
+    check(!huge, "a spawn of threads with 2^62-byte stacks is refused", where);
+    check(pool.threads_count() == 0, "nothing spawned after the refused threads", where);
+    check(static_cast<bool>(pool.set_stack_size(0)), "set_stack_size(0)", where);
+#endif
+    check(static_cast<bool>(pool.spawn(threads_k)), "a spawn after the refusals", where);
+    clear_hits();
+    check(static_cast<bool>(
+              pool.for_n(tasks_k, [](std::size_t task) noexcept { hits[task].fetch_add(1, std::memory_order_relaxed); })
+                  .join()),
+          "for_n after the refusals", where);
+    check(each_once(tasks_k), "for_n after the refusals: each task once", where);
+    pool.terminate();
+
+    // A count the index type cannot hold: refused with a status, nothing runs.
+    fu::basic_pool_t<std::allocator<std::thread>, fu::default_micro_yield_t, std::uint8_t> narrow;
+    check(static_cast<bool>(narrow.spawn(2)), "spawn", "failure paths, uint8_t pool");
+    auto guard = narrow.for_n(std::size_t(1000),
+                              [](std::uint8_t task) noexcept { hits[task].fetch_add(1, std::memory_order_relaxed); });
+    check(guard.status().code() == fu::status_code_t::invalid_argument_k, "for_n(1000) is invalid_argument",
+          "failure paths, uint8_t pool");
+    check(!guard.join(), "its join reports the refusal", "failure paths, uint8_t pool");
+    check(each_once(0), "nothing ran", "failure paths, uint8_t pool");
+
+    // A nested blocking dispatch from a callback is contended, with a status.
+    check(static_cast<bool>(pool.spawn(threads_k)), "respawn", where);
+    std::atomic<int> nested_contended{0};
+    check(static_cast<bool>(pool.for_threads([&](std::size_t) noexcept {
+                                    if (pool.for_n(4, [](std::size_t) noexcept {}).join() ==
+                                        fu::status_code_t::contended_k)
+                                        nested_contended.fetch_add(1, std::memory_order_relaxed);
+                                })
+                                .join()),
+          "for_threads with nested dispatches", where);
+    check(nested_contended.load() == static_cast<int>(threads_k), "every nested dispatch is contended", where);
+    pool.terminate();
+}
+
 void c_count(void *context, std::size_t task, std::size_t, std::size_t) {
     static_cast<std::atomic<std::size_t> *>(context)[task].fetch_add(1, std::memory_order_relaxed);
 }
@@ -173,6 +227,8 @@ int main(int argc, char **) {
         fu::flat_pool_t fabric_pool;
         (void)fabric.try_harvest(topology, fabric_pool);
     }
+
+    failure_paths();
 
     // The C API, built with the same flags.
     fu_topology_t c_topology = fu_topology_new();
