@@ -274,10 +274,11 @@ bool team_barrier(team_t &team) noexcept {
     wait_policy_t const policy = team.header.policy;
     std::uint64_t const window = in_region_spins(policy);
     std::uint64_t spins = 0;
-    bool slept = false;
+    bool waited = false, slept = false;
     std::uint32_t now;
     // Acquire pairs with the last arrival's release: every member's writes before the barrier are visible.
     while ((now = team.release.generation.load(std::memory_order_acquire)) == generation) {
+        waited = true;
         if (help_taskloop(team)) continue;
         if (spins < window) {
             ++spins;
@@ -290,7 +291,7 @@ bool team_barrier(team_t &team) noexcept {
             kernel_wait(team.release.generation, generation, 0);
         team.release.sleepers.fetch_sub(1, std::memory_order_relaxed);
     }
-    in_region_waited(policy, window, slept);
+    if (waited) in_region_waited(policy, window, slept); // one satisfied at once says nothing about spinning
     // A completed barrier advanced the word by a step (the bit as it was: clear); a cancellation set the bit.
     return (now & region_cancelled_k) != 0;
 }

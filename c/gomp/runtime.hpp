@@ -184,10 +184,11 @@ inline void pause_once() noexcept {
  *  partner (a barrier, a worksharing slot, an `ordered` turn) may spin for `passive_spins_k` pause hints (~10 µs at
  *  24 a µs) before it sleeps: a partner that arrives within it costs no kernel wake-up (a barrier 0.3-0.5 µs on a
  *  quiet 2-core host instead of ~11, as libgomp pays), which keeps such waits below the region start that the join
- *  spins through. It does so while at least 4 of its last 16 such waits ended within the window, and on every 16th
- *  wait regardless (a probe); otherwise it sleeps at once, as on a host where spinning holds the core the partner
- *  needs (other processes' threads runnable), and sleepers are the ones the scheduler favours. Per thread; none at
- *  all when the process's teams outnumber its cores, and for any other count the count is the window.
+ *  spins through. It does so while at least 4 of its last 16 such waits (not counting those satisfied at once)
+ *  ended within the window, and on every 16th wait regardless (a probe); otherwise it sleeps at once, as on a host
+ *  where spinning holds the core the partner needs (other processes' threads runnable), and sleepers are the ones
+ *  the scheduler favours. Per thread; none at all when the process's teams outnumber its cores, and for any other
+ *  count the count is the window.
  */
 inline constexpr std::uint32_t passive_spins_k = 240;
 /**  The outcomes of the calling thread's last 16 full-window passive waits (bit set: ended while spinning), and a
@@ -510,11 +511,12 @@ inline void team_notify(team_t &team) noexcept {
  */
 template <typename ready_fn_type_>
 void team_wait(team_t &team, ready_fn_type_ &&ready) noexcept {
+    if (ready()) return; // satisfied at once: says nothing about whether spinning pays
     wait_policy_t const policy = team.header.policy;
     std::uint64_t const spins = in_region_spins(policy);
     for (std::uint64_t spin = 0; spin < spins; ++spin) {
-        if (ready()) return in_region_waited(policy, spins, false);
         pause_once();
+        if (ready()) return in_region_waited(policy, spins, false);
     }
     if (!ready()) in_region_waited(policy, spins, true);
     while (!ready()) {
