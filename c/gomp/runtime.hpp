@@ -392,7 +392,6 @@ struct shared_taskloop_t {
     std::uint64_t tasks = 0; ///< How many tasks the iterations are split into.
     std::uint64_t grain = 0; ///< Strict grain size, or 0: near-equal tasks.
     task_t const *encountering = nullptr;
-    std::uint64_t team_size = 1; ///< Threads that may take its tasks: the batch size of `drain_taskloop` divides by it.
     std::uintptr_t *reductions = nullptr; ///< The task reductions visible where it was encountered (`in_reduction`).
     /**  The cancellation flag of the taskgroup its tasks belong to: with `nogroup`, the encountering task's
      *   innermost one (when there is one); otherwise the loop's own, `cancelled`. */

@@ -669,7 +669,8 @@ void run_taskloop_task(shared_taskloop_t const &loop, std::uint64_t index) noexc
  *   of the tasks claimed. */
 std::uint64_t drain_taskloop(shared_taskloop_t &loop) noexcept {
     // Beyond 2^62 tasks, batches of one: the claims that overshoot the end then cannot wrap the counter.
-    std::uint64_t const divisor = loop.tasks < (std::uint64_t(1) << 62) ? 4 * std::uint64_t(loop.team_size) : 0;
+    std::uint64_t const threads = loop.encountering->team_size ? loop.encountering->team_size : 1;
+    std::uint64_t const divisor = loop.tasks < (std::uint64_t(1) << 62) ? 4 * threads : 0;
     // A thread that joins late must not size its first batch by the whole loop.
     std::uint64_t ran = 0, seen = loop.next_task.load(std::memory_order_relaxed);
     if (seen >= loop.tasks) return 0;
@@ -705,7 +706,6 @@ void run_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
     loop.fn = fn, loop.data = data, loop.cpyfn = cpyfn, loop.arg_size = arg_size, loop.arg_align = arg_align;
     loop.start = start, loop.step = step, loop.end = end, loop.n = n;
     loop.encountering = &encountering;
-    loop.team_size = encountering.team_size ? encountering.team_size : 1;
     loop.reductions = current_reductions;
     // `nogroup`: its tasks belong to the encountering task's taskgroup, whose flag outlives the loop (the encountering
     // thread keeps it open until every task is done); otherwise the loop is its own taskgroup.
