@@ -389,8 +389,9 @@ struct shared_taskloop_t {
     long arg_size = 0;
     long arg_align = 1;
     std::uint64_t start = 0, step = 0, end = 0, n = 0;
-    std::uint64_t tasks = 0; ///< How many tasks the iterations are split into.
-    std::uint64_t grain = 0; ///< Strict grain size, or 0: near-equal tasks.
+    std::uint64_t tasks = 0;                   ///< How many tasks the iterations are split into.
+    std::uint64_t grain = 0;                   ///< Strict grain size, or 0: near-equal tasks ...
+    std::uint64_t quotient = 0, remainder = 0; ///< ... of `n / tasks` iterations, one more for the first `n % tasks`.
     task_t const *encountering = nullptr;
     std::uintptr_t *reductions = nullptr; ///< The task reductions visible where it was encountered (`in_reduction`).
     /**  The cancellation flag of the taskgroup its tasks belong to: with `nogroup`, the encountering task's

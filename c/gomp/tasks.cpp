@@ -627,18 +627,45 @@ void task_range(shared_taskloop_t const &loop, std::uint64_t index, std::uint64_
         last = loop.n - first < loop.grain ? loop.n : first + loop.grain;
         return;
     }
-    slice_t<std::uint64_t> const part = static_slice<std::uint64_t>(loop.n, loop.tasks, index);
-    first = part.first, last = part.first + part.count;
+    // Near-equal tasks: the first `remainder` ones have one iteration more (`static_slice`, without a division).
+    first = index * loop.quotient + (index < loop.remainder ? index : loop.remainder);
+    last = first + loop.quotient + (index < loop.remainder);
 }
 
-/**  Runs task `index` of `loop` on the calling thread: its block starts with its own first and end values. */
-void run_taskloop_task(shared_taskloop_t const &loop, std::uint64_t index) noexcept {
-    std::uint64_t first = 0, last = 0;
-    task_range(loop, index, first, last);
-    std::uint64_t const start = loop.start + first * loop.step;
-    std::uint64_t const end = last == loop.n ? loop.end : loop.start + last * loop.step;
+/**
+ *  Runs tasks `[index, last)` of `loop` on the calling thread, each a task of its own: its own copy of the data
+ *  block (built again for each, by `cpyfn` when given), its own iterations in the block's first two words and
+ *  fresh ICVs, in a taskgroup frame of the loop's taskgroup. The tasks of one call share one `task_t` on this stack,
+ *  as consecutive undeferred tasks share a stack slot: after each, its incomplete children are forgotten
+ *  (`forget_children`), so none is taken for the next one's. A task whose taskgroup was cancelled before it
+ *  started (cancel-var true) is discarded: not run.
+ */
+void run_taskloop_tasks(shared_taskloop_t const &loop, std::uint64_t index, std::uint64_t last) noexcept {
+    // The calling thread's context (team, thread number, level), the encountering task's ICVs and finality: a
+    // task inherits its data environment from the task that generated it, whichever thread runs it. The
+    // encountering task changes neither while its loop runs (it waits for the loop, running its own tasks in
+    // frames like this one).
     task_t &here = current_task();
-    // The task runs in a frame of its taskgroup's (the thread's own taskgroups do not enclose it).
+    task_t const &encountering = *loop.encountering;
+    task_t task = task_in_context_of(here, encountering.icv, encountering.in_final);
+    std::size_t const align = loop.arg_align > 0 ? static_cast<std::size_t>(loop.arg_align) : 1;
+    std::size_t const size = loop.arg_size > 0 ? static_cast<std::size_t>(loop.arg_size) : 0;
+    void *heap = nullptr;
+    void *block = nullptr;
+    if (size > static_cast<std::size_t>(stack_block_k)) {
+        std::size_t const heap_align = align < alignof(std::max_align_t) ? alignof(std::max_align_t) : align;
+        heap = std::aligned_alloc(heap_align, (size + heap_align - 1) / heap_align * heap_align);
+        if (!heap) refuse("a task's data block", "out of memory");
+        block = heap;
+    } else {
+        // GCC's task function reads its iterations from the first two words: a block always has them.
+        std::size_t const bytes = size < 2 * sizeof(std::uint64_t) ? 2 * sizeof(std::uint64_t) : size;
+        auto const raw = reinterpret_cast<std::uintptr_t>(__builtin_alloca(bytes + align - 1));
+        block = reinterpret_cast<void *>((raw + align - 1) / align * align);
+    }
+    // The tasks run in a frame of their taskgroup's (the thread's own taskgroups do not enclose them). A task
+    // leaves the frame as it found it (its own taskgroups and task reductions end inside it, and `cancel
+    // taskgroup` at this depth sets the loop's flag), so one frame serves every task of the call.
     flag_ref_t const saved_flag = loop_flag;
     unsigned const saved_depth = loop_depth;
     void const *const saved_taskgroup = frame_taskgroup;
@@ -646,46 +673,63 @@ void run_taskloop_task(shared_taskloop_t const &loop, std::uint64_t index) noexc
     push_taskgroup();
     loop_flag = loop.group, loop_depth = taskgroup_depth;
     frame_taskgroup = loop.taskgroup_key, frame_depth = taskgroup_depth;
-    // A helper's task sees the encountering thread's task reductions, with its own thread's copies.
-    current_reductions = loop.reductions;
-    run_task(here, false, loop.fn, loop.data, loop.cpyfn, loop.arg_size, loop.arg_align, [&](void *block) noexcept {
-        // GCC's task function reads its iterations from the first two words of its block.
+    for (; index != last; ++index) {
+        if (loop.group.word->load(std::memory_order_acquire) & loop.group.mask) continue;
+        std::uint64_t first_iteration = 0, last_iteration = 0;
+        task_range(loop, index, first_iteration, last_iteration);
+        std::uint64_t const start = loop.start + first_iteration * loop.step;
+        std::uint64_t const end = last_iteration == loop.n ? loop.end : loop.start + last_iteration * loop.step;
+        // A helper's task sees the encountering thread's task reductions, with its own thread's copies.
+        current_reductions = loop.reductions;
+        task.icv = encountering.icv;
+        if (loop.cpyfn)
+            loop.cpyfn(block, loop.data);
+        else if (size)
+            std::memcpy(block, loop.data, size);
         std::memcpy(block, &start, sizeof(start));
         std::memcpy(static_cast<char *>(block) + sizeof(start), &end, sizeof(end));
-    });
+        task_t *const saved = swap_current_task(&task);
+        loop.fn(block);
+        swap_current_task(saved);
+        forget_children(task);
+    }
     pop_taskgroup();
     loop_flag = saved_flag, loop_depth = saved_depth;
     frame_taskgroup = saved_taskgroup, frame_depth = saved_frame_depth;
+    std::free(heap);
 }
 
 /**  Takes and runs tasks of `loop` until none is left; returns how many this thread took. A task taken after its
  *   taskgroup was cancelled (cancel-var true) is discarded: counted done, not run.
  *
- *   Tasks are claimed in batches of a quarter of this thread's fair share of those left (at least one), as a
- *   guided schedule does: `grainsize(1)` over a thousand iterations costs tens of contended increments of the
- *   shared counters instead of a thousand, while the last claims, of one task each, keep the threads' finishing
- *   times within a task of each other. Each task of a batch is still its own task: its own block, iterations and
- *   taskgroup frame. `seen`, where this thread's previous claim ended (or the count when it came), is a lower bound
- *   of the tasks claimed. */
+ *   Tasks are claimed in batches of half this thread's fair share of those left (at least one), as a guided
+ *   schedule does: `grainsize(1)` over a thousand iterations on two threads costs about 25 contended increments
+ *   of the shared counter instead of a thousand, while the last claims, of one task each, keep the threads'
+ *   finishing times within a task of each other. A contended increment costs ~200 ns on a 2-vCPU guest, so the
+ *   batch size is the trade: a quarter of the fair share doubled TASKLOOP_1's overhead, the whole fair share lets
+ *   one claim take half a two-thread loop, which the thread that drew it must finish alone. Each task of a batch is still its own task
+ *   (`run_taskloop_tasks`). `seen`, where this thread's previous claim ended (or the count when it came), is a
+ *   lower bound of the tasks claimed. The thread counts its tasks done once, when no task is left to claim. */
 std::uint64_t drain_taskloop(shared_taskloop_t &loop) noexcept {
     // Beyond 2^62 tasks, batches of one: the claims that overshoot the end then cannot wrap the counter.
     std::uint64_t const threads = loop.encountering->team_size ? loop.encountering->team_size : 1;
-    std::uint64_t const divisor = loop.tasks < (std::uint64_t(1) << 62) ? 4 * threads : 0;
+    std::uint64_t const divisor = loop.tasks < (std::uint64_t(1) << 62) ? 2 * threads : 0;
     // A thread that joins late must not size its first batch by the whole loop.
     std::uint64_t ran = 0, seen = loop.next_task.load(std::memory_order_relaxed);
     if (seen >= loop.tasks) return 0;
     for (;;) {
         std::uint64_t const batch = divisor && (loop.tasks - seen) / divisor ? (loop.tasks - seen) / divisor : 1;
         std::uint64_t const index = loop.next_task.fetch_add(batch, std::memory_order_relaxed);
-        if (index >= loop.tasks) return ran;
+        if (index >= loop.tasks) break;
         std::uint64_t const last = loop.tasks - index < batch ? loop.tasks : index + batch;
-        for (std::uint64_t task = index; task != last; ++task)
-            if (!(loop.group.word->load(std::memory_order_acquire) & loop.group.mask)) run_taskloop_task(loop, task);
-        // Release pairs with the encountering thread's acquire: the tasks' writes are visible when it returns.
-        loop.done_tasks.fetch_add(last - index, std::memory_order_release);
+        run_taskloop_tasks(loop, index, last);
         ran += last - index;
         seen = last;
     }
+    // Once per thread, not per batch: the encountering thread polls this line while it waits.
+    // Release pairs with the encountering thread's acquire: the tasks' writes are visible when it returns.
+    if (ran) loop.done_tasks.fetch_add(ran, std::memory_order_release);
+    return ran;
 }
 
 void run_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size, long arg_align,
@@ -733,6 +777,7 @@ void run_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
         std::uint64_t const wanted = num_tasks ? num_tasks : encountering.team_size;
         loop.tasks = wanted < n ? wanted : n;
     }
+    if (!loop.grain) loop.quotient = n / loop.tasks, loop.remainder = n % loop.tasks;
     team_t *team = encountering.implicit->team;
     bool shared = false;
     if (team && (flags & task_if_k)) {

@@ -43,6 +43,16 @@ struct fulfilling_t {
     fulfilling_t &operator=(fulfilling_t const &) = delete;
 };
 
+/**  Counts its live objects: a firstprivate that needs a copy function and a destructor. */
+struct counted_t {
+    static inline std::atomic<int> alive{0};
+    int value = 0;
+    explicit counted_t(int v) : value(v) { alive++; }
+    counted_t(counted_t const &other) : value(other.value) { alive++; }
+    counted_t &operator=(counted_t const &) = delete;
+    ~counted_t() { alive--; }
+};
+
 std::vector<int> merge(std::vector<int> a, std::vector<int> const &b) {
     a.insert(a.end(), b.begin(), b.end());
     return a;
@@ -122,6 +132,22 @@ int main() {
     for (std::size_t i = 0; i < marks.size(); ++i) marks[i] += 1;
     printf("taskloop over a vector: %s\n",
            std::all_of(marks.begin(), marks.end(), [](int m) { return m == 1; }) ? "each once" : "WRONG");
+
+    // A firstprivate object with a copy constructor and a destructor: each task of a grainsize(1) taskloop gets a
+    // copy of the original (never of another task's changed copy), and every copy is destroyed.
+    {
+        counted_t original(5);
+        std::atomic<int> stale{0};
+#pragma omp parallel
+#pragma omp single
+#pragma omp taskloop grainsize(1) firstprivate(original)
+        for (int i = 0; i < 300; ++i) {
+            if (original.value != 5) stale.fetch_add(1);
+            original.value = -i - 1;
+        }
+        printf("taskloop firstprivate copies: %d stale, %s\n", stale.load(),
+               counted_t::alive.load() == 1 ? "every copy destroyed" : "COPIES LEAKED");
+    }
 
     // Exceptions stay inside the structured block that throws them.
     int caught = 0;

@@ -29,16 +29,23 @@ static void expect_each_once(char const *name, int count) {
     memset(hits, 0, sizeof(hits));
 }
 
-/**  Tasks of a taskloop each wait (bounded) until two distinct threads have run tasks of it. */
+/**  Tasks of a taskloop each wait (bounded) until two distinct threads have run tasks of it. The encountering task
+ *   changes its nthreads-var first, for itself alone: `*icv_violations` counts the tasks that did not inherit it. */
 static atomic_int runners_mask;
-static int shared_taskloop(int tasks) {
+static int shared_taskloop(int tasks, int *icv_violations) {
     atomic_store(&runners_mask, 0);
-    int timed_out = 0;
+    int timed_out = 0, violations = 0;
 #pragma omp parallel
 #pragma omp single
     {
+        int const nthreads = omp_get_max_threads() + 3;
+        omp_set_num_threads(nthreads);
 #pragma omp taskloop num_tasks(tasks)
         for (int t = 0; t < tasks; ++t) {
+            if (omp_get_max_threads() != nthreads) {
+#pragma omp atomic
+                violations++;
+            }
             int const mine = 1 << (omp_get_thread_num() % 30);
             atomic_fetch_or(&runners_mask, mine);
             double const deadline = omp_get_wtime() + 30.0;
@@ -51,6 +58,7 @@ static int shared_taskloop(int tasks) {
                 }
         }
     }
+    *icv_violations = violations;
     return timed_out ? 0 : __builtin_popcount(atomic_load(&runners_mask));
 }
 
@@ -159,6 +167,25 @@ int main(void) {
         for (int i = 0; i < n_k; ++i) hits[i]++, last = i;
         expect_each_once("taskloop grainsize(1)", n_k);
         CHECK(last == n_k - 1);
+        // Each task of a batch starts afresh: its own copy of the firstprivate data, and the ICVs of the task that
+        // encountered the loop (changed here, for it alone), whatever the task before it on the same thread changed
+        // (`shared_taskloop` checks the ICVs of tasks that another thread runs).
+        int seed = 7, fresh_violations = 0;
+        int const region_nthreads = omp_get_max_threads();
+        omp_set_num_threads(region_nthreads + 5);
+        int const encountered_nthreads = omp_get_max_threads();
+#pragma omp taskloop grainsize(1) firstprivate(seed) shared(fresh_violations)
+        for (int i = 0; i < 500; ++i) {
+            if (seed != 7 || omp_get_max_threads() != encountered_nthreads) {
+#pragma omp atomic
+                fresh_violations++;
+            }
+            seed = -i;
+            omp_set_num_threads(encountered_nthreads + 1 + i % 3);
+        }
+        CHECK(fresh_violations == 0);
+        CHECK(omp_get_max_threads() == encountered_nthreads);
+        omp_set_num_threads(region_nthreads);
 #pragma omp taskloop num_tasks(13)
         for (int i = n_k - 1; i >= 0; i -= 2) hits[i]++;
         for (int i = 0; i < n_k; ++i) hits[i] += i % 2 == 0;
@@ -193,9 +220,11 @@ int main(void) {
     printf("taskloops: every iteration once; master taskloop total %ld\n", total);
 
     if (omp_get_max_threads() >= 2) {
-        int const runners = shared_taskloop(16);
+        int icv_violations = -1;
+        int const runners = shared_taskloop(16, &icv_violations);
         CHECK(runners >= 2);
-        printf("taskloop tasks ran on more than one thread\n");
+        CHECK(icv_violations == 0);
+        printf("taskloop tasks ran on more than one thread, with the encountering task's ICVs\n");
     }
     return 0;
 }
