@@ -279,7 +279,12 @@ bool team_barrier(team_t &team) noexcept {
     // Acquire pairs with the last arrival's release: every member's writes before the barrier are visible.
     while ((now = team.release.generation.load(std::memory_order_acquire)) == generation) {
         waited = true;
-        if (help_taskloop(team)) continue;
+        // A shared `taskloop` is a partner's activity: the window starts again after helping with one, so a member
+        // that helps a stream of them keeps spinning between them instead of sleeping through the next one's start.
+        if (help_taskloop(team)) {
+            spins = 0;
+            continue;
+        }
         if (spins < window) {
             ++spins;
             pause_once();
