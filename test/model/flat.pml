@@ -17,6 +17,7 @@
  *  Shared words (flat.hpp's names):
  *    claim    4q + state, state in {free, held, closed}; the sequence q steps at every claim and every spawn
  *    outer    the generation of the hold's outermost publication
+ *    outer_hold  the claim word of the hold that stored outer
  *    pending, dispatcher   inclusive pools: the generation whose slice 0 is owed, and who owes it
  *    e        the epoch: odd, every publication steps it by 2 modulo EMOD (a 3-bit index_t, or 2-bit with
  *             EMOD = 4, so wrap and aliasing are reached); a generation is the epoch it published
@@ -33,15 +34,16 @@
  *         hang: mutate_failed_spawn_no_epoch).
  *    T1   claim: load claim; free => read closing; not closing => CAS free(q) -> held(q + 1), else refused,
  *         never retried. The holder reads the thread count and the exclusivity after the claim.
- *    T2   publish: the fork state (ghost `fs`: trampoline, context, cursors), outer = e + 2, on inclusive pools
- *         (dispatcher, pending) = (me, g); e = g (seq_cst); parked != 0 => wake_parked_ (ticket++, wake all).
+ *    T2   publish: the fork state (ghost `fs`: trampoline, context, cursors), outer = e + 2, then outer_hold =
+ *         the claim word, on inclusive pools (dispatcher, pending) = (me, g); e = g (seq_cst); parked != 0 =>
+ *         wake_parked_ (ticket++, wake all).
  *    T2n  thread 0 of an exclusive pool forks from inside its slice (NEST forks per outer slice, DEPTH deep):
  *         wait r_c = e for its children, fork state, g = e + 2 (e + 4 if that equals outer), publish as T2, run
  *         slice 0, wait r_c = e (its fork's, or a deeper fork's), then its guard joins (is_complete).
  *    T3   retire: wait r_c = e for each child c, then r_t = e; the root instead releases the claim (held ->
  *         free). Inclusive pools: the dispatcher is contributor 0 and the root; its join takes slice 0 with one
  *         CAS of (dispatcher, pending), runs it and retires. Exclusive pools: thread 0 is the root, dispatchers
- *         poll is_complete (claim not held, or outer != g: two loads).
+ *         poll is_complete (claim not held, or outer_hold != that claim, or outer != g: three loads).
  *    T4   terminate, by the controlling thread: (inclusive) join an owed slice 0 if it is its own; closing = 1;
  *         claim by waiting; stop = 1; e += 2 (seq_cst) with the parked check; wake_parked_; join every worker;
  *         reset the configuration; closing = 0; claim -> closed(q + 1).
@@ -58,7 +60,9 @@
  *      (`done`: no run on a dead fork object);
  *    - a worker runs the fork state its epoch announced (`epoch_pub`): no aliasing for workers (I3);
  *    - a join returns only once every slice of its publication finished, counted with the true thread count
- *      (`finmask`, `cnt`); a T2n fork is complete when it returns;
+ *      (`finmask`, `cnt`); a T2n fork is complete when it returns; with -DREJOIN_COMPLETE, is_complete of a
+ *      generation whose join returned answers complete at once, whatever the next hold is doing (no generation
+ *      aliases it in those runs);
  *    - nobody writes the fork state while another thread may read it (`readers`); the root releases only a held
  *      claim; a claim read before a terminate and respawn is refused (`spawns`);
  *    - a monitor checks in every state I1 (free => no reader and every r_t = e), I2 (held <=> exactly one
@@ -95,6 +99,8 @@
  *    respawn_to_exclusive the same from an inclusive pool of 3 to an exclusive pool of 2 (spinning, flat);
  *    stale_rejoin         a second join of an old token after the generations wrapped (EMOD = 4) returns
  *                         without running another dispatcher's slice 0;
+ *    rejoin_complete_inclusive, rejoin_complete_exclusive  each dispatcher asks is_complete of its generation
+ *                         once more right after its join, against the other's claim and publication;
  *    spawn_failure_fixed  a respawn that fails after starting a thread, against a policy changer and a foreign
  *                         dispatcher: the started thread leaves, and the spawn returns.
  *  The failed-spawn mutant (flat.hpp before the fix this model found):
@@ -123,11 +129,14 @@
  *                                 dispatcher's slice 0;
  *    mutate_split_pending_check   `dispatcher` loaded, then `pending` CASed, as two words: the same, through
  *                                 the window between the two;
+ *    mutate_no_outer_hold         is_complete without outer_hold (claim not held, or outer != g): between the
+ *                                 next hold's claim and its store of outer, a finished generation reads in flight;
  *  Probes (-DPROBE=n, in the configuration of the mutant they back): REACH(n, c) fails when c holds, so the
  *  correct model provably reaches the state each bug needs: 1 a sleeper woken by a publication, 2 by a policy
  *  change, 3 a claim read on the old pool refused after a respawn, 4 the foreign dispatcher served by a respawned
  *  pool of another size, 5 a publisher's parked check after terminate stored stop, 6 T2n skipping outer, 7 a
- *  failing spawn's worker leaving on stop, 8 the gate passed early, 9 a policy change during terminate.
+ *  failing spawn's worker leaving on stop, 8 the gate passed early, 9 a policy change during terminate, 10 an
+ *  is_complete of a joined generation between the next hold's claim and its store of outer.
  *
  *  Not modelled: the C++ memory orders (above); for_n_dynamic's cursors (one ghost with the fork state; their
  *  arithmetic is swept by cursor_sweep.cpp); timed sleeps and spurious wake-ups (they only add wake-ups); nap
@@ -213,6 +222,7 @@
 /* ---- The pool's shared words ---- */
 byte claim = CLOSED_K;
 byte outer;
+byte outer_hold;
 byte pending;
 byte dispatcher; /* 0: none, 1: the controlling thread, 2: the foreign dispatcher */
 byte e;
@@ -345,17 +355,49 @@ inline retire_(t, ep, tn) {
     }
 }
 
-/* `while (!is_complete(g)) backoff`: complete once the claim is not held, or outer != g (two loads). */
+/* `while (!is_complete(g)) backoff`: complete once the claim c is not held, or outer_hold != c, or outer != g
+ * (three loads; -DMUTATE_NO_OUTER_HOLD skips the second). */
 inline is_complete_poll_(g) {
     do
     :: STATE(claim) != HELD_K -> break
     :: atomic { STATE(claim) == HELD_K -> cv = claim };
         if
-        :: atomic { outer != g -> cv = 0 }; break
-        :: atomic { outer == g -> ov = g }; atomic { (claim != cv || outer != ov) -> cv = 0; ov = 0 }
+#ifndef MUTATE_NO_OUTER_HOLD
+        :: atomic { outer_hold != cv -> cv = 0 }; break
+        :: outer_hold == cv ->
+#else
+        :: skip ->
+#endif
+            if
+            :: atomic { outer != g -> cv = 0 }; break
+            :: atomic { outer == g -> ov = g }; atomic { (claim != cv || outer != ov) -> cv = 0; ov = 0 }
+            fi
         fi
     od
 }
+
+#ifdef REJOIN_COMPLETE
+/* One is_complete(g) right after g's join returned: g's hold has released the claim, and no later publication of
+ * these runs equals g, so each branch must answer complete, also between the next hold's claim and its store of
+ * outer (outer still g), where outer_hold names g's hold, not the claim's. */
+inline is_complete_once_(g) {
+    atomic { cv = claim };
+    if
+    :: STATE(cv) != HELD_K
+    :: else ->
+        if
+#ifndef MUTATE_NO_OUTER_HOLD
+        :: atomic { outer_hold != cv -> REACH(10, outer == g) } /* the window mutate_no_outer_hold falls into */
+        :: outer_hold == cv ->
+#else
+        :: skip ->
+#endif
+            atomic { assert(outer != g) }
+        fi
+    fi;
+    cv = 0
+}
+#endif
 
 /* The guard's join returned for publication p: every slice finished, and its fork object dies now. */
 #define JOINED_(p) assert(finmask[p] == ALL(cnt[p])); done[p] = 1
@@ -429,6 +471,7 @@ inline dispatch_(me) {
                    g = (e + 2) % EMOD
                };
                 outer = g;
+                outer_hold = claim; /* release, after outer: nobody else writes the claim while it is held */
                 if
     #ifndef MUTATE_SPLIT_PENDING_CHECK
                 :: !xl -> atomic { dispatcher = me; pending = g }
@@ -448,7 +491,11 @@ inline dispatch_(me) {
                 :: xl -> is_complete_poll_(g)
                 :: else -> unsafe_join_(me, g, tl)
                 fi;
-                atomic { JOINED_(p); p = 0; g = 0; tl = 0; xl = 0; ev = 0 }
+                atomic { JOINED_(p); p = 0; tl = 0; xl = 0; ev = 0 };
+#ifdef REJOIN_COMPLETE
+                is_complete_once_(g);
+#endif
+                g = 0
             :: atomic { claim != cv -> REACH(3, sg != spawns); cv = 0; sg = 0; tl = 0 } /* lost: contended */
             fi
         fi
