@@ -47,6 +47,21 @@ constexpr unsigned task_strict_k = 16384;
 /**  Data blocks up to this size live on the stack of the thread that runs the task; larger ones on the heap. */
 constexpr long stack_block_k = 16 * 1024;
 
+/**  `size` bytes of heap at `align` (at least `std::max_align_t`'s), for `std::free`; stops the program, naming
+ *   `what`, when out of memory. `aligned_alloc` wants a size that is a multiple of the alignment. */
+void *heap_block(std::size_t size, std::size_t align, char const *what) noexcept {
+    if (align < alignof(std::max_align_t)) align = alignof(std::max_align_t);
+    void *const block = std::aligned_alloc(align, (size + align - 1) / align * align);
+    if (!block) refuse(what, "out of memory");
+    return block;
+}
+
+/**  The first address at or after `raw` that is a multiple of `align`: a block inside `alloca(size + align - 1)`. */
+void *align_up(void *raw, std::size_t align) noexcept {
+    auto const address = reinterpret_cast<std::uintptr_t>(raw);
+    return reinterpret_cast<void *>((address + align - 1) / align * align);
+}
+
 // ---- Task reductions ----
 //
 // GCC describes the list items of a `task_reduction`, a `taskloop reduction` or a `reduction(task, ...)` in an array
@@ -488,16 +503,10 @@ void run_task(task_t &parent, bool final, void (*fn)(void *), void *data, void (
     std::size_t const size = arg_size > 0 ? static_cast<std::size_t>(arg_size) : 0;
     void *heap = nullptr;
     void *block = nullptr;
-    if (size > static_cast<std::size_t>(stack_block_k)) {
-        // `aligned_alloc` wants a size that is a multiple of the alignment.
-        std::size_t const heap_align = align < alignof(std::max_align_t) ? alignof(std::max_align_t) : align;
-        heap = std::aligned_alloc(heap_align, (size + heap_align - 1) / heap_align * heap_align);
-        if (!heap) refuse("a task's data block", "out of memory");
-        block = heap;
-    } else if (size) {
-        auto const raw = reinterpret_cast<std::uintptr_t>(__builtin_alloca(size + align - 1));
-        block = reinterpret_cast<void *>((raw + align - 1) / align * align);
-    }
+    if (size > static_cast<std::size_t>(stack_block_k))
+        block = heap = heap_block(size, align, "a task's data block");
+    else if (size)
+        block = align_up(__builtin_alloca(size + align - 1), align);
     if (block) {
         if (cpyfn)
             cpyfn(block, data);
@@ -569,11 +578,9 @@ void run_tracked_task(task_t &parent, void (*fn)(void *), void *data, void (*cpy
         // Deferred: its own copy of the data block, built outside the lock (a copy function is the program's code).
         unlock_tracking();
         std::size_t const size = arg_size > 0 ? static_cast<std::size_t>(arg_size) : 0;
-        std::size_t align = arg_align > 0 ? static_cast<std::size_t>(arg_align) : 1;
-        if (align < alignof(std::max_align_t)) align = alignof(std::max_align_t);
+        std::size_t const align = arg_align > 0 ? static_cast<std::size_t>(arg_align) : 1;
         if (size) {
-            block = std::aligned_alloc(align, (size + align - 1) / align * align);
-            if (!block) refuse("GOMP_task (a task depending on a detached task)", "out of memory for its data");
+            block = heap_block(size, align, "GOMP_task (a task depending on a detached task)");
             if (cpyfn)
                 cpyfn(block, data);
             else
@@ -650,19 +657,14 @@ void run_taskloop_tasks(shared_taskloop_t const &loop, std::uint64_t index, std:
     task_t task = task_in_context_of(here, encountering.icv, encountering.in_final);
     std::size_t const align = loop.arg_align > 0 ? static_cast<std::size_t>(loop.arg_align) : 1;
     std::size_t const size = loop.arg_size > 0 ? static_cast<std::size_t>(loop.arg_size) : 0;
+    // GCC's task function reads its iterations from the first two words: a block always has them.
+    std::size_t const bytes = size < 2 * sizeof(std::uint64_t) ? 2 * sizeof(std::uint64_t) : size;
     void *heap = nullptr;
     void *block = nullptr;
-    if (size > static_cast<std::size_t>(stack_block_k)) {
-        std::size_t const heap_align = align < alignof(std::max_align_t) ? alignof(std::max_align_t) : align;
-        heap = std::aligned_alloc(heap_align, (size + heap_align - 1) / heap_align * heap_align);
-        if (!heap) refuse("a task's data block", "out of memory");
-        block = heap;
-    } else {
-        // GCC's task function reads its iterations from the first two words: a block always has them.
-        std::size_t const bytes = size < 2 * sizeof(std::uint64_t) ? 2 * sizeof(std::uint64_t) : size;
-        auto const raw = reinterpret_cast<std::uintptr_t>(__builtin_alloca(bytes + align - 1));
-        block = reinterpret_cast<void *>((raw + align - 1) / align * align);
-    }
+    if (bytes > static_cast<std::size_t>(stack_block_k))
+        block = heap = heap_block(bytes, align, "a task's data block");
+    else
+        block = align_up(__builtin_alloca(bytes + align - 1), align);
     // The tasks run in a frame of their taskgroup's (the thread's own taskgroups do not enclose them). A task
     // leaves the frame as it found it (its own taskgroups and task reductions end inside it, and `cancel
     // taskgroup` at this depth sets the loop's flag), so one frame serves every task of the call.
@@ -1117,11 +1119,7 @@ FORKUNION_GOMP_EXPORT void GOMP_target_ext(int device, void (*fn)(void *), std::
             bytes = (bytes + item_align - 1) / item_align * item_align + sizes[i];
         }
     if (!bytes) return fn(hostaddrs);
-    std::size_t const rounded = (bytes + align - 1) / align * align;
-    void *block = std::aligned_alloc(align < alignof(std::max_align_t) ? alignof(std::max_align_t) : align,
-                                     (rounded + alignof(std::max_align_t) - 1) / alignof(std::max_align_t) *
-                                         alignof(std::max_align_t));
-    if (!block) refuse("GOMP_target_ext (firstprivate data of a target region)", "out of memory");
+    void *block = heap_block(bytes, align, "GOMP_target_ext (firstprivate data of a target region)");
     std::size_t offset = 0;
     for (std::size_t i = 0; i != mapnum; ++i)
         if ((kinds[i] & 0xff) == map_firstprivate_k) {
