@@ -12,9 +12,10 @@
  *  the waits and barriers then wait for them (see "Incomplete tasks" below).
  *
  *  A `taskloop` splits its iterations into tasks as its clauses say and shares them with the team: the encountering
- *  thread publishes it on the team (`team_t::taskloop`) and takes tasks from an atomic counter; members waiting in a
- *  barrier (regions on a root that has shared a `taskloop` before end in one) take tasks from the same counter
- *  (`help_taskloop`). The encountering thread returns once every task has finished and every helper has let go.
+ *  thread publishes it on the team (`team_t::taskloop`) and takes tasks from an atomic counter, in batches
+ *  (`drain_taskloop`), each batch run in one task frame (`run_taskloop_tasks`); members waiting in a barrier (regions
+ *  on a root that has shared a `taskloop` before end in one) take tasks from the same counter (`help_taskloop`).
+ *  Every task takes the encountering task's ICVs, whichever thread runs it. The encountering thread returns once every task has finished and every helper has let go.
  *  One `taskloop` is shared per team at a time; another one started meanwhile runs on its encountering thread alone.
  */
 #include "omp_api.hpp"
