@@ -15,7 +15,8 @@
  *  thread publishes it on the team (`team_t::taskloop`) and takes tasks from an atomic counter, in batches
  *  (`drain_taskloop`), each batch run in one task frame (`run_taskloop_tasks`); members waiting in a barrier (regions
  *  on a root that has shared a `taskloop` before end in one) take tasks from the same counter (`help_taskloop`).
- *  Every task takes the encountering task's ICVs, whichever thread runs it. The encountering thread returns once every task has finished and every helper has let go.
+ *  Every task takes the encountering task's ICVs, whichever thread runs it. The encountering thread returns once
+ *  every task has finished and every helper has let go.
  *  One `taskloop` is shared per team at a time; another one started meanwhile runs on its encountering thread alone.
  */
 #include "omp_api.hpp"
@@ -710,9 +711,10 @@ void run_taskloop_tasks(shared_taskloop_t const &loop, std::uint64_t index, std:
  *   of the shared counter instead of a thousand, while the last claims, of one task each, keep the threads'
  *   finishing times within a task of each other. A contended increment costs ~200 ns on a 2-vCPU guest, so the
  *   batch size is the trade: a quarter of the fair share doubled TASKLOOP_1's overhead, the whole fair share lets
- *   one claim take half a two-thread loop, which the thread that drew it must finish alone. Each task of a batch is still its own task
- *   (`run_taskloop_tasks`). `seen`, where this thread's previous claim ended (or the count when it came), is a
- *   lower bound of the tasks claimed. The thread counts its tasks done once, when no task is left to claim. */
+ *   one claim take half a two-thread loop, which the thread that drew it must finish alone. Each task of a batch
+ *   is still its own task (`run_taskloop_tasks`). `seen`, where this thread's previous claim ended (or the count
+ *   when it came), is a lower bound of the tasks claimed. The thread counts its tasks done once, when no task is
+ *   left to claim. */
 std::uint64_t drain_taskloop(shared_taskloop_t &loop) noexcept {
     // Beyond 2^62 tasks, batches of one: the claims that overshoot the end then cannot wrap the counter.
     std::uint64_t const threads = loop.encountering->team_size ? loop.encountering->team_size : 1;
