@@ -275,6 +275,15 @@ static_assert(sizeof(loop_shape_t) == 7 * sizeof(std::uint64_t) &&
                   std::has_unique_object_representations_v<loop_shape_t>,
               "every byte of a shape is a member: the byte-wise comparison sees all of them and nothing else");
 
+/**  Who frees the private copies of a worksharing construct's `reduction(task, ...)`, at its unregistration. */
+enum class reduction_owner_t : std::uint8_t {
+    none_k,    ///< No task reduction, or a team member other than thread 0: nothing to free.
+    private_k, ///< Copies of this thread's own (a team of one, a member turned away in a cancelled region).
+    /**  Thread 0 of a team, which combines the team's copies after the construct: it stays a member of the slot
+     *   until it has (see `leave_task_reductions`). */
+    combiner_k,
+};
+
 /**
  *  What a thread remembers of the worksharing construct it is in. `loop_enter` sets every field the construct's
  *  schedule reads; the others keep stale values that nothing reads.
@@ -296,9 +305,10 @@ struct ws_state_t {
     unsigned victim = 0;         ///< Stealing: the block being drained, and how many are left to visit.
     unsigned victims_left = 0;
     unsigned stride = 1;
-    bool published = false;      ///< Stealing: this thread's block is behind its cursor (else it drains it alone).
-    bool holds_chunk = false;    ///< `[first, last)` is this thread's and not yet handed on (`ordered`).
-    bool pending = false;        ///< Team of one: the whole loop is still to be handed out.
+    bool published = false;   ///< Stealing: this thread's block is behind its cursor (else it drains it alone).
+    bool holds_chunk = false; ///< `[first, last)` is this thread's and not yet handed on (`ordered`).
+    bool pending = false;     ///< Team of one: the whole loop is still to be handed out.
+    reduction_owner_t reductions = reduction_owner_t::none_k;
     void *solo_memory = nullptr; ///< Team of one: the scratch memory `GOMP_loop_start` asked for.
     unsigned doacross_dims = 0;
     std::uint64_t doacross_counts[max_doacross_dims_k] = {}; ///< Up to `max_doacross_dims_k` dimensions' counts.
@@ -371,6 +381,9 @@ struct ws_slot_t {
         void *memory = nullptr;                     ///< Team-shared scratch of `GOMP_loop_start`'s `mem`.
         bool memory_owned = false;
         alignas(16) unsigned char inline_memory[64];
+        /**  The copies of the construct's `reduction(task, ...)`, until thread 0 frees them after combining; in a
+         *   cancelled region, until the slot's next construct or the region's end (`reset_worksharing`). */
+        void *task_blocks = nullptr;
     } shared;
 };
 static_assert(sizeof(ws_slot_t) == 3 * line_k, "a slot is three padded lines");
@@ -617,10 +630,15 @@ void sections_enter(task_t &task, std::uint64_t count, void **memory, std::uint6
 // ---- Task reductions (tasks.cpp) ----
 
 /**  A worksharing construct's `reduction(task, ...)` on the first member to reach it (or a team of one): opens the
- *   construct's taskgroup and gives `data` zeroed private copies for `threads` threads. */
-void enter_task_reductions(std::uintptr_t *data, unsigned threads) noexcept;
-/**  The same on every other member: opens its taskgroup and points its own `data` at the copies `first` got. */
-void follow_task_reductions(std::uintptr_t *data, std::uintptr_t const *first) noexcept;
+ *   construct's taskgroup and gives `data` zeroed private copies for `threads` threads, in one heap block that it
+ *   returns (for `std::free`; the address of `data`'s first array's copies). */
+void *enter_task_reductions(std::uintptr_t *data, unsigned threads) noexcept;
+/**  The same on every other member: opens its taskgroup and points its own `data` at the copies in `blocks`, which
+ *   `enter_task_reductions` returned to the first member for the same clauses and `threads`. */
+void follow_task_reductions(std::uintptr_t *data, void *blocks, unsigned threads) noexcept;
+/**  Ends the `reduction(task, ...)` of the construct `task` (an implicit task) is in, after GCC's code combined the
+ *   copies whose registration is `data`: frees what this thread owns (`ws_state_t::reductions`). */
+void leave_task_reductions(task_t &task, std::uintptr_t *data) noexcept;
 /**  Sets up a fresh cursor table of `capacity` threads: every cursor closed, every departure word 0. */
 void reset_cursor_table(cursor_line_t *cursors, std::size_t capacity) noexcept;
 

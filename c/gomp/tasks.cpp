@@ -133,28 +133,45 @@ flag_ref_t innermost_taskgroup_flag() noexcept {
     return {&cancelled_taskgroups, std::uint64_t(1) << (taskgroup_depth - 1)};
 }
 
-/**  Gives every array of the registration `data` zeroed blocks for `threads` team threads, links it to the calling
- *   thread's innermost registration, and makes it the innermost. */
-void register_reductions(std::uintptr_t *data, unsigned threads) noexcept {
+/**
+ *  Lays out the copies of registration `data` for `threads` threads in one block: every array's copies at the next
+ *  multiple of its alignment (d[2] on entry). Returns the bytes the block needs and sets `align` to the largest
+ *  alignment. With `blocks` nonzero, also points every array there (d[2] its copies, d[6] their end) and links the
+ *  registration to the calling thread's innermost one, which it becomes. Every thread lays out the same clauses
+ *  the same way, so a member finds its arrays' copies in a block another member made.
+ */
+std::size_t lay_out_reductions(std::uintptr_t *data, unsigned threads, std::uintptr_t blocks,
+                               std::size_t &align) noexcept {
+    std::uintptr_t *const enclosing = current_reductions;
+    std::size_t offset = 0;
+    align = sizeof(void *);
+    for (std::uintptr_t *d = data;; d = reinterpret_cast<std::uintptr_t *>(d[4])) {
+        std::size_t const own = d[2] > sizeof(void *) ? d[2] : sizeof(void *);
+        if (own > align) align = own;
+        offset = (offset + own - 1) / own * own;
+        std::size_t const bytes = d[1] * threads;
+        if (blocks) d[2] = blocks + offset, d[6] = d[2] + bytes, d[5] = 0;
+        offset += bytes;
+        if (d[4] != 0) continue;
+        if (blocks) d[4] = reinterpret_cast<std::uintptr_t>(enclosing), d[5] = 1;
+        break;
+    }
+    if (blocks) current_reductions = data;
+    return offset;
+}
+
+/**  Gives the registration `data` zeroed copies for `threads` team threads in one heap block, which it returns (the
+ *   first array's copies start it: `GOMP_taskgroup_reduction_unregister` frees that), and makes it the calling
+ *   thread's innermost registration. */
+void *register_reductions(std::uintptr_t *data, unsigned threads) noexcept {
     if (taskgroup_depth > max_taskgroup_depth_k)
         refuse("a task reduction", "taskgroups nested more than 64 deep around it");
-    std::uintptr_t *const enclosing = current_reductions;
-    for (std::uintptr_t *d = data;; d = reinterpret_cast<std::uintptr_t *>(d[4])) {
-        std::size_t const align = d[2] > sizeof(void *) ? d[2] : sizeof(void *);
-        std::size_t const bytes = (d[1] * threads + align - 1) / align * align;
-        void *blocks = std::aligned_alloc(align, bytes ? bytes : align);
-        if (!blocks) refuse("a task reduction", "out of memory for the threads' private copies");
-        std::memset(blocks, 0, bytes);
-        d[2] = reinterpret_cast<std::uintptr_t>(blocks);
-        d[6] = d[2] + d[1] * threads;
-        d[5] = 0;
-        if (d[4] == 0) {
-            d[4] = reinterpret_cast<std::uintptr_t>(enclosing);
-            d[5] = 1;
-            break;
-        }
-    }
-    current_reductions = data;
+    std::size_t align = 0;
+    std::size_t const bytes = lay_out_reductions(data, threads, 0, align);
+    void *const blocks = heap_block(bytes ? bytes : 1, align, "a task reduction's private copies");
+    std::memset(blocks, 0, bytes);
+    lay_out_reductions(data, threads, reinterpret_cast<std::uintptr_t>(blocks), align);
+    return blocks;
 }
 
 } // namespace
@@ -183,24 +200,15 @@ bool cancel_taskgroup() noexcept {
     return true;
 }
 
-void enter_task_reductions(std::uintptr_t *data, unsigned threads) noexcept {
+void *enter_task_reductions(std::uintptr_t *data, unsigned threads) noexcept {
     push_taskgroup();
-    register_reductions(data, threads);
+    return register_reductions(data, threads);
 }
 
-void follow_task_reductions(std::uintptr_t *data, std::uintptr_t const *first) noexcept {
+void follow_task_reductions(std::uintptr_t *data, void *blocks, unsigned threads) noexcept {
     push_taskgroup();
-    std::uintptr_t *const enclosing = current_reductions;
-    for (std::uintptr_t *d = data;;
-         d = reinterpret_cast<std::uintptr_t *>(d[4]), first = reinterpret_cast<std::uintptr_t const *>(first[4])) {
-        d[2] = first[2], d[6] = first[6], d[5] = 0;
-        if (d[4] == 0) {
-            d[4] = reinterpret_cast<std::uintptr_t>(enclosing);
-            d[5] = 1;
-            break;
-        }
-    }
-    current_reductions = data;
+    std::size_t align = 0;
+    lay_out_reductions(data, threads, reinterpret_cast<std::uintptr_t>(blocks), align);
 }
 
 namespace {
@@ -968,22 +976,17 @@ FORKUNION_GOMP_EXPORT void GOMP_taskgroup_reduction_register(std::uintptr_t *dat
 }
 
 FORKUNION_GOMP_EXPORT void GOMP_taskgroup_reduction_unregister(std::uintptr_t *data) {
-    // Frees the blocks of the registration's arrays; the enclosing registration (after the marked last) stays.
-    for (std::uintptr_t *d = data; d;) {
-        std::free(reinterpret_cast<void *>(d[2]));
-        bool const last = d[5] != 0;
-        d = reinterpret_cast<std::uintptr_t *>(d[4]);
-        if (last) break;
-    }
+    // The registration's copies are one block, which its first array's start; the enclosing registration stays.
+    if (data) std::free(reinterpret_cast<void *>(data[2]));
 }
 
 FORKUNION_GOMP_EXPORT void GOMP_workshare_task_reduction_unregister(bool cancelled) {
     // Ends the construct's taskgroup; thread 0 (whose code combined the copies) frees them, then the team meets.
     std::uintptr_t *const data = current_reductions;
     pop_taskgroup();
-    task_t &task = current_task();
-    if (task.thread_num == 0 && data) GOMP_taskgroup_reduction_unregister(data);
-    if (!cancelled && task.implicit->team) team_barrier(*task.implicit->team);
+    task_t &task = *current_task().implicit;
+    leave_task_reductions(task, data);
+    if (!cancelled && task.team) team_barrier(*task.team);
 }
 
 FORKUNION_GOMP_EXPORT void GOMP_task_reduction_remap(std::size_t count, std::size_t originals, void **items) {

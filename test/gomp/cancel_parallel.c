@@ -8,6 +8,8 @@
  *  - a member cancels at the region's start while the others run worksharing constructs it never reaches (more
  *    `nowait` loops and `single`s than the team has slots; with the argument `drop_in_only`, also a `single
  *    copyprivate` and an `ordered` loop, 50 times): nothing hangs and no member passes the barrier after them;
+ *  - with `drop_in_only`, a member cancels while the others run a loop with a `reduction(task, ...)`, within the
+ *    team's slots and past them: the copies, which the canceller never combines, are freed (ASan's leak check);
  *  - every member cancels at once;
  *  - 300 regions in a row, each cancelled by a different member at a cancellation point in the middle of the work,
  *    each followed by a region of loops, `single`s, `sections`, a `taskloop` and barriers whose results are checked;
@@ -153,6 +155,43 @@ static void skipped_constructs(int waits) {
            passed == 0 ? "none" : "some");
     CHECK(cancelling() ? passed == 0 : passed == omp_get_max_threads());
     (void)loops, (void)singles, (void)copied;
+}
+
+/* The master cancels once the others have started; they run `skipped` `nowait` loops it never reaches, then a loop
+ * with a `reduction(task, ...)` whose tasks add to the copies. Its copies are made for the team while a slot is free
+ * (`skipped` 0; the master, which would combine and free them, never comes), and are a member's own past the slots
+ * the master holds (`skipped` 20, more than the team has slots). ASan's leak check sees that someone frees them. */
+static void cancelled_task_reductions(int skipped) {
+    long tasked = 0, ran = 0;
+    int started = 0, finished = 0;
+#pragma omp parallel shared(tasked, ran, started, finished)
+    {
+        if (omp_get_thread_num() == 0) {
+            await_count(&started, omp_get_num_threads() - 1);
+#pragma omp cancel parallel
+        } else {
+#pragma omp atomic
+            started += 1;
+        }
+        for (int loop = 0; loop < skipped; ++loop) {
+#pragma omp for schedule(monotonic : dynamic, 3) nowait
+            for (int i = 0; i < 6; ++i) {
+#pragma omp atomic
+                ran += 1;
+            }
+        }
+#pragma omp for schedule(static) reduction(task, + : tasked)
+        for (int i = 0; i < 10; ++i) {
+#pragma omp task in_reduction(+ : tasked)
+            tasked += 1;
+        }
+#pragma omp atomic
+        finished += 1;
+    }
+    printf("task reductions after %d skipped loops in a cancelled region: %s finished\n", skipped,
+           finished == 0 ? "none" : "some");
+    CHECK(cancelling() ? finished == 0 : finished == omp_get_max_threads() && tasked == 10);
+    (void)ran;
 }
 
 /* Every member cancels. */
@@ -305,6 +344,7 @@ int main(int argc, char **argv) {
     report_server();
     if (argc > 1 && strcmp(argv[1], "drop_in_only") == 0) {
         for (int round = 0; round < 50; ++round) skipped_constructs(1);
+        for (int round = 0; round < 20; ++round) cancelled_task_reductions(round % 2 ? 20 : 0);
         many_regions();
         return 0;
     }

@@ -83,9 +83,10 @@ static void task_modifiers(void) {
     CHECK(across == 33);
 }
 
-static void loop_modifier(void) {
+/* On a team of `threads` (1: the copies are the thread's own, and so is freeing them). */
+static void loop_modifier(int threads) {
     long looped = 0;
-#pragma omp parallel num_threads(3)
+#pragma omp parallel num_threads(threads)
     {
 #pragma omp for reduction(task, + : looped) schedule(dynamic, 4)
         for (int i = 0; i < 30; ++i) {
@@ -93,7 +94,7 @@ static void loop_modifier(void) {
             looped += i;
         }
     }
-    printf("for reduction(task, +): %ld\n", looped);
+    printf("for reduction(task, +) on %d thread(s): %ld\n", threads, looped);
     CHECK(looped == 435);
 }
 
@@ -131,7 +132,8 @@ int main(int argc, char **argv) {
     // libgomp), so those run on their own, where only the drop-in serves them.
     if (argc > 1 && !strcmp(argv[1], "drop_in_only")) {
         task_modifiers();
-        loop_modifier();
+        loop_modifier(3);
+        loop_modifier(1);
         sections_and_scope();
         return 0;
     }
