@@ -1193,15 +1193,22 @@ FORKUNION_GOMP_EXPORT void GOMP_barrier(void) {
     task_t &task = current_task();
     // A cancelled region releases a plain barrier too (an orphaned one, say): its thread continues, rather than wait
     // for members that left for the region's end.
-    if (task.implicit->team)
-        (void)team_barrier(*task.implicit->team);
-    else if (tasks_incomplete()) [[unlikely]] // a team of one: its tasks complete here too
+    if (task.implicit->team) {
+        if (task.implicit->ws.copy != copy_role_t::none_k) [[unlikely]]
+            (void)copyprivate_barrier(*task.implicit);
+        else
+            (void)team_barrier(*task.implicit->team);
+    } else if (tasks_incomplete()) [[unlikely]] // a team of one: its tasks complete here too
         finish_region_tasks(task.implicit);
 }
 
 FORKUNION_GOMP_EXPORT bool GOMP_barrier_cancel(void) {
     task_t &task = current_task();
-    if (task.implicit->team) return team_barrier(*task.implicit->team);
+    if (task.implicit->team) {
+        if (task.implicit->ws.copy != copy_role_t::none_k) [[unlikely]]
+            return copyprivate_barrier(*task.implicit);
+        return team_barrier(*task.implicit->team);
+    }
     if (tasks_incomplete()) [[unlikely]] // a team of one: its tasks complete here too
         finish_region_tasks(task.implicit);
     return false;

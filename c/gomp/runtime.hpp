@@ -284,6 +284,13 @@ enum class reduction_owner_t : std::uint8_t {
     combiner_k,
 };
 
+/**  A thread's part in the `single copyprivate` whose barrier it has yet to reach (`copyprivate_barrier`). */
+enum class copy_role_t : std::uint8_t {
+    none_k,
+    writer_k, ///< Ran the body and published its variables' addresses: they must outlive every reader.
+    reader_k, ///< Copies the writer's variables until it reaches the barrier.
+};
+
 /**
  *  What a thread remembers of the worksharing construct it is in. `loop_enter` sets every field the construct's
  *  schedule reads; the others keep stale values that nothing reads.
@@ -309,6 +316,7 @@ struct ws_state_t {
     bool holds_chunk = false; ///< `[first, last)` is this thread's and not yet handed on (`ordered`).
     bool pending = false;     ///< Team of one: the whole loop is still to be handed out.
     reduction_owner_t reductions = reduction_owner_t::none_k;
+    copy_role_t copy = copy_role_t::none_k;
     void *solo_memory = nullptr; ///< Team of one: the scratch memory `GOMP_loop_start` asked for.
     unsigned doacross_dims = 0;
     std::uint64_t doacross_counts[max_doacross_dims_k] = {}; ///< Up to `max_doacross_dims_k` dimensions' counts.
@@ -377,13 +385,17 @@ struct ws_slot_t {
     cursor_line_t cursor; ///< Shared chunk cursor (`shared_k`, `guided_k`, sections).
     struct alignas(line_k) shared_t {
         std::atomic<std::uint64_t> ordered_turn{0}; ///< First logical iteration whose chunk may run `ordered`.
-        std::atomic<void *> copy{nullptr};          ///< `single copyprivate`: the winner's data.
-        void *memory = nullptr;                     ///< Team-shared scratch of `GOMP_loop_start`'s `mem`.
+        /**  `single copyprivate`: the winner's data (addresses of its variables, on its stack), or
+         *   `withdrawn_copy_k` once a cancelled region let the winner leave. */
+        std::atomic<void *> copy{nullptr};
+        void *memory = nullptr; ///< Team-shared scratch of `GOMP_loop_start`'s `mem`.
         bool memory_owned = false;
         alignas(16) unsigned char inline_memory[64];
         /**  The copies of the construct's `reduction(task, ...)`, until thread 0 frees them after combining; in a
          *   cancelled region, until the slot's next construct or the region's end (`reset_worksharing`). */
         void *task_blocks = nullptr;
+        /**  `single copyprivate`: members that may read the winner's data and have not reached the barrier after. */
+        std::atomic<std::uint32_t> copy_readers{0};
     } shared;
 };
 static_assert(sizeof(ws_slot_t) == 3 * line_k, "a slot is three padded lines");
@@ -636,6 +648,13 @@ void *enter_task_reductions(std::uintptr_t *data, unsigned threads) noexcept;
 /**  The same on every other member: opens its taskgroup and points its own `data` at the copies in `blocks`, which
  *   `enter_task_reductions` returned to the first member for the same clauses and `threads`. */
 void follow_task_reductions(std::uintptr_t *data, void *blocks, unsigned threads) noexcept;
+/**
+ *  The barrier GCC emits after a `single copyprivate`, for a thread in `copy_role_t` other than none (its callers
+ *  check that): a reader says it is done copying, then meets the team; the writer meets the team and, when the
+ *  region was cancelled (the barrier then releases at once), withdraws its data from members still to come and
+ *  waits for those already reading, so that its variables outlive every read. Returns `team_barrier`'s answer.
+ */
+bool copyprivate_barrier(task_t &task) noexcept;
 /**  Ends the `reduction(task, ...)` of the construct `task` (an implicit task) is in, after GCC's code combined the
  *   copies whose registration is `data`: frees what this thread owns (`ws_state_t::reductions`). */
 void leave_task_reductions(task_t &task, std::uintptr_t *data) noexcept;

@@ -4,9 +4,10 @@
  *
  *  The schedules and the slot protocol are described in `runtime.cpp` (design) and `runtime.hpp` (`ws_slot_t`).
  *  Each thread computes a loop's shape from the arguments GCC passes it (every member gets the same ones), so the
- *  slot holds only what members share: the chunk cursor, the `ordered` turn, `copyprivate`'s pointer and scratch
- *  memory. A loop is handed out in *logical* iterations `[0, n)`; `to_user` maps a chunk back to the iteration
- *  variable, and the last chunk ends at the loop's own bound, so no end value can overflow its type.
+ *  slot holds only what members share: the chunk cursor, the `ordered` turn, `copyprivate`'s pointer and its
+ *  readers, task-reduction copies and scratch memory. A loop is handed out in *logical* iterations `[0, n)`;
+ *  `to_user` maps a chunk back to the iteration variable, and the last chunk ends at the loop's own bound, so no end
+ *  value can overflow its type.
  */
 #include "runtime.hpp"
 
@@ -20,6 +21,10 @@ namespace {
 // ---- Slots ----
 
 constexpr std::uint64_t free_k = 0, initializing_k = 1, ready_k = 2;
+
+/**  A slot's `copy` once the winner of a cancelled region's `single copyprivate` withdrew its data (never the
+ *   address of data: GCC's lives on the winner's stack, aligned). */
+constexpr std::uintptr_t withdrawn_copy_k = 1;
 
 ws_slot_t &slot_of(team_t &team, std::uint64_t id) noexcept {
     return team.slots[id % ws_slots_k];
@@ -1052,18 +1057,31 @@ FORKUNION_GOMP_EXPORT void *GOMP_single_copy_start(void) {
     std::uint64_t const id = task.ws_next++;
     task.ws.id = id;
     depart_single(team, task.thread_num, id);
-    entry_t const entry = slot_enter(
-        team, id, [](ws_slot_t &slot) noexcept { slot.shared.copy.store(nullptr, std::memory_order_relaxed); });
-    // The winner runs the body, then `GOMP_single_copy_end` publishes its data and leaves. In a cancelled region a
-    // member that could not enter the slot runs the body as its own winner, and its end touches no slot.
+    entry_t const entry = slot_enter(team, id, [](ws_slot_t &slot) noexcept {
+        slot.shared.copy.store(nullptr, std::memory_order_relaxed);
+        slot.shared.copy_readers.store(0, std::memory_order_relaxed);
+    });
+    // The winner runs the body, then `GOMP_single_copy_end` publishes its data; it leaves the slot at the barrier
+    // after (`copyprivate_barrier`), as the readers do. In a cancelled region a member that could not enter the slot
+    // runs the body as its own winner, and touches no slot.
     task.ws.slot = entry == entry_t::first ? &slot_of(team, id) : nullptr;
     if (entry != entry_t::follower) return nullptr;
-    std::atomic<void *> &copy = slot_of(team, id).shared.copy;
+    ws_slot_t &slot = slot_of(team, id);
+    // Seq_cst, with the load below and the writer's withdrawal and count: either the writer waits for this reader,
+    // or this reader sees the data withdrawn.
+    slot.shared.copy_readers.fetch_add(1, std::memory_order_seq_cst);
     void *data = nullptr;
-    // Acquire pairs with the release in `GOMP_single_copy_end`: the winner's values are visible.
-    team_wait(team, [&]() noexcept { return (data = copy.load(std::memory_order_acquire)) != nullptr; });
+    // Pairs with the release in `GOMP_single_copy_end`: the winner's values are visible.
+    team_wait(team, [&]() noexcept { return (data = slot.shared.copy.load(std::memory_order_seq_cst)) != nullptr; });
+    if (reinterpret_cast<std::uintptr_t>(data) != withdrawn_copy_k) {
+        task.ws.copy = copy_role_t::reader_k;
+        return data;
+    }
+    // The winner left a cancelled region: its variables are gone, so this member runs the body as its own winner.
+    slot.shared.copy_readers.fetch_sub(1, std::memory_order_release);
+    team_notify(team);
     slot_leave(team, id);
-    return data;
+    return nullptr;
 }
 
 FORKUNION_GOMP_EXPORT void GOMP_single_copy_end(void *data) {
@@ -1071,9 +1089,33 @@ FORKUNION_GOMP_EXPORT void GOMP_single_copy_end(void *data) {
     if (!task.team || !task.ws.slot) return;
     task.ws.slot->shared.copy.store(data, std::memory_order_release);
     task.ws.slot = nullptr;
+    task.ws.copy = copy_role_t::writer_k;
     team_notify(*task.team);
-    slot_leave(*task.team, task.ws.id);
 }
+
+namespace forkunion::gomp {
+bool copyprivate_barrier(task_t &task) noexcept {
+    team_t &team = *task.team;
+    ws_slot_t &slot = slot_of(team, task.ws.id);
+    copy_role_t const role = task.ws.copy;
+    task.ws.copy = copy_role_t::none_k;
+    if (role == copy_role_t::reader_k) {
+        // GCC's code copied before this call. Release: the copies precede the writer's leaving.
+        slot.shared.copy_readers.fetch_sub(1, std::memory_order_release);
+        team_notify(team);
+        slot_leave(team, task.ws.id);
+        return team_barrier(team);
+    }
+    bool const cancelled = team_barrier(team);
+    // A barrier that completed saw every member arrive, every reader done. A cancelled one did not.
+    if (cancelled) {
+        slot.shared.copy.store(reinterpret_cast<void *>(withdrawn_copy_k), std::memory_order_seq_cst);
+        team_wait(team, [&]() noexcept { return slot.shared.copy_readers.load(std::memory_order_seq_cst) == 0; });
+    }
+    slot_leave(team, task.ws.id);
+    return cancelled;
+}
+} // namespace forkunion::gomp
 
 FORKUNION_GOMP_EXPORT void GOMP_scope_start(std::uintptr_t *reductions) {
     // A `scope` region only calls the runtime for task reductions; without them there is nothing to set up.

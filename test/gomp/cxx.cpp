@@ -2,7 +2,8 @@
  *  the task copy function for tasks), declared reductions over `std::vector` and `std::complex`, loops over
  *  iterators and range-based `for`, `taskloop` over a vector, exceptions thrown and caught inside a region, and a
  *  `threadprivate` object with a constructor; a copy constructor that fulfils an event, run by the copy function of a
- *  task deferred behind a detached one. */
+ *  task deferred behind a detached one. With the argument `cancelled_copyprivate`: a `single copyprivate` in
+ *  a cancelled region never copies from a winner that left (`cancelled_copyprivate`). */
 #include "gomp_test.h"
 
 #include <algorithm>
@@ -53,6 +54,56 @@ struct counted_t {
     ~counted_t() { alive--; }
 };
 
+/**  A `copyprivate` variable that knows when it is copied from after its destruction: its destructor clears the
+ *   canary (through a volatile store, which the compiler must keep), and the winner's says it is gone. */
+struct guarded_t {
+    static constexpr unsigned long long alive_k = 0x5eedc0dea11fe000ull;
+    static inline std::atomic<int> winners_gone{0}, dead_reads{0}, bodies{0};
+    unsigned long long canary = alive_k;
+    int value = 0;
+    bool won = false;
+    guarded_t() = default;
+    guarded_t(guarded_t const &) = delete;
+    guarded_t &operator=(guarded_t const &other) {
+        if (other.canary != alive_k) dead_reads++;
+        value = other.value;
+        return *this;
+    }
+    ~guarded_t() {
+        *static_cast<unsigned long long volatile *>(&canary) = 0;
+        if (won) winners_gone++;
+    }
+};
+
+/* `single copyprivate` in a cancelled region (run with OMP_CANCELLATION=true; the drop-in only, since libgomp waits
+ * there for ever): member 0 cancels, member 1 wins the `single` and leaves for the region's end (its barrier after
+ * the construct releases at once), and member 2 reaches the construct only once member 1's variable is destroyed.
+ * Copying from it would read a dead object; member 2 must run the body itself instead. */
+void cancelled_copyprivate() {
+    CHECK(omp_get_cancellation());
+    for (int round = 0; round < 20; ++round) {
+        guarded_t::winners_gone = 0;
+#pragma omp parallel num_threads(3)
+        {
+            guarded_t local;
+            int const me = omp_get_thread_num();
+            if (me == 0) {
+#pragma omp cancel parallel
+            }
+            if (me == 2)
+                while (guarded_t::winners_gone.load() == 0) {}
+#pragma omp single copyprivate(local)
+            {
+                local.value = 100, local.won = true;
+                guarded_t::bodies++;
+            }
+        }
+    }
+    printf("copyprivate after the winner left a cancelled region: %d dead reads, body ran %d times in 20 regions\n",
+           guarded_t::dead_reads.load(), guarded_t::bodies.load());
+    CHECK(guarded_t::dead_reads == 0 && guarded_t::bodies == 40);
+}
+
 std::vector<int> merge(std::vector<int> a, std::vector<int> const &b) {
     a.insert(a.end(), b.begin(), b.end());
     return a;
@@ -67,8 +118,12 @@ counter_t per_thread;
 #pragma omp declare reduction(concat : std::vector <int> : omp_out = merge(omp_out, omp_in))
 #pragma omp declare reduction(csum : std::complex <double> : omp_out += omp_in) initializer(omp_priv = 0.0)
 
-int main() {
+int main(int argc, char **argv) {
     report_server();
+    if (argc > 1 && std::string(argv[1]) == "cancelled_copyprivate") {
+        cancelled_copyprivate();
+        return 0;
+    }
     {
         // firstprivate copies per thread and per task; everything constructed is destroyed.
         tracked_t shared_value(10);
