@@ -275,15 +275,6 @@ static_assert(sizeof(loop_shape_t) == 7 * sizeof(std::uint64_t) &&
                   std::has_unique_object_representations_v<loop_shape_t>,
               "every byte of a shape is a member: the byte-wise comparison sees all of them and nothing else");
 
-/**  Who frees the private copies of a worksharing construct's `reduction(task, ...)`, at its unregistration. */
-enum class reduction_owner_t : std::uint8_t {
-    none_k,    ///< No task reduction, or a team member other than thread 0: nothing to free.
-    private_k, ///< Copies of this thread's own (a team of one, a member turned away in a cancelled region).
-    /**  Thread 0 of a team, which combines the team's copies after the construct: it stays a member of the slot
-     *   until it has (see `leave_task_reductions`). */
-    combiner_k,
-};
-
 /**  A thread's part in the `single copyprivate` whose barrier it has yet to reach (`copyprivate_barrier`). */
 enum class copy_role_t : std::uint8_t {
     none_k,
@@ -315,7 +306,6 @@ struct ws_state_t {
     bool published = false;   ///< Stealing: this thread's block is behind its cursor (else it drains it alone).
     bool holds_chunk = false; ///< `[first, last)` is this thread's and not yet handed on (`ordered`).
     bool pending = false;     ///< Team of one: the whole loop is still to be handed out.
-    reduction_owner_t reductions = reduction_owner_t::none_k;
     copy_role_t copy = copy_role_t::none_k;
     void *solo_memory = nullptr; ///< Team of one: the scratch memory `GOMP_loop_start` asked for.
     unsigned doacross_dims = 0;
@@ -391,9 +381,10 @@ struct ws_slot_t {
         void *memory = nullptr; ///< Team-shared scratch of `GOMP_loop_start`'s `mem`.
         bool memory_owned = false;
         alignas(16) unsigned char inline_memory[64];
-        /**  The copies of the construct's `reduction(task, ...)`, until thread 0 frees them after combining; in a
-         *   cancelled region, until the slot's next construct or the region's end (`reset_worksharing`). */
+        /**  The copies of the construct's `reduction(task, ...)`: thread 0's to free once it entered the slot
+         *   (`task_blocks_adopted`), else freed at the end of the cancelled region whose thread 0 never came. */
         void *task_blocks = nullptr;
+        bool task_blocks_adopted = false;
         /**  `single copyprivate`: members that may read the winner's data and have not reached the barrier after. */
         std::atomic<std::uint32_t> copy_readers{0};
     } shared;
@@ -492,6 +483,10 @@ struct team_t {
         /**  The members' `ws_next` when a `cancel for` or `cancel sections` ended their construct (cancel-var true):
          *   construct numbers never repeat, so the mark needs no reset. On a line the region's path never reads. */
         std::atomic<std::uint64_t> cancelled_ws{0};
+        /**  Task-reduction copies thread 0 combined in a cancelled region, freed at its end (`reset_worksharing`):
+         *   written by thread 0 only (`free_combined_blocks`), read after the join. */
+        void **deferred_blocks = nullptr;
+        std::uint32_t deferred_count = 0, deferred_capacity = 0;
     } taskloop;
     ws_slot_t slots[ws_slots_k];
 
@@ -641,13 +636,17 @@ void sections_enter(task_t &task, std::uint64_t count, void **memory, std::uint6
 
 // ---- Task reductions (tasks.cpp) ----
 
-/**  A worksharing construct's `reduction(task, ...)` on the first member to reach it (or a team of one): opens the
- *   construct's taskgroup and gives `data` zeroed private copies for `threads` threads, in one heap block that it
- *   returns (for `std::free`; the address of `data`'s first array's copies). */
-void *enter_task_reductions(std::uintptr_t *data, unsigned threads) noexcept;
+/**
+ *  A worksharing construct's `reduction(task, ...)` on the first member to reach it (or a team of one): opens the
+ *  construct's taskgroup and gives `data` zeroed private copies for `threads` threads, in one heap block that it
+ *  returns (the address of `data`'s first array's copies). With `owner`, this thread frees the block when it ends
+ *  the taskgroup (`GOMP_workshare_task_reduction_unregister`): thread 0 of a team, which combines the copies, or a
+ *  thread whose copies are its own.
+ */
+void *enter_task_reductions(std::uintptr_t *data, unsigned threads, bool owner) noexcept;
 /**  The same on every other member: opens its taskgroup and points its own `data` at the copies in `blocks`, which
  *   `enter_task_reductions` returned to the first member for the same clauses and `threads`. */
-void follow_task_reductions(std::uintptr_t *data, void *blocks, unsigned threads) noexcept;
+void follow_task_reductions(std::uintptr_t *data, void *blocks, unsigned threads, bool owner) noexcept;
 /**
  *  The barrier GCC emits after a `single copyprivate`, for a thread in `copy_role_t` other than none (its callers
  *  check that): a reader says it is done copying, then meets the team; the writer meets the team and, when the
@@ -655,9 +654,9 @@ void follow_task_reductions(std::uintptr_t *data, void *blocks, unsigned threads
  *  waits for those already reading, so that its variables outlive every read. Returns `team_barrier`'s answer.
  */
 bool copyprivate_barrier(task_t &task) noexcept;
-/**  Ends the `reduction(task, ...)` of the construct `task` (an implicit task) is in, after GCC's code combined the
- *   copies whose registration is `data`: frees what this thread owns (`ws_state_t::reductions`). */
-void leave_task_reductions(task_t &task, std::uintptr_t *data) noexcept;
+/**  Frees the task-reduction copies `blocks` that thread 0 of `team` combined, or, when the region is cancelled
+ *   (a member may still be on its way into the construct), keeps them for `reset_worksharing`. Thread 0 only. */
+void free_combined_blocks(team_t &team, void *blocks) noexcept;
 /**  Sets up a fresh cursor table of `capacity` threads: every cursor closed, every departure word 0. */
 void reset_cursor_table(cursor_line_t *cursors, std::size_t capacity) noexcept;
 

@@ -81,6 +81,9 @@ constexpr unsigned max_taskgroup_depth_k = 64;
 constinit thread_local std::uintptr_t *current_reductions FORKUNION_GOMP_TLS = nullptr;
 constinit thread_local unsigned taskgroup_depth FORKUNION_GOMP_TLS = 0;
 constinit thread_local std::uintptr_t *saved_reductions[max_taskgroup_depth_k] FORKUNION_GOMP_TLS = {};
+/**  Bit `d`: the worksharing taskgroup at depth `d` has a task-reduction registration whose copies this thread frees
+ *   when it ends the taskgroup (`enter_task_reductions`' `owner`). */
+constinit thread_local std::uint64_t owned_registrations FORKUNION_GOMP_TLS = 0;
 /**  The region nesting level (`task_t::level`, saturated) of the task that opened each taskgroup: the tasks of a
  *   taskgroup are those created while it is open on this thread (every task runs undeferred at its construct), but
  *   a region nested in one of its tasks starts tasks that are not its members. */
@@ -115,6 +118,7 @@ void push_taskgroup() noexcept {
         taskgroup_levels[taskgroup_depth] = level_byte(current_task());
         // A locked instruction only when the bit is set: a taskloop's task pushes a taskgroup per task.
         std::uint64_t const bit = std::uint64_t(1) << taskgroup_depth;
+        owned_registrations &= ~bit;
         if (cancelled_taskgroups.load(std::memory_order_relaxed) & bit)
             cancelled_taskgroups.fetch_and(~bit, std::memory_order_relaxed);
     }
@@ -123,7 +127,23 @@ void push_taskgroup() noexcept {
 void pop_taskgroup() noexcept {
     if (taskgroup_depth == 0) return; // an unmatched end: nothing to restore
     --taskgroup_depth;
-    if (taskgroup_depth < max_taskgroup_depth_k) current_reductions = saved_reductions[taskgroup_depth];
+    if (taskgroup_depth < max_taskgroup_depth_k) {
+        current_reductions = saved_reductions[taskgroup_depth];
+        owned_registrations &= ~(std::uint64_t(1) << taskgroup_depth);
+    }
+}
+
+/**  Whether the calling thread frees the registration of its innermost taskgroup (see `owned_registrations`). */
+bool owns_innermost_registration() noexcept {
+    if (taskgroup_depth == 0 || taskgroup_depth > max_taskgroup_depth_k) return false;
+    return (owned_registrations >> (taskgroup_depth - 1)) & 1;
+}
+
+/**  Marks the registration of the taskgroup just pushed as the calling thread's to free. */
+void own_innermost_registration() noexcept {
+    if (taskgroup_depth > max_taskgroup_depth_k)
+        refuse("a task reduction", "taskgroups nested more than 64 deep around it");
+    owned_registrations |= std::uint64_t(1) << (taskgroup_depth - 1);
 }
 
 /**  The cancellation flag of the calling thread's innermost taskgroup; `word` null outside any (or too deep). */
@@ -200,13 +220,15 @@ bool cancel_taskgroup() noexcept {
     return true;
 }
 
-void *enter_task_reductions(std::uintptr_t *data, unsigned threads) noexcept {
+void *enter_task_reductions(std::uintptr_t *data, unsigned threads, bool owner) noexcept {
     push_taskgroup();
+    if (owner) own_innermost_registration();
     return register_reductions(data, threads);
 }
 
-void follow_task_reductions(std::uintptr_t *data, void *blocks, unsigned threads) noexcept {
+void follow_task_reductions(std::uintptr_t *data, void *blocks, unsigned threads, bool owner) noexcept {
     push_taskgroup();
+    if (owner) own_innermost_registration();
     std::size_t align = 0;
     lay_out_reductions(data, threads, reinterpret_cast<std::uintptr_t>(blocks), align);
 }
@@ -981,11 +1003,19 @@ FORKUNION_GOMP_EXPORT void GOMP_taskgroup_reduction_unregister(std::uintptr_t *d
 }
 
 FORKUNION_GOMP_EXPORT void GOMP_workshare_task_reduction_unregister(bool cancelled) {
-    // Ends the construct's taskgroup; thread 0 (whose code combined the copies) frees them, then the team meets.
+    // Ends the construct's taskgroup; thread 0 (whose code combined the copies) frees them, or a thread its own
+    // copies, then the team meets.
     std::uintptr_t *const data = current_reductions;
+    bool const owned = owns_innermost_registration();
     pop_taskgroup();
     task_t &task = *current_task().implicit;
-    leave_task_reductions(task, data);
+    if (owned && data) {
+        void *const blocks = reinterpret_cast<void *>(data[2]);
+        if (task.team && task.thread_num == 0)
+            free_combined_blocks(*task.team, blocks);
+        else
+            std::free(blocks);
+    }
     if (!cancelled && task.team) team_barrier(*task.team);
 }
 

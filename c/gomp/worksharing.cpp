@@ -344,10 +344,7 @@ namespace {
         if (!ws.solo_memory) refuse("a worksharing construct's shared memory", "out of memory");
         *memory = ws.solo_memory;
     }
-    if (reductions) {
-        enter_task_reductions(reductions, task.team_size);
-        ws.reductions = reduction_owner_t::private_k;
-    }
+    if (reductions) enter_task_reductions(reductions, task.team_size, true);
 }
 } // namespace
 
@@ -362,7 +359,6 @@ void loop_enter(task_t &task, loop_shape_t const &requested, void **memory, std:
     ws.holds_chunk = false;
     ws.pending = false;
     ws.solo_memory = nullptr;
-    ws.reductions = reduction_owner_t::none_k;
     ws.doacross_dims = 0;
     ws.doacross_progress = nullptr;
     team_t *team = task.team;
@@ -374,10 +370,7 @@ void loop_enter(task_t &task, loop_shape_t const &requested, void **memory, std:
             if (!ws.solo_memory) refuse("a worksharing construct's shared memory", "out of memory");
             *memory = ws.solo_memory;
         }
-        if (reductions) {
-            enter_task_reductions(reductions, 1);
-            ws.reductions = reduction_owner_t::private_k;
-        }
+        if (reductions) enter_task_reductions(reductions, 1, true);
         return;
     }
     loop_shape_t &shape = ws.loop;
@@ -395,20 +388,23 @@ void loop_enter(task_t &task, loop_shape_t const &requested, void **memory, std:
             slot.shared.ordered_turn.store(0, std::memory_order_relaxed);
             if (memory) slot_memory(slot, memory_bytes);
             if (shape.progress_words) slot_memory(slot, shape.progress_words * sizeof(std::uint64_t));
-            // Copies an earlier construct of a cancelled region left: every member has left that one since (thread
-            // 0 only once it had combined them: `leave_task_reductions`), so nobody reads them any more.
-            std::free(slot.shared.task_blocks);
+            // The previous construct's copies, if any, were thread 0's: every member left it, so it entered it.
             slot.shared.task_blocks = nullptr;
+            slot.shared.task_blocks_adopted = false;
             if (!reductions) return;
             // The first member makes the copies; the slot's publication hands them to the others.
-            slot.shared.task_blocks = enter_task_reductions(reductions, size);
+            slot.shared.task_blocks = enter_task_reductions(reductions, size, task.thread_num == 0);
         });
         if (entry == entry_t::cancelled) [[unlikely]]
             return enter_cancelled(task, memory, memory_bytes, reductions);
         ws.slot = &slot_of(*team, ws.id);
         if (reductions) {
-            if (entry == entry_t::follower) follow_task_reductions(reductions, ws.slot->shared.task_blocks, size);
-            if (task.thread_num == 0) ws.reductions = reduction_owner_t::combiner_k;
+            bool const combiner = task.thread_num == 0;
+            if (entry == entry_t::follower)
+                follow_task_reductions(reductions, ws.slot->shared.task_blocks, size, combiner);
+            // Read only after the join (`reset_worksharing`); the slot's next construct, which every member has then
+            // left, rewrites it.
+            if (combiner) ws.slot->shared.task_blocks_adopted = true;
         }
         if (memory) *memory = ws.slot->shared.memory;
         if (shape.progress_words)
@@ -488,29 +484,24 @@ bool loop_leave(task_t &task, bool barrier) noexcept {
     // S2. Release pairs with the acquire in `raise_floor`: this thread's increments of every cursor in this and
     // earlier constructs (and its own cursor's close) precede any later publication in their rows.
     departure_of(*team, task.thread_num).store(ws.id + 1, std::memory_order_release);
-    // Thread 0 combines a task reduction's copies after the construct: it leaves in `leave_task_reductions`.
-    if (ws.slot && ws.reductions != reduction_owner_t::combiner_k) slot_leave(*team, ws.id);
+    if (ws.slot) slot_leave(*team, ws.id);
     ws.slot = nullptr;
     ws.loop.kind = loop_kind_t::static_k;
     return barrier && team_barrier(*team);
 }
 
-void leave_task_reductions(task_t &task, std::uintptr_t *data) noexcept {
-    ws_state_t &ws = task.ws;
-    reduction_owner_t const owner = ws.reductions;
-    ws.reductions = reduction_owner_t::none_k;
-    if (owner == reduction_owner_t::private_k && data) std::free(reinterpret_cast<void *>(data[2]));
-    if (owner != reduction_owner_t::combiner_k) return;
-    team_t &team = *task.team;
-    ws_slot_t &slot = slot_of(team, ws.id);
-    // Unless the region is cancelled, every member passed the construct's end barrier, so none reads the copies any
-    // more; in a cancelled one a member may still be on its way in, and the slot keeps them (see `loop_enter`). This
-    // thread is still a member of the slot, so no later construct can have taken it.
-    if (!region_cancelled(team)) {
-        std::free(slot.shared.task_blocks);
-        slot.shared.task_blocks = nullptr;
+void free_combined_blocks(team_t &team, void *blocks) noexcept {
+    // Unless the region is cancelled, every member passed the barrier at the construct's end before thread 0
+    // combined: none reads the copies any more. In a cancelled region a member may still be on its way in.
+    if (!region_cancelled(team)) return std::free(blocks);
+    auto &line = team.taskloop;
+    if (line.deferred_count == line.deferred_capacity) {
+        std::uint32_t const capacity = line.deferred_capacity ? 2 * line.deferred_capacity : 8;
+        void *const grown = std::realloc(line.deferred_blocks, capacity * sizeof(void *));
+        if (!grown) refuse("a cancelled region's task-reduction copies", "out of memory");
+        line.deferred_blocks = static_cast<void **>(grown), line.deferred_capacity = capacity;
     }
-    slot_leave(team, ws.id);
+    line.deferred_blocks[line.deferred_count++] = blocks;
 }
 
 void sections_enter(task_t &task, std::uint64_t count, void **memory, std::uint64_t memory_bytes,
@@ -527,13 +518,19 @@ void reset_worksharing(team_t &team, std::uint64_t next) noexcept {
         if (slot.shared.memory_owned) std::free(slot.shared.memory);
         slot.shared.memory = nullptr;
         slot.shared.memory_owned = false;
-        std::free(slot.shared.task_blocks);
+        // Copies of a construct thread 0 never entered (it left for the region's end first, or was turned away).
+        if (!slot.shared.task_blocks_adopted) std::free(slot.shared.task_blocks);
         slot.shared.task_blocks = nullptr;
+        slot.shared.task_blocks_adopted = false;
         slot.control.left.store(0, std::memory_order_relaxed);
         // Free for the first construct from `next` on that this slot serves.
         std::uint64_t const id = next + (index + ws_slots_k - next % ws_slots_k) % ws_slots_k;
         slot.control.state.store(id * 4 + free_k, std::memory_order_relaxed);
     }
+    auto &line = team.taskloop;
+    for (std::uint32_t index = 0; index != line.deferred_count; ++index) std::free(line.deferred_blocks[index]);
+    std::free(line.deferred_blocks);
+    line.deferred_blocks = nullptr, line.deferred_count = 0, line.deferred_capacity = 0;
     reset_cursor_table(team.header.cursors, team.header.capacity);
 }
 

@@ -157,16 +157,17 @@ static void skipped_constructs(int waits) {
     (void)loops, (void)singles, (void)copied;
 }
 
-/* The master cancels once the others have started; they run `skipped` `nowait` loops it never reaches, then a loop
- * with a `reduction(task, ...)` whose tasks add to the copies. Its copies are made for the team while a slot is free
- * (`skipped` 0; the master, which would combine and free them, never comes), and are a member's own past the slots
- * the master holds (`skipped` 20, more than the team has slots). ASan's leak check sees that someone frees them. */
-static void cancelled_task_reductions(int skipped) {
+/* The master (or with `last_cancels`, the last member) cancels once the others have started; they run `skipped`
+ * `nowait` loops it never reaches, then a loop with a `reduction(task, ...)` whose tasks add to the copies. Its
+ * copies are made for the team while a slot is free (`skipped` 0: the master, which combines and frees them, never
+ * comes, or comes once the region is cancelled), and are a member's own past the slots the canceller holds
+ * (`skipped` 20, more than the team has slots). ASan's leak check sees that someone frees each. */
+static void cancelled_task_reductions(int skipped, int last_cancels) {
     long tasked = 0, ran = 0;
     int started = 0, finished = 0;
 #pragma omp parallel shared(tasked, ran, started, finished)
     {
-        if (omp_get_thread_num() == 0) {
+        if (omp_get_thread_num() == (last_cancels ? omp_get_num_threads() - 1 : 0)) {
             await_count(&started, omp_get_num_threads() - 1);
 #pragma omp cancel parallel
         } else {
@@ -188,8 +189,8 @@ static void cancelled_task_reductions(int skipped) {
 #pragma omp atomic
         finished += 1;
     }
-    printf("task reductions after %d skipped loops in a cancelled region: %s finished\n", skipped,
-           finished == 0 ? "none" : "some");
+    printf("task reductions after %d skipped loops in a region the %s member cancelled: %s finished\n", skipped,
+           last_cancels ? "last" : "first", finished == 0 ? "none" : "some");
     CHECK(cancelling() ? finished == 0 : finished == omp_get_max_threads() && tasked == 10);
     (void)ran;
 }
@@ -344,7 +345,7 @@ int main(int argc, char **argv) {
     report_server();
     if (argc > 1 && strcmp(argv[1], "drop_in_only") == 0) {
         for (int round = 0; round < 50; ++round) skipped_constructs(1);
-        for (int round = 0; round < 20; ++round) cancelled_task_reductions(round % 2 ? 20 : 0);
+        for (int round = 0; round < 20; ++round) cancelled_task_reductions(round % 2 ? 20 : 0, round % 4 >= 2);
         many_regions();
         return 0;
     }

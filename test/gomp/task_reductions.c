@@ -125,6 +125,42 @@ printf("sections reduction(task, +): %ld, scope reduction(task, +): %ld\n", in_s
 CHECK(in_sections == 3 && scoped == 15);
 }
 
+/* A `scope` with a task reduction whose body runs other worksharing constructs (GCC accepts them there): more
+ * `single`s than the team has slots, a loop and a `single copyprivate`, each adding to the reduction from tasks. */
+static void scope_around_constructs(void) {
+    long scoped = 0, singles = 0;
+    int copied = 0, team = 0;
+#pragma omp parallel num_threads(3) shared(singles, copied, team)
+    {
+        int value = 0;
+        if (omp_get_thread_num() == 0) team = omp_get_num_threads();
+#pragma omp scope reduction(task, + : scoped)
+        {
+            for (int round = 0; round < 20; ++round) {
+#pragma omp single nowait
+                {
+#pragma omp task in_reduction(+ : scoped)
+                    scoped += 1;
+#pragma omp atomic
+                    singles += 1;
+                }
+            }
+#pragma omp for
+            for (int i = 0; i < 30; ++i) {
+#pragma omp task in_reduction(+ : scoped)
+                scoped += i;
+            }
+#pragma omp single copyprivate(value)
+            value = 7;
+#pragma omp atomic
+            copied += value;
+        }
+    }
+    printf("scope reduction(task, +) around 20 singles, a loop and a copyprivate: %ld (%ld singles, copied %d)\n",
+           scoped, singles, copied);
+    CHECK(scoped == 20 + 435 && singles == 20 && copied == 7 * team);
+}
+
 int main(int argc, char **argv) {
     report_server();
     // libgomp 12.2 hangs now and then at the end of a region that uses the `task` modifier (`parallel`, `for`,
@@ -135,6 +171,7 @@ int main(int argc, char **argv) {
         loop_modifier(3);
         loop_modifier(1);
         sections_and_scope();
+        scope_around_constructs();
         return 0;
     }
     taskgroups();
