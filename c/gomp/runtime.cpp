@@ -1189,29 +1189,29 @@ FORKUNION_GOMP_EXPORT void GOMP_parallel_end(void) {
     end_parallel();
 }
 
+namespace {
+/**  An explicit barrier (`GOMP_barrier`, `GOMP_barrier_cancel`): whether the region was cancelled. A cancelled region
+ *   releases a plain barrier too (an orphaned one, say): its thread continues, rather than wait for members that
+ *   left for the region's end. */
+[[gnu::always_inline]] inline bool explicit_barrier() noexcept {
+    task_t &task = *current_task().implicit;
+    if (task.team) {
+        if (task.ws.copy != copy_role_t::none_k) [[unlikely]] // the barrier after a `single copyprivate`
+            return copyprivate_barrier(task);
+        return team_barrier(*task.team);
+    }
+    if (tasks_incomplete()) [[unlikely]] // a team of one: its tasks complete here too
+        finish_region_tasks(&task);
+    return false;
+}
+} // namespace
+
 FORKUNION_GOMP_EXPORT void GOMP_barrier(void) {
-    task_t &task = current_task();
-    // A cancelled region releases a plain barrier too (an orphaned one, say): its thread continues, rather than wait
-    // for members that left for the region's end.
-    if (task.implicit->team) {
-        if (task.implicit->ws.copy != copy_role_t::none_k) [[unlikely]]
-            (void)copyprivate_barrier(*task.implicit);
-        else
-            (void)team_barrier(*task.implicit->team);
-    } else if (tasks_incomplete()) [[unlikely]] // a team of one: its tasks complete here too
-        finish_region_tasks(task.implicit);
+    (void)explicit_barrier();
 }
 
 FORKUNION_GOMP_EXPORT bool GOMP_barrier_cancel(void) {
-    task_t &task = current_task();
-    if (task.implicit->team) {
-        if (task.implicit->ws.copy != copy_role_t::none_k) [[unlikely]]
-            return copyprivate_barrier(*task.implicit);
-        return team_barrier(*task.implicit->team);
-    }
-    if (tasks_incomplete()) [[unlikely]] // a team of one: its tasks complete here too
-        finish_region_tasks(task.implicit);
-    return false;
+    return explicit_barrier();
 }
 
 FORKUNION_GOMP_EXPORT void GOMP_critical_start(void) {

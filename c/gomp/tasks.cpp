@@ -118,7 +118,6 @@ void push_taskgroup() noexcept {
         taskgroup_levels[taskgroup_depth] = level_byte(current_task());
         // A locked instruction only when the bit is set: a taskloop's task pushes a taskgroup per task.
         std::uint64_t const bit = std::uint64_t(1) << taskgroup_depth;
-        owned_registrations &= ~bit;
         if (cancelled_taskgroups.load(std::memory_order_relaxed) & bit)
             cancelled_taskgroups.fetch_and(~bit, std::memory_order_relaxed);
     }
