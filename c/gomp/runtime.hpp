@@ -483,8 +483,8 @@ struct team_t {
         /**  The members' `ws_next` when a `cancel for` or `cancel sections` ended their construct (cancel-var true):
          *   construct numbers never repeat, so the mark needs no reset. On a line the region's path never reads. */
         std::atomic<std::uint64_t> cancelled_ws{0};
-        /**  Task-reduction copies thread 0 combined in a cancelled region, freed at its end (`reset_worksharing`):
-         *   written by thread 0 only (`free_combined_blocks`), read after the join. */
+        /**  Task-reduction copies thread 0 combined in a cancelled region or construct, freed at the region's end
+         *   (`reset_worksharing`): written by thread 0 only (`free_combined_blocks`), read after the join. */
         void **deferred_blocks = nullptr;
         std::uint32_t deferred_count = 0, deferred_capacity = 0;
     } taskloop;
@@ -654,9 +654,10 @@ void follow_task_reductions(std::uintptr_t *data, void *blocks, unsigned threads
  *  waits for those already reading, so that its variables outlive every read. Returns `team_barrier`'s answer.
  */
 bool copyprivate_barrier(task_t &task) noexcept;
-/**  Frees the task-reduction copies `blocks` that thread 0 of `team` combined, or, when the region is cancelled
- *   (a member may still be on its way into the construct), keeps them for `reset_worksharing`. Thread 0 only. */
-void free_combined_blocks(team_t &team, void *blocks) noexcept;
+/**  Frees the task-reduction copies `blocks` that thread 0 of `team` combined, or, when the construct (`cancelled`)
+ *   or the region is cancelled, keeps them for `reset_worksharing`: no barrier then separates thread 0 from members
+ *   still on their way into the construct, or still waiting for their tasks that use the copies. Thread 0 only. */
+void free_combined_blocks(team_t &team, void *blocks, bool cancelled) noexcept;
 /**  Sets up a fresh cursor table of `capacity` threads: every cursor closed, every departure word 0. */
 void reset_cursor_table(cursor_line_t *cursors, std::size_t capacity) noexcept;
 

@@ -985,11 +985,18 @@ FORKUNION_GOMP_EXPORT void GOMP_taskyield(void) {
 FORKUNION_GOMP_EXPORT void GOMP_taskgroup_start(void) {
     push_taskgroup();
 }
-FORKUNION_GOMP_EXPORT void GOMP_taskgroup_end(void) {
+namespace {
+/**  Ends the calling thread's innermost taskgroup once every task in it completed. */
+void end_taskgroup() noexcept {
     if (tasks_incomplete()) [[unlikely]]
         if (void const *const key = taskgroup_key())
             wait_for_tasks([&](record_t const &r) noexcept { return r.taskgroup == key; });
     pop_taskgroup();
+}
+} // namespace
+
+FORKUNION_GOMP_EXPORT void GOMP_taskgroup_end(void) {
+    end_taskgroup();
 }
 
 FORKUNION_GOMP_EXPORT void GOMP_taskgroup_reduction_register(std::uintptr_t *data) {
@@ -1002,16 +1009,17 @@ FORKUNION_GOMP_EXPORT void GOMP_taskgroup_reduction_unregister(std::uintptr_t *d
 }
 
 FORKUNION_GOMP_EXPORT void GOMP_workshare_task_reduction_unregister(bool cancelled) {
-    // Ends the construct's taskgroup; thread 0 (whose code combined the copies) frees them, or a thread its own
-    // copies, then the team meets.
+    // Ends the construct's taskgroup once the calling thread's tasks in it completed (in a cancelled construct the
+    // barrier before did not wait for them, and a deferred one still reads the registration on this thread's
+    // stack); thread 0 (whose code combined the copies) frees them, or a thread its own copies; then the team meets.
     std::uintptr_t *const data = current_reductions;
     bool const owned = owns_innermost_registration();
-    pop_taskgroup();
+    end_taskgroup();
     task_t &task = *current_task().implicit;
     if (owned && data) {
         void *const blocks = reinterpret_cast<void *>(data[2]);
         if (task.team && task.thread_num == 0)
-            free_combined_blocks(*task.team, blocks);
+            free_combined_blocks(*task.team, blocks, cancelled);
         else
             std::free(blocks);
     }

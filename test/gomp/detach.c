@@ -18,7 +18,8 @@
  *  cancellation): members waiting in an orphaned barrier for the region's detached task are released by `cancel
  *  parallel`, while the task's event waits for one of them to be released; the region's end still waits for that
  *  task, whose body ran; detached tasks created once the region is cancelled are discarded (their bodies never run,
- *  and their events, never fulfilled, hold nothing up). */
+ *  and their events, never fulfilled, hold nothing up); a thread's end of a `cancel`led loop with `reduction(task,
+ *  ...)` waits for its incomplete `in_reduction` tasks, which still use the reduction's copies. */
 #include "gomp_test.h"
 
 #include <pthread.h>
@@ -453,6 +454,44 @@ static int cancelled_region(void) {
     return ok && late_ran == 0 ? atomic_load(&members) : 0;
 }
 
+/**  `cancel parallel` while thread 1's tasks in a loop with `reduction(task, + : sum)` are incomplete: a detached task
+ *   and one that depends on it, both `in_reduction`, whose event a thread outside OpenMP fulfils once thread 0 is
+ *   about to cancel. Released by the cancellation, the loop's end barrier waits for no task, so thread 1's end of the
+ *   loop must: the dependent task still uses the reduction's registration (on thread 1's stack) and copies. Returns
+ *   the thread that ran the dependent task, or -1 if it never ran. */
+static int cancelled_loop_reductions(void) {
+    atomic_int created = 0, cancelling = 0, fulfilled = 0, runner = -1;
+    omp_event_handle_t event = 0;
+    late_fulfiller_t late = {&event, &cancelling, &fulfilled};
+    pthread_t const thread = start_late_fulfiller(&late);
+    long sum = 0;
+    int token = 0;
+    (void)token; // named only by the depend clauses
+#pragma omp parallel num_threads(3) shared(event, created, cancelling, runner, sum, token)
+    {
+        if (omp_get_thread_num() == 0) {
+            spin_until(&created, 1);
+            atomic_store(&cancelling, 1);
+#pragma omp cancel parallel
+        }
+#pragma omp for schedule(static, 1) reduction(task, + : sum)
+        for (int i = 0; i < 3; ++i)
+            if (i == 1) {
+#pragma omp task detach(event) in_reduction(+ : sum) depend(out : token)
+                sum += 1;
+#pragma omp task in_reduction(+ : sum) depend(in : token) shared(runner)
+                {
+                    sum += 1;
+                    atomic_store(&runner, omp_get_thread_num());
+                }
+                atomic_store(&created, 1);
+            }
+    }
+    CHECK(pthread_join(thread, NULL) == 0);
+    CHECK(atomic_load(&fulfilled) == 1);
+    return atomic_load(&runner);
+}
+
 int main(int argc, char **argv) {
     report_server();
     if (argc == 2 && strcmp(argv[1], "drop_in_only") == 0) {
@@ -467,6 +506,8 @@ int main(int argc, char **argv) {
         CHECK(omp_get_cancellation());
         for (int round = 0; round < 20; ++round) CHECK(cancelled_region() == 2);
         printf("cancelled regions, members released from a barrier waiting for a detached task: 20 of 20\n");
+        for (int round = 0; round < 20; ++round) CHECK(cancelled_loop_reductions() >= 0);
+        printf("cancelled loops, task reductions outliving their incomplete tasks: 20 of 20\n");
         return 0;
     }
     printf("fulfilled in body: %d\n", fulfilled_in_body());
