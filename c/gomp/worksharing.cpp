@@ -78,6 +78,11 @@ void slot_leave(team_t &team, std::uint64_t id) noexcept {
     team_notify(team);
 }
 
+/**  Where a doacross loop's progress words start in its slot's memory: after `memory_bytes` of the caller's. */
+constexpr std::uint64_t progress_offset(std::uint64_t memory_bytes) noexcept {
+    return (memory_bytes + line_k - 1) / line_k * line_k;
+}
+
 /**  Gives the slot `bytes` of zeroed team-shared memory, as `GOMP_loop_start`'s `mem` asks. */
 void slot_memory(ws_slot_t &slot, std::uint64_t bytes) noexcept {
     if (bytes <= sizeof(slot.shared.inline_memory)) {
@@ -386,8 +391,11 @@ void loop_enter(task_t &task, loop_shape_t const &requested, void **memory, std:
         entry_t const entry = slot_enter(*team, ws.id, [&](ws_slot_t &slot) noexcept {
             slot.cursor.value.store(0, std::memory_order_relaxed);
             slot.shared.ordered_turn.store(0, std::memory_order_relaxed);
-            if (memory) slot_memory(slot, memory_bytes);
-            if (shape.progress_words) slot_memory(slot, shape.progress_words * sizeof(std::uint64_t));
+            // One zeroed block: the caller's memory first, then a doacross loop's progress words.
+            if (shape.progress_words)
+                slot_memory(slot, progress_offset(memory_bytes) + shape.progress_words * sizeof(std::uint64_t));
+            else if (memory)
+                slot_memory(slot, memory_bytes);
             // The previous construct's copies, if any, were thread 0's: every member left it, so it entered it.
             slot.shared.task_blocks = nullptr;
             slot.shared.task_blocks_adopted = false;
@@ -408,7 +416,8 @@ void loop_enter(task_t &task, loop_shape_t const &requested, void **memory, std:
         }
         if (memory) *memory = ws.slot->shared.memory;
         if (shape.progress_words)
-            ws.doacross_progress = static_cast<std::atomic<std::uint64_t> *>(ws.slot->shared.memory);
+            ws.doacross_progress = reinterpret_cast<std::atomic<std::uint64_t> *>(
+                static_cast<char *>(ws.slot->shared.memory) + progress_offset(memory_bytes));
     }
     if (shape.kind != loop_kind_t::stealing_k) return;
     unsigned const thread = task.thread_num;
@@ -627,10 +636,6 @@ loop_kind_t decode_sched(long sched, long &chunk, bool ordered) noexcept {
     }
 }
 
-void refuse_reductions(char const *entry) noexcept {
-    refuse(entry, "task reductions: the reduction(task, ...) modifier and task_reduction");
-}
-
 } // namespace
 
 #define FORKUNION_GOMP_SIGNED_LOOP(name, kind, ordered)                                                                \
@@ -769,8 +774,7 @@ namespace {
 
 template <typename count_type_>
 bool doacross_start(unsigned dims, count_type_ const *counts, loop_kind_t kind, long chunk, std::uintptr_t *reductions,
-                    count_type_ *istart, count_type_ *iend) noexcept {
-    if (reductions) refuse_reductions("a doacross loop with a task reduction");
+                    void **memory, count_type_ *istart, count_type_ *iend) noexcept {
     if (dims == 0) refuse("a doacross loop", "no ordered dimensions");
     task_t &task = implicit_task();
     // The outer dimension is scheduled, in logical iterations; the others run whole inside each outer iteration.
@@ -795,7 +799,7 @@ bool doacross_start(unsigned dims, count_type_ const *counts, loop_kind_t kind, 
                     : shape.n / shape.chunk + (shape.n % shape.chunk != 0);
         shape.progress_words = words + (dims > max_doacross_dims_k ? dims : 0);
     }
-    loop_enter(task, shape, nullptr, 0);
+    loop_enter(task, shape, memory, memory ? *reinterpret_cast<std::uintptr_t *>(memory) : 0, reductions);
     ws_state_t &ws = task.ws;
     ws.doacross_dims = dims;
     ws.doacross_count_table = ws.doacross_counts;
@@ -839,13 +843,13 @@ void doacross_wait(std::uint64_t const *vector) noexcept {
 #define FORKUNION_GOMP_DOACROSS(name, kind)                                                                            \
     FORKUNION_GOMP_EXPORT bool GOMP_loop_doacross_##name##_start(unsigned ncounts, long *counts, long chunk,           \
                                                                  long *istart, long *iend) {                           \
-        return doacross_start<long>(ncounts, counts, kind, chunk, nullptr, istart, iend);                              \
+        return doacross_start<long>(ncounts, counts, kind, chunk, nullptr, nullptr, istart, iend);                     \
     }                                                                                                                  \
     FORKUNION_GOMP_EXPORT bool GOMP_loop_ull_doacross_##name##_start(                                                  \
         unsigned ncounts, unsigned long long *counts, unsigned long long chunk, unsigned long long *istart,            \
         unsigned long long *iend) {                                                                                    \
-        return doacross_start<unsigned long long>(ncounts, counts, kind, static_cast<long>(chunk), nullptr, istart,    \
-                                                  iend);                                                               \
+        return doacross_start<unsigned long long>(ncounts, counts, kind, static_cast<long>(chunk), nullptr, nullptr,   \
+                                                  istart, iend);                                                       \
     }
 FORKUNION_GOMP_DOACROSS(static, loop_kind_t::static_k)
 FORKUNION_GOMP_DOACROSS(dynamic, loop_kind_t::shared_k)
@@ -854,28 +858,26 @@ FORKUNION_GOMP_DOACROSS(guided, loop_kind_t::guided_k)
 FORKUNION_GOMP_EXPORT bool GOMP_loop_doacross_runtime_start(unsigned ncounts, long *counts, long *istart, long *iend) {
     long chunk = 0;
     loop_kind_t const kind = runtime_kind(implicit_task(), true, true, chunk);
-    return doacross_start<long>(ncounts, counts, kind, chunk, nullptr, istart, iend);
+    return doacross_start<long>(ncounts, counts, kind, chunk, nullptr, nullptr, istart, iend);
 }
 FORKUNION_GOMP_EXPORT bool GOMP_loop_ull_doacross_runtime_start(unsigned ncounts, unsigned long long *counts,
                                                                 unsigned long long *istart, unsigned long long *iend) {
     long chunk = 0;
     loop_kind_t const kind = runtime_kind(implicit_task(), true, true, chunk);
-    return doacross_start<unsigned long long>(ncounts, counts, kind, chunk, nullptr, istart, iend);
+    return doacross_start<unsigned long long>(ncounts, counts, kind, chunk, nullptr, nullptr, istart, iend);
 }
 FORKUNION_GOMP_EXPORT bool GOMP_loop_doacross_start(unsigned ncounts, long *counts, long sched, long chunk,
                                                     long *istart, long *iend, std::uintptr_t *reductions, void **mem) {
-    if (mem) refuse("GOMP_loop_doacross_start", "shared memory for a doacross loop's lastprivate(conditional:)");
     loop_kind_t const kind = decode_sched(sched, chunk, true);
-    return doacross_start<long>(ncounts, counts, kind, chunk, reductions, istart, iend);
+    return doacross_start<long>(ncounts, counts, kind, chunk, reductions, mem, istart, iend);
 }
 FORKUNION_GOMP_EXPORT bool GOMP_loop_ull_doacross_start(unsigned ncounts, unsigned long long *counts, long sched,
                                                         unsigned long long chunk, unsigned long long *istart,
                                                         unsigned long long *iend, std::uintptr_t *reductions,
                                                         void **mem) {
-    if (mem) refuse("GOMP_loop_ull_doacross_start", "shared memory for a doacross loop's lastprivate(conditional:)");
     long signed_chunk = static_cast<long>(chunk);
     loop_kind_t const kind = decode_sched(sched, signed_chunk, true);
-    return doacross_start<unsigned long long>(ncounts, counts, kind, signed_chunk, reductions, istart, iend);
+    return doacross_start<unsigned long long>(ncounts, counts, kind, signed_chunk, reductions, mem, istart, iend);
 }
 
 // The iteration vectors below live on the stack: `max_doacross_dims_k` words, or `alloca` for deeper loops.

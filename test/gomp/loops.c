@@ -1,11 +1,20 @@
 /*  Worksharing loops: every schedule (static, static with a chunk, dynamic, guided, runtime, auto, and the
  *  monotonic and nonmonotonic forms), signed, unsigned and `unsigned long long` iteration spaces counting up and
- *  down, `collapse`, `nowait`, `ordered`, doacross (`ordered(n)` with `depend(sink)`), and conditional
- *  `lastprivate`. Each loop checks that every iteration ran exactly once; static schedules print which thread ran
- *  what, and `ordered` regions check their order. */
+ *  down, `collapse`, `nowait`, `ordered`, doacross (`ordered(n)` with `depend(sink)`; with team-shared memory, through
+ *  the entry point), and conditional `lastprivate`. Each loop checks that every iteration ran exactly once; static
+ *  schedules print which thread ran what, and `ordered` regions check their order. */
 #include "gomp_test.h"
 
+#include <stdbool.h>
 #include <stdint.h>
+
+// The OpenMP 5.0 doacross start, called directly: GCC 12 never passes it `mem` (team-shared scratch memory).
+bool GOMP_loop_doacross_start(unsigned ncounts, long *counts, long sched, long chunk, long *istart, long *iend,
+                              uintptr_t *reductions, void **mem);
+bool GOMP_loop_dynamic_next(long *istart, long *iend);
+void GOMP_doacross_post(long *counts);
+void GOMP_doacross_wait(long first, ...);
+void GOMP_loop_end(void);
 
 enum { n_k = 1000, max_threads_k = 64 };
 
@@ -408,6 +417,47 @@ static void ordered_loops(void) {
     CHECK(deep_wrong == 0);
 }
 
+/**  A doacross loop given team-shared memory (`mem`), as GCC's code would ask for it: every member must get the same
+ *   zeroed block, and the loop's own bookkeeping must live elsewhere. Iteration i (in dependence order, waiting for
+ *   i - 1) adds i to its byte of the block, so that writes to the memory also break the order if they overlap it;
+ *   the last one copies the block out. */
+static void doacross_shared_memory(void) {
+    enum { count_k = 777, bytes_k = 300 };
+    static long order[count_k];
+    static unsigned char *blocks[max_threads_k];
+    static unsigned char copy[bytes_k];
+    long next = 0, wrong = 0, zeroed = 1;
+#pragma omp parallel shared(next) reduction(+ : wrong) reduction(&& : zeroed)
+    {
+        long counts[1] = {count_k}, first = 0, last = 0;
+        void *memory = (void *)(uintptr_t)bytes_k;
+        int const me = omp_get_thread_num();
+        bool more =
+            GOMP_loop_doacross_start(1, counts, 0x80000002L /* monotonic: dynamic */, 1, &first, &last, NULL, &memory);
+        if (me < max_threads_k) blocks[me] = memory;
+        unsigned char *const block = memory;
+        for (; more; more = GOMP_loop_dynamic_next(&first, &last))
+            for (long i = first; i < last; ++i) {
+                if (i > 0) GOMP_doacross_wait(i - 1);
+                if (i < bytes_k) zeroed = zeroed && block[i] == 0;
+                block[i % bytes_k] = (unsigned char)(block[i % bytes_k] + i);
+                order[i] = next++;
+                if (i == count_k - 1) memcpy(copy, block, bytes_k); // every iteration before it is done
+                long post[1] = {i};
+                GOMP_doacross_post(post);
+            }
+        GOMP_loop_end(); // the memory lives until the loop's end only
+        for (int other = 0; other < omp_get_num_threads() && other < max_threads_k; ++other)
+            wrong += blocks[other] != block;
+    }
+    for (long i = 0; i < count_k; ++i) wrong += order[i] != i;
+    unsigned char expected[bytes_k] = {0};
+    for (long i = 0; i < count_k; ++i) expected[i % bytes_k] = (unsigned char)(expected[i % bytes_k] + i);
+    wrong += memcmp(copy, expected, bytes_k) != 0;
+    printf("doacross with team-shared memory: %ld wrong, zeroed %ld\n", wrong, zeroed);
+    CHECK(wrong == 0 && zeroed);
+}
+
 // GCC 12 warns that its own private copy of `last_section` may be read uninitialized: it is read only when assigned.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -477,6 +527,7 @@ int main(void) {
     stealing_loops_never_wait();
     iteration_spaces();
     ordered_loops();
+    doacross_shared_memory();
     conditional_lastprivate();
     lastprivate_loops();
     return 0;

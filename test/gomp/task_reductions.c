@@ -1,7 +1,7 @@
 /*  Task reductions: `taskgroup task_reduction` with `task in_reduction` (sums, products, minima, nested taskgroups
  *  whose tasks reduce into both), `taskloop reduction` (in a `single`, outside any region, with a grain size),
- *  `taskloop in_reduction` inside a `taskgroup task_reduction`, and the `task` modifier on `parallel`, `for`,
- *  `sections` and `scope`.
+ *  `taskloop in_reduction` inside a `taskgroup task_reduction`, and the `task` modifier on `parallel`, `for` (also a
+ *  doacross one), `sections` and `scope`.
  *  Every result is exact (integers, powers of two), so each runtime prints the same lines. */
 #include "gomp_test.h"
 
@@ -98,6 +98,53 @@ static void loop_modifier(int threads) {
     CHECK(looped == 435);
 }
 
+/* A doacross loop (`ordered(2)`) with `reduction(task, ...)`: a wavefront of path counts whose cells also spawn tasks
+ * that reduce into the loop's sum, under a static and a dynamic schedule. */
+static void doacross_modifier(void) {
+    enum { side_k = 24 };
+    static long paths[side_k][side_k];
+    for (int round = 0; round < 2; ++round) {
+        long spawned = 0;
+        for (int i = 0; i < side_k; ++i) paths[i][0] = paths[0][i] = 1;
+#pragma omp parallel num_threads(3)
+        {
+            if (round == 0) {
+#pragma omp for ordered(2) schedule(static) reduction(task, + : spawned)
+                for (int i = 1; i < side_k; ++i)
+                    for (int j = 1; j < side_k; ++j) {
+#pragma omp ordered depend(sink : i - 1, j) depend(sink : i, j - 1)
+                        paths[i][j] = (paths[i - 1][j] + paths[i][j - 1]) % 1000003;
+#pragma omp task in_reduction(+ : spawned)
+                        spawned += i * j;
+#pragma omp ordered depend(source)
+                    }
+            } else {
+#pragma omp for ordered(2) schedule(dynamic, 2) reduction(task, + : spawned)
+                for (int i = 1; i < side_k; ++i)
+                    for (int j = 1; j < side_k; ++j) {
+#pragma omp ordered depend(sink : i - 1, j) depend(sink : i, j - 1)
+                        paths[i][j] = (paths[i - 1][j] + paths[i][j - 1]) % 1000003;
+#pragma omp task in_reduction(+ : spawned)
+                        spawned += i * j;
+#pragma omp ordered depend(source)
+                    }
+            }
+        }
+        long expected[side_k][side_k];
+        for (int i = 0; i < side_k; ++i) expected[i][0] = expected[0][i] = 1;
+        long wrong = 0;
+        for (int i = 1; i < side_k; ++i)
+            for (int j = 1; j < side_k; ++j) {
+                expected[i][j] = (expected[i - 1][j] + expected[i][j - 1]) % 1000003;
+                wrong += paths[i][j] != expected[i][j];
+            }
+        long const products = (long)(side_k - 1) * side_k / 2 * ((long)(side_k - 1) * side_k / 2);
+        printf("doacross reduction(task, +), %s: %ld, wavefront %ld, %ld wrong cells\n", round ? "dynamic" : "static",
+               spawned, paths[side_k - 1][side_k - 1], wrong);
+        CHECK(spawned == products && wrong == 0);
+    }
+}
+
 static void sections_and_scope(void) {
     long in_sections = 0, scoped = 0;
 #pragma omp parallel num_threads(3)
@@ -170,6 +217,7 @@ int main(int argc, char **argv) {
         task_modifiers();
         loop_modifier(3);
         loop_modifier(1);
+        doacross_modifier();
         sections_and_scope();
         scope_around_constructs();
         return 0;
