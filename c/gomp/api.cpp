@@ -278,6 +278,100 @@ FORKUNION_GOMP_EXPORT int omp_get_teams_thread_limit(void) {
     return settings().teams_thread_limit.load(std::memory_order_relaxed);
 }
 
+// ---- Device memory routines: the host, device 0, is the only device ----
+//
+// As libgomp without offload plugins: device 0 (`omp_get_initial_device`) is valid and any other number is not;
+// memory is the heap, and every copy is a host copy (`memmove`, so overlapping ranges are copied too). A pointer
+// cannot be associated with the host's own memory (EINVAL). Beyond libgomp, a rectangle whose extents overflow a
+// `size_t`, or one of fewer than 1 dimension, is refused with EINVAL instead of being copied.
+
+namespace {
+constexpr bool host_device(int device) noexcept {
+    return device == 0;
+}
+constexpr int einval_k = 22; // EINVAL, as libgomp returns it
+} // namespace
+
+FORKUNION_GOMP_EXPORT void *omp_target_alloc(std::size_t size, int device) {
+    return host_device(device) ? std::malloc(size) : nullptr;
+}
+FORKUNION_GOMP_EXPORT void omp_target_free(void *pointer, int device) {
+    if (host_device(device)) std::free(pointer);
+}
+FORKUNION_GOMP_EXPORT int omp_target_is_present(void const *pointer, int device) {
+    return !pointer || host_device(device);
+}
+FORKUNION_GOMP_EXPORT int omp_target_memcpy(void *destination, void const *source, std::size_t length,
+                                            std::size_t destination_offset, std::size_t source_offset,
+                                            int destination_device, int source_device) {
+    if (!host_device(destination_device) || !host_device(source_device)) return einval_k;
+    if (length)
+        std::memmove(static_cast<char *>(destination) + destination_offset,
+                     static_cast<char const *>(source) + source_offset, length);
+    return 0;
+}
+FORKUNION_GOMP_EXPORT int omp_target_associate_ptr(void const *, void const *, std::size_t, std::size_t, int) {
+    return einval_k;
+}
+FORKUNION_GOMP_EXPORT int omp_target_disassociate_ptr(void const *, int) {
+    return einval_k;
+}
+
+namespace {
+/**  Sets `first` to the byte offset of a rectangle's first element in its array of `dims` dimensions; false if that
+ *   offset, a dimension's stride or the offset of the rectangle's last byte overflows a `size_t`. */
+bool rectangle_layout(std::size_t element, int dims, std::size_t const *volume, std::size_t const *offsets,
+                      std::size_t const *dimensions, std::size_t &first) noexcept {
+    std::size_t stride = element, last = element;
+    first = 0;
+    for (int dim = dims - 1; dim >= 0; --dim) {
+        std::size_t at = 0, reach = 0;
+        if (__builtin_mul_overflow(offsets[dim], stride, &at) || __builtin_add_overflow(first, at, &first))
+            return false;
+        if (volume[dim] &&
+            (__builtin_mul_overflow(volume[dim] - 1, stride, &reach) || __builtin_add_overflow(last, reach, &last)))
+            return false;
+        if (dim && __builtin_mul_overflow(stride, dimensions[dim], &stride)) return false;
+    }
+    return !__builtin_add_overflow(first, last, &last);
+}
+} // namespace
+
+FORKUNION_GOMP_EXPORT int omp_target_memcpy_rect(void *destination, void const *source, std::size_t element, int dims,
+                                                 std::size_t const *volume, std::size_t const *destination_offsets,
+                                                 std::size_t const *source_offsets,
+                                                 std::size_t const *destination_dimensions,
+                                                 std::size_t const *source_dimensions, int destination_device,
+                                                 int source_device) {
+    if (!destination && !source) return 2147483647; // the number of dimensions supported: any
+    if (!host_device(destination_device) || !host_device(source_device) || dims < 1) return einval_k;
+    if (element == 0) return 0;
+    for (int dim = 0; dim != dims; ++dim)
+        if (volume[dim] == 0) return 0;
+    std::size_t to = 0, from = 0, blocks = 1;
+    if (!rectangle_layout(element, dims, volume, destination_offsets, destination_dimensions, to) ||
+        !rectangle_layout(element, dims, volume, source_offsets, source_dimensions, from))
+        return einval_k;
+    for (int dim = 0; dim + 1 < dims; ++dim)
+        if (__builtin_mul_overflow(blocks, volume[dim], &blocks)) return einval_k;
+    std::size_t row = 0;
+    if (__builtin_mul_overflow(volume[dims - 1], element, &row)) return einval_k;
+    // Block `b` of the outer dimensions, innermost first: its index in each dimension, times that dimension's stride.
+    for (std::size_t block = 0; block != blocks; ++block) {
+        std::size_t rest = block, to_block = to, from_block = from;
+        std::size_t to_stride = element * destination_dimensions[dims - 1];
+        std::size_t from_stride = element * source_dimensions[dims - 1];
+        for (int dim = dims - 2; dim >= 0; --dim) {
+            std::size_t const index = rest % volume[dim];
+            rest /= volume[dim];
+            to_block += index * to_stride, from_block += index * from_stride;
+            if (dim) to_stride *= destination_dimensions[dim], from_stride *= source_dimensions[dim];
+        }
+        std::memmove(static_cast<char *>(destination) + to_block, static_cast<char const *>(source) + from_block, row);
+    }
+    return 0;
+}
+
 // ---- Timers ----
 
 FORKUNION_GOMP_EXPORT double omp_get_wtime(void) {

@@ -19,7 +19,7 @@ namespace {
     forkunion::gomp::refuse(name, "the offload plugin interface: no offload devices");
 }
 [[noreturn]] void refuse_target(char const *name) noexcept {
-    forkunion::gomp::refuse(name, "target offload and device memory: the host is the only device");
+    forkunion::gomp::refuse(name, "target offload: the host is the only device");
 }
 [[noreturn]] void refuse_old_lock(char const *name) noexcept {
     forkunion::gomp::refuse(name,
@@ -194,15 +194,8 @@ FORKUNION_GOMP_PLUGIN(GOMP_PLUGIN_malloc_cleared)
 FORKUNION_GOMP_PLUGIN(GOMP_PLUGIN_realloc)
 FORKUNION_GOMP_PLUGIN(GOMP_PLUGIN_target_task_completion)
 
-// `target` constructs, offload image registration, and the device memory API.
+// The offload teams entry point of GCC 4.9-era device code.
 FORKUNION_GOMP_TARGET(GOMP_teams)
-FORKUNION_GOMP_TARGET(omp_target_alloc)
-FORKUNION_GOMP_TARGET(omp_target_associate_ptr)
-FORKUNION_GOMP_TARGET(omp_target_disassociate_ptr)
-FORKUNION_GOMP_TARGET(omp_target_free)
-FORKUNION_GOMP_TARGET(omp_target_is_present)
-FORKUNION_GOMP_TARGET(omp_target_memcpy)
-FORKUNION_GOMP_TARGET(omp_target_memcpy_rect)
 
 // The pre-GCC-4.4 lock entry points, kept by libgomp under version OMP_1.0 (the current ones are OMP_3.0): each
 // local definition gets the old version with `.symver`; only binaries linked against that old ABI bind to them.

@@ -1,11 +1,70 @@
 /*  `target` constructs on a host without offload devices: every region runs on the host, as libgomp runs them
  *  without offload plugins. `map` clauses share the host's data, `firstprivate` gives the region a copy, `target
  *  data`, `enter data`, `exit data` and `update` have nothing to move, `nowait` regions finish by `taskwait`, and
- *  `teams distribute parallel for` inside `target` splits its loop over the host's teams and threads. */
+ *  `teams distribute parallel for` inside `target` splits its loop over the host's teams and threads. The device
+ *  memory routines (`omp_target_alloc`, `_memcpy`, `_memcpy_rect`, ...) serve device 0, the host. */
 #include "gomp_test.h"
+
+#include <stdint.h>
+
+/**  The device memory routines with the host as the only device: device 0 allocates, copies (with offsets, and as
+ *   2-D and 3-D rectangles) and reports any pointer present; every other device number is refused (NULL, EINVAL,
+ *   absent), and no pointer can be associated. Each copy lands only where it should: the rest keeps its marker. */
+static void device_memory(void) {
+    int const host = omp_get_initial_device(), bad[3] = {-1, 1, omp_get_num_devices() + 1};
+    int *const block = omp_target_alloc(8 * sizeof(int), host);
+    CHECK(block != NULL);
+    for (int i = 0; i < 8; ++i) block[i] = -1;
+    int const source[6] = {10, 11, 12, 13, 14, 15};
+    int const copied = omp_target_memcpy(block, source, 3 * sizeof(int), 2 * sizeof(int), sizeof(int), host, host);
+    printf("device memory: memcpy %d:", copied);
+    for (int i = 0; i < 8; ++i) printf(" %d", block[i]);
+    printf("; present %d %d\n", omp_target_is_present(block, host), omp_target_is_present(NULL, host));
+    CHECK(copied == 0 && block[1] == -1 && block[2] == 11 && block[4] == 13 && block[5] == -1);
+    int refusals = 0;
+    for (int k = 0; k < 3; ++k) {
+        void *const none = omp_target_alloc(16, bad[k]);
+        refusals += none == NULL;
+        refusals += omp_target_memcpy(block, source, sizeof(int), 0, 0, bad[k], host) != 0;
+        refusals += omp_target_memcpy(block, source, sizeof(int), 0, 0, host, bad[k]) != 0;
+        refusals += omp_target_is_present(block, bad[k]) == 0;
+        omp_target_free(none, bad[k]);
+    }
+    refusals += omp_target_associate_ptr(source, block, sizeof(int), 0, host) != 0;
+    refusals += omp_target_disassociate_ptr(source, host) != 0;
+    printf("device memory: %d of 14 refusals, block[0] still %d\n", refusals, block[0]);
+    CHECK(refusals == 14 && block[0] == -1);
+    omp_target_free(block, host);
+
+    // A 2 x 3 rectangle from (2, 0) of a 4 x 5 array into (1, 1) of another; then 1 x 1 x 2 of a 2 x 2 x 3 one.
+    int from[4][5], to[4][5];
+    for (int i = 0; i < 20; ++i) from[i / 5][i % 5] = i, to[i / 5][i % 5] = -1;
+    size_t const volume[2] = {2, 3}, to_offsets[2] = {1, 1}, from_offsets[2] = {2, 0}, dimensions[2] = {4, 5};
+    int const flat = omp_target_memcpy_rect(to, from, sizeof(int), 2, volume, to_offsets, from_offsets, dimensions,
+                                            dimensions, host, host);
+    int wrong = 0;
+    for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 5; ++j) {
+            int const inside = i >= 1 && i < 3 && j >= 1 && j < 4;
+            wrong += to[i][j] != (inside ? from[i + 1][j - 1] : -1);
+        }
+    int deep_from[2][2][3], deep_to[2][2][3];
+    for (int i = 0; i < 12; ++i) ((int *)deep_from)[i] = i, ((int *)deep_to)[i] = -1;
+    size_t const deep_volume[3] = {1, 1, 2}, deep_offsets[3] = {1, 0, 1}, deep_dimensions[3] = {2, 2, 3};
+    int const deep = omp_target_memcpy_rect(deep_to, deep_from, sizeof(int), 3, deep_volume, deep_offsets, deep_offsets,
+                                            deep_dimensions, deep_dimensions, host, host);
+    for (int i = 0; i < 12; ++i) wrong += ((int *)deep_to)[i] != (i == 7 || i == 8 ? i : -1);
+    int const dimensions_supported = omp_target_memcpy_rect(NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, host, host);
+    int const refused = omp_target_memcpy_rect(to, from, sizeof(int), 2, volume, to_offsets, from_offsets, dimensions,
+                                               dimensions, bad[1], host);
+    printf("device memory: memcpy_rect %d %d, %d wrong elements; dimensions supported %d, other device %s\n", flat,
+           deep, wrong, dimensions_supported, refused ? "refused" : "accepted");
+    CHECK(flat == 0 && deep == 0 && wrong == 0 && dimensions_supported > 3 && refused != 0);
+}
 
 int main(void) {
     report_server();
+    device_memory();
     int value = 1;
 #pragma omp target map(tofrom : value)
     value += 1;
