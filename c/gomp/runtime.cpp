@@ -381,6 +381,7 @@ struct root_t {
         task_t *legacy_saved = nullptr; ///< `GOMP_parallel_start`: the task the master's implicit task replaced.
         unsigned policy_threads = 0;    ///< `process_threads()` that `team.header.policy` was derived from; 0 none.
         unsigned legacy_reserved = 0;   ///< `GOMP_parallel_start` of a nested team: threads taken from its group.
+        unsigned legacy_forks = 0;      ///< `GOMP_parallel_start`: `forks_` then (`GOMP_parallel_end` in a child).
     } master;
 
     bool try_claim() noexcept {
@@ -496,6 +497,26 @@ bool ensure_capacity(root_t &root, unsigned capacity) noexcept {
 }
 
 /**
+ *  Stops and deletes the segments of `root` (held by the calling thread) from `first` on. They leave the root's list
+ *  under `shapes_mutex_`, and are stopped after it: a stopping worker's exit may run a thread-exit handler that opens
+ *  a region, whose growth takes that mutex.
+ */
+void stop_segments(root_t &root, unsigned first) noexcept {
+    pool_t *stopping[max_segments_k] = {};
+    unsigned count = 0;
+    {
+        std::lock_guard<std::mutex> const lock(shapes_mutex_);
+        for (unsigned segment = first; segment < root.shape.segments_count; ++segment)
+            stopping[count++] = root.shape.segments[segment], root.shape.segments[segment] = nullptr;
+        if (root.shape.segments_count > first) root.shape.segments_count = first;
+    }
+    for (unsigned segment = 0; segment != count; ++segment) {
+        stopping[segment]->terminate();
+        delete stopping[segment];
+    }
+}
+
+/**
  *  Makes room for one more segment in a root that has `max_segments_k`: stops the threads of every segment but the
  *  first, which leaves the root with the first segment's threads (the team it was first spawned with), for the
  *  growth that follows to add back as one segment. Those thread numbers get new OS threads: OpenMP keeps
@@ -503,15 +524,7 @@ bool ensure_capacity(root_t &root, unsigned capacity) noexcept {
  */
 [[gnu::noinline, gnu::cold]] void merge_segments(root_t &root) noexcept {
     unsigned const kept = root.shape.first[1] + 1; // the master and the first segment's workers
-    {
-        std::lock_guard<std::mutex> const lock(shapes_mutex_);
-        for (unsigned segment = 1; segment != root.shape.segments_count; ++segment) {
-            root.shape.segments[segment]->terminate();
-            delete root.shape.segments[segment];
-            root.shape.segments[segment] = nullptr;
-        }
-        root.shape.segments_count = 1;
-    }
+    stop_segments(root, 1);
     process_threads_.fetch_sub(root.shape.threads - kept, std::memory_order_relaxed);
     root.shape.threads = kept;
 }
@@ -564,20 +577,29 @@ bool ensure_capacity(root_t &root, unsigned capacity) noexcept {
 // A region's steps below are `always_inline`: the master's path from `GOMP_parallel` to its join is one function,
 // with no call that saves and restores registers between the steps.
 
-/**  Hands the calling thread's roots back when the thread exits, for the next threads that have none. */
-struct home_keeper_t {
-    ~home_keeper_t() {
-        thread_state_t &state = thread_state;
-        // Not in a `fork()` child that forgot the roots (their pools' threads stayed in the parent).
-        if (state.home_forks != forks_.load(std::memory_order_relaxed)) return;
-        if (state.home) state.home->release();
-        state.home = nullptr;
-        for (unsigned level = 0; level != state.nested_capacity; ++level)
-            if (state.nested[level]) state.nested[level]->release();
-        delete[] state.nested;
-        state.nested = nullptr, state.nested_capacity = 0;
-    }
-};
+/**
+ *  Hands the calling thread's roots back when the thread exits, for the next threads that have none: the destructor
+ *  of `keeper_key_`, which a thread's claim of a free root sets. POSIX runs key destructors after the thread's C++
+ *  `thread_local` destructors, and again (up to 4 rounds) when a destructor sets a key anew, so a root claimed by a
+ *  region that such a destructor opens is handed back too. Never on a thread still inside a region (`exit()` from a
+ *  region's body runs no key destructor, but a `pthread_exit` there does): its region still runs on those roots.
+ */
+void release_thread_roots(void *) noexcept {
+    thread_state_t &state = thread_state;
+    // Not in a `fork()` child that forgot the roots (their pools' threads stayed in the parent).
+    if (state.home_forks != forks_.load(std::memory_order_relaxed)) return;
+    if (current_task_pointer && current_task_pointer->level != 0) return;
+    if (state.home) state.home->release();
+    state.home = nullptr;
+    for (unsigned level = 0; level != state.nested_capacity; ++level)
+        if (state.nested[level]) state.nested[level]->release();
+    delete[] state.nested;
+    state.nested = nullptr, state.nested_capacity = 0;
+}
+
+pthread_key_t keeper_key_;
+/**  Set by `load`, cleared by `unload`; without the key, a thread's roots stay held until the process exits. */
+std::atomic<bool> keeper_key_ready_{false};
 
 /**  Any free root, claimed, or a new one; null when none is left. Registers the thread's keeper. */
 [[gnu::noinline]] root_t *claim_free_root() noexcept {
@@ -599,9 +621,9 @@ struct home_keeper_t {
                          max_roots_k);
         return nullptr;
     }
-    // Constructed (and its destructor registered) on the thread's first claim only.
-    thread_local home_keeper_t keeper;
-    (void)keeper;
+    // A non-null value, set on the thread's first claim, and on a claim after `release_thread_roots` ran.
+    if (keeper_key_ready_.load(std::memory_order_acquire) && !::pthread_getspecific(keeper_key_))
+        ::pthread_setspecific(keeper_key_, &thread_state);
     return found;
 }
 
@@ -941,13 +963,7 @@ int pause_idle_roots() noexcept {
         // Free roots and the caller's own: another thread's root may be in a region, as libgomp's pools would be.
         if (!claim_for_maintenance(*root, forks)) continue;
         // The next region spawns the threads afresh; construct numbers and cursors carry on.
-        std::lock_guard<std::mutex> const lock(shapes_mutex_);
-        for (unsigned segment = 0; segment != root->shape.segments_count; ++segment) {
-            root->shape.segments[segment]->terminate();
-            delete root->shape.segments[segment];
-            root->shape.segments[segment] = nullptr;
-        }
-        root->shape.segments_count = 0;
+        stop_segments(*root, 0);
         process_threads_.fetch_sub(root->shape.threads, std::memory_order_relaxed);
         root->shape.threads = 0;
         end_maintenance(*root);
@@ -1095,6 +1111,7 @@ void start_parallel(void (*fn)(void *), void *data, unsigned nthreads, loop_shap
     team_t &team = root->team;
     prepare_first_construct(team, loop, sections);
     root->master.legacy_saved = &parent;
+    root->master.legacy_forks = forks_.load(std::memory_order_relaxed);
     publish_team(*root);
     bind_implicit(*master, team, 0); // a task of its own, not the root's: bound here
     start_member(*master, team);
@@ -1113,6 +1130,12 @@ void end_parallel() noexcept {
         return;
     }
     root_t *root = team->header.root;
+    // In a child forked during the region, the team's other threads stayed in the parent: do not wait for them.
+    if (forks_.load(std::memory_order_relaxed) != root->master.legacy_forks) [[unlikely]] {
+        swap_current_task(root->master.legacy_saved);
+        delete &master;
+        return;
+    }
     join_team(*root); // the master's task stays current, as in `run_parallel`
     if (tasks_incomplete()) [[unlikely]]
         finish_region_tasks(team);
@@ -1153,20 +1176,29 @@ void forget_roots_in_child() noexcept {
 }
 
 __attribute__((constructor)) void load() noexcept {
+    // Release pairs with the acquire in `claim_free_root`: a thread that sees the flag sees the key.
+    keeper_key_ready_.store(::pthread_key_create(&keeper_key_, release_thread_roots) == 0, std::memory_order_release);
     (void)settings(); // reads the environment, unless an earlier OpenMP call did
     ::pthread_atfork(nullptr, nullptr, forget_roots_in_child);
 }
 
 __attribute__((destructor)) void unload() noexcept {
     // Stop the workers of every free root and of the calling thread's, so they do not spin through the process's
-    // exit; a root another live thread holds (it may be in a region) is left running, its workers parked or soon.
+    // exit; a root another live thread holds (it may be in a region) is left running, its workers parked or soon,
+    // and so are the calling thread's own when it exits from inside a region (`exit` in a region's body): their
+    // regions are still running, and stopping a pool waits for its dispatch to end.
+    bool const in_region = current_task_pointer && current_task_pointer->level != 0;
     for (auto &slot : roots_) {
         root_t *root = slot.load(std::memory_order_acquire);
         if (!root) break; // roots are appended: none after the first empty entry
+        if (in_region && holds(*root)) continue;
         if (!claim_for_maintenance(*root, forks_.load(std::memory_order_relaxed))) continue;
         for (unsigned segment = 0; segment != root->shape.segments_count; ++segment)
             root->shape.segments[segment]->terminate();
     }
+    // After the stopped workers ran it (each exits before `terminate` returns): threads that exit after an unload
+    // (`dlclose`) must not call into unmapped code, so their roots stay held.
+    if (keeper_key_ready_.exchange(false, std::memory_order_relaxed)) ::pthread_key_delete(keeper_key_);
 }
 
 } // namespace

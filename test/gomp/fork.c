@@ -1,9 +1,9 @@
 /*  fork(): a child of a process that ran parallel regions gets a fresh runtime and runs full teams (libgomp's
  *  child hangs there: its team threads are gone but it waits for them); a child forked inside a region returns
- *  from that region and runs new ones; children forked at random points while other threads run regions, grow
- *  teams, nest them and release every thread with `omp_pause_resource_all` (whatever lock of the runtime those
- *  hold at the fork) run full teams too. Each child has 30 s before an alarm fails it. Runs under the drop-in
- *  only. */
+ *  from that region and runs new ones (also from a region of `GOMP_parallel_start`, whose end is a call of its
+ *  own); children forked at random points while other threads run regions, grow teams, nest them and release every
+ *  thread with `omp_pause_resource_all` (whatever lock of the runtime those hold at the fork) run full teams too.
+ *  Each child has 30 s before an alarm fails it. Runs under the drop-in only. */
 #include "gomp_test.h"
 
 #include <pthread.h>
@@ -33,6 +33,18 @@ static void expect_child(pid_t child, char const *what) {
         abort();
     }
     printf("%s: child ran full teams\n", what);
+}
+
+void GOMP_parallel_start(void (*fn)(void *), void *data, unsigned nthreads);
+void GOMP_parallel_end(void);
+
+/**  The body of a region opened by the GOMP_1.0 entry points (as GCC before 4.9 emitted): the master forks. */
+static void legacy_body(void *argument) {
+    if (omp_get_thread_num() != 0) return;
+    fflush(stdout);
+    pid_t const child = fork();
+    if (child == 0) alarm(30);
+    *(pid_t *)argument = child;
 }
 
 static atomic_int stop_busy;
@@ -120,6 +132,21 @@ int main(void) {
     }
     if (inner == 0) _exit(child_regions());
     expect_child(inner, "fork inside a region");
+    // The same in a region of the GOMP_1.0 entry points, whose end is a call of its own; with more threads than
+    // cores, after a `taskloop` (both make a region end in a wait for the team's other threads).
+    // The team is grown first: no thread of it is still starting (and allocating) when the master forks.
+    unsigned const oversubscribed = (unsigned)omp_get_num_procs() + 2;
+#pragma omp parallel num_threads(oversubscribed)
+#pragma omp single
+#pragma omp taskloop grainsize(1)
+    for (int i = 0; i < 4; ++i) (void)i;
+    pid_t legacy = -1;
+    GOMP_parallel_start(legacy_body, &legacy, oversubscribed);
+    legacy_body(&legacy);
+    GOMP_parallel_end();
+    if (legacy == 0) _exit(child_regions());
+    expect_child(legacy, "fork inside a GOMP_parallel_start region");
+
     // The parent's runtime still works.
     int after = 0;
 #pragma omp parallel num_threads(2) reduction(+ : after)
