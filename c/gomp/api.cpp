@@ -203,7 +203,9 @@ FORKUNION_GOMP_EXPORT void omp_set_nested(int on) {
     if (omp_get_max_active_levels() > 1) omp_set_max_active_levels(1);
 }
 FORKUNION_GOMP_EXPORT int omp_get_nested(void) {
-    return omp_get_max_active_levels() > 1;
+    // As OpenMP 5 and libgomp: a region started here could be active inside an active one.
+    int const levels = omp_get_max_active_levels();
+    return levels > 1 && levels > task().active_level;
 }
 
 FORKUNION_GOMP_EXPORT void omp_set_schedule(int kind, int chunk) {
@@ -242,7 +244,7 @@ FORKUNION_GOMP_EXPORT int omp_get_team_size(int level) {
 // ---- Devices and teams: the host is the only device ----
 
 FORKUNION_GOMP_EXPORT void omp_set_default_device(int device) {
-    task().icv.default_device = device;
+    task().icv.default_device = device >= 0 ? device : 0; // as libgomp: a negative number becomes the host's
 }
 FORKUNION_GOMP_EXPORT int omp_get_default_device(void) {
     return task().icv.default_device;
@@ -266,13 +268,14 @@ FORKUNION_GOMP_EXPORT int omp_get_team_num(void) {
     return teams_number();
 }
 FORKUNION_GOMP_EXPORT void omp_set_num_teams(int teams) {
-    if (teams > 0) settings().num_teams.store(teams, std::memory_order_relaxed);
+    // As libgomp: 0 is kept (no request), a negative count changes nothing.
+    if (teams >= 0) settings().num_teams.store(teams, std::memory_order_relaxed);
 }
 FORKUNION_GOMP_EXPORT int omp_get_max_teams(void) {
     return settings().num_teams.load(std::memory_order_relaxed);
 }
 FORKUNION_GOMP_EXPORT void omp_set_teams_thread_limit(int limit) {
-    if (limit > 0) settings().teams_thread_limit.store(limit, std::memory_order_relaxed);
+    if (limit >= 0) settings().teams_thread_limit.store(limit, std::memory_order_relaxed); // as `omp_set_num_teams`
 }
 FORKUNION_GOMP_EXPORT int omp_get_teams_thread_limit(void) {
     return settings().teams_thread_limit.load(std::memory_order_relaxed);
@@ -527,6 +530,9 @@ void put_affinity(writer_t &out) noexcept {
     }
 }
 
+/**  The widest field of an affinity format: wider ones (`%99999999999L`) are padded to this many characters. */
+constexpr int max_field_width_k = 4096;
+
 /**  A copy of affinity-format-var, taken under its lock. */
 struct affinity_format_t {
     char text[sizeof(settings_t::affinity_format)];
@@ -562,8 +568,12 @@ std::size_t format_affinity(char *buffer, std::size_t size, char const *format) 
         bool zero = false, right = false;
         if (*at == '0') zero = true, right = true, ++at;
         if (*at == '.') right = true, ++at;
+        // Widths above `max_field_width_k` are that: a field's padding is bounded, and the arithmetic never overflows.
         int width = 0;
-        while (*at >= '0' && *at <= '9') width = width * 10 + (*at++ - '0');
+        while (*at >= '0' && *at <= '9') {
+            width = width * 10 + (*at++ - '0');
+            if (width > max_field_width_k) width = max_field_width_k;
+        }
         char letter = *at;
         if (*at == '{') {
             char const *close = std::strchr(at, '}');
@@ -630,8 +640,13 @@ FORKUNION_GOMP_EXPORT void omp_set_affinity_format(char const *format) {
     if (!format) return;
     settings_t &s = settings();
     mutex_lock(s.affinity_format_lock);
+    std::size_t const length = std::strlen(format);
     std::snprintf(s.affinity_format, sizeof(s.affinity_format), "%s", format);
     mutex_unlock(s.affinity_format_lock);
+    if (length >= sizeof(s.affinity_format))
+        std::fprintf(stderr,
+                     "forkunion gomp: omp_set_affinity_format: a format of %zu characters is cut to its first %zu\n",
+                     length, sizeof(s.affinity_format) - 1);
 }
 FORKUNION_GOMP_EXPORT std::size_t omp_get_affinity_format(char *buffer, std::size_t size) {
     affinity_format_t const current;

@@ -58,16 +58,28 @@ std::size_t pending_length_ = 0;
 bool pending_truncated_ = false;
 std::atomic<bool> reported_{false};
 
-void complain(char const *name, char const *value, char const *expected) noexcept {
+/**  Queues the warning `forkunion gomp: NAME='VALUE': what` for stderr. */
+void warn(char const *name, char const *value, char const *what) noexcept {
     std::size_t const room = sizeof(pending_warnings_) - pending_length_;
-    int const written = std::snprintf(pending_warnings_ + pending_length_, room,
-                                      "forkunion gomp: %s='%s': expected %s; ignored\n", name, value, expected);
+    int const written =
+        std::snprintf(pending_warnings_ + pending_length_, room, "forkunion gomp: %s='%s': %s\n", name, value, what);
     if (written < 0 || static_cast<std::size_t>(written) >= room) {
         pending_warnings_[pending_length_] = '\0'; // no half line
         pending_truncated_ = true;
         return;
     }
     pending_length_ += static_cast<std::size_t>(written);
+}
+
+void complain(char const *name, char const *value, char const *expected) noexcept {
+    char what[160];
+    std::snprintf(what, sizeof(what), "expected %s; ignored", expected);
+    warn(name, value, what);
+}
+
+/**  A per-level list longer than the levels it can set: said, since deeper levels then take the last one kept. */
+void note_list_cut(char const *name, char const *value, unsigned pieces) noexcept {
+    if (pieces > 8) warn(name, value, "only the first 8 entries are used; deeper nesting levels take the 8th");
 }
 
 /**  A boolean variable: `true` or `false`, any case. Returns false (and leaves `out`) when unset or malformed. */
@@ -108,15 +120,17 @@ void read_num_threads(settings_t &s) noexcept {
     char const *value = std::getenv("OMP_NUM_THREADS");
     if (!value) return;
     unsigned list[8] = {0};
-    unsigned size = 0;
+    unsigned size = 0, pieces = 0;
     bool const ok = for_each_piece(trimmed(value, std::strlen(value)), ',', [&](text_t piece) noexcept {
         std::uint64_t count = 0;
         if (!parse_unsigned(piece.data, piece.length, count, 0x7fffffffu) || count == 0) return false;
         if (size < 8) list[size++] = static_cast<unsigned>(count);
+        ++pieces;
         return true;
     });
     if (!ok || size == 0)
         return complain("OMP_NUM_THREADS", value, "a positive integer or a comma-separated list of them");
+    note_list_cut("OMP_NUM_THREADS", value, pieces);
     for (unsigned i = 0; i != size; ++i) s.nthreads_list[i] = list[i];
     s.nthreads_list_size = size;
     s.initial.nthreads = list[0];
@@ -181,17 +195,22 @@ bool read_proc_bind(settings_t &s) noexcept {
     char const *value = std::getenv("OMP_PROC_BIND");
     if (!value) return false;
     int list[8] = {0};
-    unsigned size = 0;
+    unsigned size = 0, pieces = 0;
     bool const ok = for_each_piece(trimmed(value, std::strlen(value)), ',', [&](text_t piece) noexcept {
         int const bind = bind_of(piece);
-        if (bind < 0 || (bind == bind_false_k && size) || (size && list[0] == bind_false_k)) return false;
+        // `false` and `true` stand alone: neither is a per-level policy.
+        bool const alone = bind == bind_false_k || bind == bind_true_k;
+        if (bind < 0 || (alone && pieces) || (pieces && (list[0] == bind_false_k || list[0] == bind_true_k)))
+            return false;
         if (size < 8) list[size++] = bind;
+        ++pieces;
         return true;
     });
     if (!ok || size == 0) {
         complain("OMP_PROC_BIND", value, "false, true, or a comma-separated list of primary, master, close, spread");
         return false;
     }
+    note_list_cut("OMP_PROC_BIND", value, pieces);
     for (unsigned i = 0; i != size; ++i) s.bind_list[i] = list[i];
     s.bind_list_size = size;
     s.initial.bind = list[0];

@@ -529,20 +529,32 @@ void stop_segments(root_t &root, unsigned first) noexcept {
     root.shape.threads = kept;
 }
 
+/**  Says once per process on stderr that a team got fewer threads than it asked for, and returns `have`: OpenMP
+ *  lets a region run with fewer threads when resources run out (`omp_get_num_threads` tells), never silently. */
+[[gnu::cold]] unsigned short_team(unsigned wanted, unsigned have) noexcept {
+    static std::atomic<bool> said{false};
+    if (!said.exchange(true, std::memory_order_relaxed))
+        std::fprintf(stderr,
+                     "forkunion gomp: a team of %u threads could not be started (the OS refused a thread, or memory "
+                     "ran out): it runs with %u; later shortfalls are not reported\n",
+                     wanted, have);
+    return have;
+}
+
 /**  Makes `root` have at least `wanted` team threads; returns how many it has (fewer when the OS refuses). */
 [[gnu::noinline]] unsigned grow(root_t &root, unsigned wanted) noexcept {
     if (root.shape.threads >= wanted) return root.shape.threads;
-    if (!ensure_capacity(root, wanted)) return root.shape.threads ? root.shape.threads : 1;
+    if (!ensure_capacity(root, wanted)) return short_team(wanted, root.shape.threads ? root.shape.threads : 1);
     if (root.shape.segments_count == max_segments_k) [[unlikely]]
         merge_segments(root);
     unsigned const have = root.shape.threads ? root.shape.threads : 1; // the master is always there
     auto *segment = new (std::nothrow) pool_t();
-    if (!segment) return have;
+    if (!segment) return short_team(wanted, have);
     // Oversubscribed once this segment runs: the process's team threads (the master too, at the first spawn).
     bool const oversubscribed = process_threads() + (wanted - root.shape.threads) > settings().allowed_cores;
     if (!spawn_pool(*segment, wanted - have, caller_exclusive_k, oversubscribed)) {
         delete segment;
-        return have;
+        return short_team(wanted, have);
     }
     {
         std::lock_guard<std::mutex> const lock(shapes_mutex_);
@@ -955,7 +967,8 @@ unsigned thread_limit_of(task_t const &task) noexcept {
 }
 
 int pause_idle_roots() noexcept {
-    if (current_task().active_level > 0) return -1; // the threads of a running region cannot be released
+    // Inside any region, as libgomp: a running one's threads cannot be released, and an inactive one answers alike.
+    if (current_task().level > 0) return -1;
     unsigned const forks = forks_.load(std::memory_order_relaxed);
     for (auto &slot : roots_) {
         root_t *root = slot.load(std::memory_order_acquire);
@@ -1153,7 +1166,7 @@ namespace {
 /**
  *  The `fork()` child's handler: the calling thread is the child's only one. Every lock of the runtime that another
  *  thread of the parent may have held at the fork is made free, since its holder does not exist here: the roots'
- *  and shapes' mutexes (creating a root; growing, pausing or re-tuning one, which joins threads while holding it),
+ *  and shapes' mutexes (creating a root; growing, pausing or re-tuning one),
  *  the `atomic` fallback lock and the affinity format's (held only around their own short copies), and an
  *  environment read another thread was in the middle of (read again). The data they guard is the roots', which the
  *  child abandons, or is written again. The unnamed and named `critical` sections and the `omp_*_lock`s are the

@@ -67,7 +67,14 @@ int main(void) {
     printf("devices %d, initial %d, device num %d, is initial %d, default %d\n", omp_get_num_devices(),
            omp_get_initial_device(), omp_get_device_num(), omp_is_initial_device(), omp_get_default_device());
     omp_set_default_device(3), printf("default device set to %d\n", omp_get_default_device());
+    omp_set_default_device(-5), printf("default device set to -5: %d\n", omp_get_default_device());
     omp_set_default_device(0);
+    int const teams_before = omp_get_max_teams(), teams_limit_before = omp_get_teams_thread_limit();
+    omp_set_num_teams(0), omp_set_teams_thread_limit(0);
+    printf("teams set to 0: max teams %d, teams thread limit %d\n", omp_get_max_teams(), omp_get_teams_thread_limit());
+    omp_set_num_teams(-2), omp_set_teams_thread_limit(-2);
+    printf("teams set to -2: max teams %d, teams thread limit %d\n", omp_get_max_teams(), omp_get_teams_thread_limit());
+    omp_set_num_teams(teams_before), omp_set_teams_thread_limit(teams_limit_before);
     printf("outside regions: level %d, active %d, ancestor(0) %d, ancestor(1) %d, team size(0) %d, size(1) %d\n",
            omp_get_level(), omp_get_active_level(), omp_get_ancestor_thread_num(0), omp_get_ancestor_thread_num(1),
            omp_get_team_size(0), omp_get_team_size(1));
@@ -244,5 +251,32 @@ int main(void) {
 #pragma omp master
     inside = omp_pause_resource_all(omp_pause_soft);
     printf("pause inside a region: %d\n", inside);
+    int inactive = 0;
+#pragma omp parallel if (0)
+    inactive = omp_pause_resource_all(omp_pause_soft);
+    printf("pause inside an inactive region: %d\n", inactive);
+
+    // omp_get_nested: whether a region started here could be active, at each active level (max-active-levels 2).
+    omp_set_max_active_levels(2);
+    int nested_at[3] = {-1, -1, -1};
+    nested_at[0] = omp_get_nested();
+#pragma omp parallel num_threads(2)
+#pragma omp master
+    {
+        nested_at[1] = omp_get_nested();
+#pragma omp parallel num_threads(2)
+#pragma omp master
+        nested_at[2] = omp_get_nested();
+    }
+    printf("omp_get_nested at active levels 0, 1, 2 under max-active-levels 2: %d %d %d\n", nested_at[0], nested_at[1],
+           nested_at[2]);
+    CHECK(nested_at[0] == 1 && nested_at[1] == 1 && nested_at[2] == 0);
+    omp_set_max_active_levels(1);
+
+    // A field width beyond any line: bounded padding (and no overflow of the width's arithmetic).
+    char widest[64];
+    size_t const wide_length = omp_capture_affinity(widest, sizeof(widest), "%99999999999L");
+    if (served_by_forkunion()) CHECK(wide_length >= 64 && wide_length <= 4096);
+    printf("a field 99999999999 wide: %s\n", wide_length >= 64 ? "padded" : "not padded");
     return 0;
 }
