@@ -265,6 +265,10 @@ bool team_barrier(team_t &team) noexcept {
     // Acq_rel: the last arrival carries every member's writes into its release of the generation.
     if (team.arrive.arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == size) {
         team.arrive.arrived.store(0, std::memory_order_relaxed); // nobody arrives again before the release below
+        // A construct's cancellation ends with its barrier (every member is here, none still in it). Written only
+        // when set: the mark's line stays shared in every cache otherwise.
+        if (team.taskloop.cancelled_ws.load(std::memory_order_relaxed) != no_ws_mark_k) [[unlikely]]
+            team.taskloop.cancelled_ws.store(no_ws_mark_k, std::memory_order_relaxed);
         // Seq_cst with the sleepers' seq_cst increment and re-check: one of the two sees the other. A plain store
         // cannot lose a cancellation: every member is here, so none is in `cancel_region`.
         team.release.generation.store(generation + barrier_step_k, std::memory_order_seq_cst);
@@ -1247,6 +1251,7 @@ namespace {
     }
     if (tasks_incomplete()) [[unlikely]] // a team of one: its tasks complete here too
         finish_region_tasks(&task);
+    task.ws.cancelled = no_ws_mark_k; // as `team_barrier` clears a team's
     return false;
 }
 } // namespace
@@ -1313,7 +1318,7 @@ FORKUNION_GOMP_EXPORT bool GOMP_cancel(int which, bool do_cancel) {
         if (task.team) cancel_region(*task.team);
         return true;
     }
-    std::uint64_t const mark = task.ws_next; // see `ws_cancelled`
+    std::uint64_t const mark = ws_mark(task);
     if (team_t *team = task.team) {
         // Release pairs with the acquire in `ws_cancelled`; the construct's end barrier orders it for every member.
         team->taskloop.cancelled_ws.store(mark, std::memory_order_release);

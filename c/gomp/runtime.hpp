@@ -282,6 +282,10 @@ enum class copy_role_t : std::uint8_t {
     reader_k, ///< Copies the writer's variables until it reaches the barrier.
 };
 
+/**  No construct's number: the value of a cancellation mark (`ws_state_t::cancelled`, `cancelled_ws`) while none is
+ *   set. A `cancel for` or `cancel sections` lasts until the barrier at its construct's end, which clears it. */
+constexpr std::uint64_t no_ws_mark_k = ~std::uint64_t(0);
+
 /**
  *  What a thread remembers of the worksharing construct it is in. `loop_enter` sets every field the construct's
  *  schedule reads; the others keep stale values that nothing reads.
@@ -306,6 +310,7 @@ struct ws_state_t {
     bool published = false;   ///< Stealing: this thread's block is behind its cursor (else it drains it alone).
     bool holds_chunk = false; ///< `[first, last)` is this thread's and not yet handed on (`ordered`).
     bool pending = false;     ///< Team of one: the whole loop is still to be handed out.
+    bool open = false;        ///< Inside a loop or `sections` this thread entered (`loop_enter`), until it left.
     copy_role_t copy = copy_role_t::none_k;
     void *solo_memory = nullptr; ///< Team of one: the scratch memory `GOMP_loop_start` asked for.
     unsigned doacross_dims = 0;
@@ -314,10 +319,11 @@ struct ws_state_t {
      *   memory (each member stores the same values there; read and written as relaxed atomics). */
     std::uint64_t *doacross_count_table = nullptr;
     std::atomic<std::uint64_t> *doacross_progress = nullptr; ///< The slot's progress words, one per chunk.
-    /**  `ws_next` when this thread's construct was ended for it alone (cancel-var true): on a team of one by `cancel
-     *   for` or `cancel sections`; on a team, by the cancellation of the region while the construct waited for a
-     *   slot (the construct then hands this thread nothing; see `loop_enter`). */
-    std::uint64_t cancelled = 0;
+    /**  The number of this thread's construct when it was ended for it alone (cancel-var true; `ws_mark`): on a
+     *   team of one by `cancel for` or `cancel sections`; on a team, by the cancellation of the region while the
+     *   construct waited for a slot (the construct then hands this thread nothing; see `loop_enter`). No construct
+     *   has the initial value. */
+    std::uint64_t cancelled = no_ws_mark_k;
 };
 
 /**
@@ -480,9 +486,10 @@ struct team_t {
         std::atomic<shared_taskloop_t *> current{nullptr};
         std::atomic<std::uint32_t> helpers{0};
         std::atomic<bool> seen{false}; ///< A `taskloop` was shared in this region: later regions end in a barrier.
-        /**  The members' `ws_next` when a `cancel for` or `cancel sections` ended their construct (cancel-var true):
-         *   construct numbers never repeat, so the mark needs no reset. On a line the region's path never reads. */
-        std::atomic<std::uint64_t> cancelled_ws{0};
+        /**  The number (`ws_mark`) of the construct a `cancel for` or `cancel sections` ended (cancel-var true), or
+         *   `no_ws_mark_k`: set by the canceller, cleared by the barrier at the construct's end (`team_barrier`) or
+         *   by a cancelled region's end (`reset_worksharing`). On a line the region's path only reads. */
+        std::atomic<std::uint64_t> cancelled_ws{no_ws_mark_k};
         /**  Task-reduction copies thread 0 combined in a cancelled region or construct, freed at the region's end
          *   (`reset_worksharing`): written by thread 0 only (`free_combined_blocks`), read after the join. */
         void **deferred_blocks = nullptr;
@@ -623,6 +630,10 @@ bool taskgroup_cancelled() noexcept;
 bool cancel_taskgroup() noexcept;
 /**  Whether the calling thread's current worksharing construct was cancelled (`cancel for`, `cancel sections`). */
 bool ws_cancelled(task_t const &task) noexcept;
+/**  The number of the loop or `sections` construct the calling implicit task is in, as `cancel for` marks it: the
+ *   one it entered, or, in a `schedule(static)` loop GCC runs without entering it here, the number that loop's end
+ *   takes (`loop_leave`). Distinct for every construct of a team, so a mark never outlives its construct. */
+std::uint64_t ws_mark(task_t const &task) noexcept;
 /**  Hands out the next chunk as logical iterations; false when the loop has none left for this thread. */
 bool loop_next_logical(task_t &task, std::uint64_t &first, std::uint64_t &last) noexcept;
 /**  Leaves the loop (handing on the ordered turn) and, with `barrier`, waits for the team; true when that barrier

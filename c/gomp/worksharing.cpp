@@ -343,7 +343,7 @@ namespace {
     ws_state_t &ws = task.ws;
     ws.loop.kind = loop_kind_t::shared_k;
     ws.loop.ordered = false;
-    ws.cancelled = task.ws_next;
+    ws.cancelled = ws.id;
     if (memory) {
         ws.solo_memory = std::calloc(1, memory_bytes ? static_cast<std::size_t>(memory_bytes) : 1);
         if (!ws.solo_memory) refuse("a worksharing construct's shared memory", "out of memory");
@@ -360,6 +360,7 @@ void loop_enter(task_t &task, loop_shape_t const &requested, void **memory, std:
     ws.slot = nullptr;
     ws.loop = requested;
     ws.id = task.ws_next++;
+    ws.open = true;
     ws.next = 0;
     ws.holds_chunk = false;
     ws.pending = false;
@@ -437,10 +438,13 @@ void loop_enter(task_t &task, loop_shape_t const &requested, void **memory, std:
     ws.stride = task.steal_stride;
 }
 
+std::uint64_t ws_mark(task_t const &task) noexcept {
+    return task.ws.open ? task.ws.id : task.ws_next;
+}
+
 bool ws_cancelled(task_t const &task) noexcept {
-    // The mark is the number of the construct after the cancelled one, which every member of a region counts alike,
-    // also in a `schedule(static)` loop that GCC runs without entering it here.
-    std::uint64_t const mark = task.ws_next;
+    // The mark is the cancelled construct's number, which every member of a region counts alike.
+    std::uint64_t const mark = ws_mark(task);
     if (task.ws.cancelled == mark) return true; // a team of one's, or this thread's alone (`enter_cancelled`)
     if (team_t const *team = task.team) return team->taskloop.cancelled_ws.load(std::memory_order_acquire) == mark;
     return false;
@@ -477,12 +481,23 @@ bool loop_next_logical(task_t &task, std::uint64_t &first, std::uint64_t &last) 
 bool loop_leave(task_t &task, bool barrier) noexcept {
     ws_state_t &ws = task.ws;
     team_t *team = task.team;
+    if (!ws.open) [[unlikely]] {
+        // The end of a `schedule(static)` loop GCC ran without entering it here (as it does for one that contains a
+        // `cancel for`): it takes the number an entered one would have had, which `ws_mark` gave it meanwhile, and
+        // leaves it like one. Every member makes the same calls, so the numbers stay the team's.
+        ws.id = task.ws_next++;
+        ws.slot = nullptr;
+        ws.holds_chunk = false;
+        ws.loop.kind = loop_kind_t::static_k;
+    }
+    ws.open = false;
     if (!team || ws.solo_memory) [[unlikely]] { // a team of one's scratch, or a cancelled region's private one
         std::free(ws.solo_memory);
         ws.solo_memory = nullptr;
         if (!team) {
             if (barrier && tasks_incomplete()) [[unlikely]] // a team of one's barrier: its tasks complete here too
                 finish_region_tasks(task.implicit);
+            if (barrier) ws.cancelled = no_ws_mark_k; // as `team_barrier` clears a team's
             return false;
         }
     }
@@ -522,6 +537,7 @@ void sections_enter(task_t &task, std::uint64_t count, void **memory, std::uint6
 }
 
 void reset_worksharing(team_t &team, std::uint64_t next) noexcept {
+    team.taskloop.cancelled_ws.store(no_ws_mark_k, std::memory_order_relaxed); // ordered by the next publication
     for (std::uint64_t index = 0; index != ws_slots_k; ++index) {
         ws_slot_t &slot = team.slots[index];
         if (slot.shared.memory_owned) std::free(slot.shared.memory);

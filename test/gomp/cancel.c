@@ -1,12 +1,72 @@
 /*  Cancellation with OMP_CANCELLATION=true: `cancel for` stops a search loop at its first hit (every thread leaves
  *  at its next cancellation point or chunk), `cancel sections` skips the sections not yet started, a `cancel for`
- *  whose `if` is false changes nothing, and the construct after a cancelled one runs whole. `cancel taskgroup`
- *  discards the group's tasks not yet started (tasks, a `taskloop`'s tasks, a `nogroup` taskloop's in the enclosing
- *  group) and ends the cancelling task; the next taskgroup runs whole. Counts of iterations or tasks run depend on
- *  timing, so only verdicts are printed. Run with and without cancel-var. */
+ *  whose `if` is false changes nothing, and the construct after a cancelled one runs whole (also the
+ *  `schedule(static)` loops GCC runs itself, whose start the runtime never sees). `cancel taskgroup` discards the
+ *  group's tasks not yet started (tasks, a `taskloop`'s tasks, a `nogroup` taskloop's in the enclosing group) and
+ *  ends the cancelling task; the next taskgroup runs whole. Counts of iterations or tasks run depend on timing, so
+ *  only verdicts are printed. Run with and without cancel-var. */
 #include "gomp_test.h"
 
 enum { span_k = 200000, hit_k = 777 };
+
+/**  A `schedule(static)` loop with a `cancel for if (i == cancel_at)`, which GCC runs itself (no loop start reaches
+ *   the runtime): the iterations run on a team of `threads`. */
+static int static_count(int threads, int cancel_at) {
+    int count = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : count)
+    {
+#pragma omp for schedule(static)
+        for (int i = 0; i < 100; ++i) {
+#pragma omp cancel for if (i == cancel_at)
+            count += 1;
+        }
+    }
+    return count;
+}
+
+/**  Such loops whose cancellation never comes run every iteration: as the first construct of the process's first
+ *   region, in regions after one that cancelled, and in one region after a cancelled static loop and a cancelled
+ *   dynamic one; on a team of one and of three. */
+static void static_loops(void) {
+    volatile int never_volatile = -1;
+    int const never = never_volatile;
+    for (int threads = 3; threads >= 1; threads -= 2) {
+        int const first = static_count(threads, never);
+        int const cancelled = static_count(threads, 0);
+        int const second = static_count(threads, never), third = static_count(threads, never);
+        int before = 0, between = 0, after = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : before, between, after)
+        {
+#pragma omp for schedule(static)
+            for (int i = 0; i < 100; ++i) {
+#pragma omp cancel for if (i == 0)
+                before += 1;
+            }
+#pragma omp for schedule(static)
+            for (int i = 0; i < 100; ++i) {
+#pragma omp cancel for if (i == never)
+                between += 1;
+            }
+#pragma omp for schedule(dynamic)
+            for (int i = 0; i < 100; ++i) {
+                if (i == 0) {
+#pragma omp cancel for
+                }
+#pragma omp cancellation point for
+                between += 0;
+            }
+#pragma omp for schedule(static)
+            for (int i = 0; i < 100; ++i) {
+#pragma omp cancel for if (i == never)
+                after += 1;
+            }
+        }
+        printf("static loops that could be cancelled, team of %d: first %d, after a cancelled region %d and %d, "
+               "in a region after cancelled loops %d and %d; the cancelled ones ran %s\n",
+               threads, first, second, third, between, after, cancelled <= 100 && before <= 100 ? "some" : "more");
+        CHECK(first == 100 && second == 100 && third == 100 && between == 100 && after == 100);
+    }
+}
 
 static void search(int schedule_dynamic) {
     long ran = 0, after = 0;
@@ -192,6 +252,7 @@ static void taskgroup_nested_region(void) {
 
 int main(void) {
     report_server();
+    static_loops(); // first: the process's first construct is among them
     taskgroup_nested_region();
     taskgroup_cancel();
     taskloop_cancel(0);
