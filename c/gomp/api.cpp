@@ -56,12 +56,15 @@ task_t const *lock_owner() noexcept {
 
 namespace {
 
+/**  The `pool_size` of an allocator without one (the trait's default). */
+constexpr std::uint64_t unlimited_pool_k = ~std::uint64_t(0);
+
 /**  A memory allocator made by `omp_init_allocator`; the predefined ones are the handles 1 .. 8. */
 struct allocator_t {
     std::size_t alignment = alignof(std::max_align_t);
-    std::uint64_t pool_size = 0; ///< 0 = unlimited.
-    std::atomic<std::uint64_t> used{0};
-    int fallback = 11; ///< `omp_atv_default_mem_fb`.
+    std::uint64_t pool_size = unlimited_pool_k;
+    std::atomic<std::uint64_t> used{0}; ///< Bytes of the pool's live blocks (counted only under a limit).
+    int fallback = 11;                  ///< `omp_atv_default_mem_fb`.
     std::uintptr_t fallback_allocator = 1;
 };
 
@@ -79,7 +82,24 @@ std::uintptr_t resolve(std::uintptr_t allocator) noexcept {
     return allocator ? allocator : 1;
 }
 
+/**  Counts `size` more bytes against `custom`'s pool, unless that would pass its size; false then. A request
+ *   that does not fit never counts, so it cannot turn away one that does. */
+bool charge(allocator_t &custom, std::size_t size) noexcept {
+    if (custom.pool_size == unlimited_pool_k) return true;
+    std::uint64_t used = custom.used.load(std::memory_order_relaxed);
+    do
+        if (size > custom.pool_size || used > custom.pool_size - size) return false;
+    while (!custom.used.compare_exchange_weak(used, used + size, std::memory_order_relaxed));
+    return true;
+}
+void uncharge(allocator_t &custom, std::size_t size) noexcept {
+    if (custom.pool_size != unlimited_pool_k) custom.used.fetch_sub(size, std::memory_order_relaxed);
+}
+
+/**  A block of `size` bytes (none for 0, as libgomp), aligned to the larger of `alignment` and the allocator's, from
+ *   allocator `handle` or, when that has no room, from its fallback; null when none has room. */
 void *allocate(std::size_t alignment, std::size_t size, std::uintptr_t handle, bool zero) noexcept {
+    if (size == 0) return nullptr;
     handle = resolve(handle);
     for (int hops = 0; hops != 8; ++hops) {
         allocator_t *custom = handle > predefined_allocators_k ? reinterpret_cast<allocator_t *>(handle) : nullptr;
@@ -87,13 +107,9 @@ void *allocate(std::size_t alignment, std::size_t size, std::uintptr_t handle, b
         if (custom && custom->alignment > align) align = custom->alignment;
         if (alignment > align) align = alignment;
         if (align & (align - 1)) return nullptr; // not a power of two: the specification makes this undefined
-        bool within_pool = true;
-        if (custom && custom->pool_size) {
-            std::uint64_t const before = custom->used.fetch_add(size, std::memory_order_relaxed);
-            within_pool = before + size <= custom->pool_size;
-            if (!within_pool) custom->used.fetch_sub(size, std::memory_order_relaxed);
-        }
-        if (within_pool) {
+        // A size whose block (header and alignment included) a `size_t` cannot count fits in no memory.
+        bool const fits = size <= ~std::size_t(0) - sizeof(block_header_t) - align;
+        if (fits && (!custom || charge(*custom, size))) {
             std::size_t const total = sizeof(block_header_t) + align + size;
             void *base = zero ? std::calloc(1, total) : std::malloc(total);
             if (base) {
@@ -103,7 +119,7 @@ void *allocate(std::size_t alignment, std::size_t size, std::uintptr_t handle, b
                 header->base = base, header->size = size, header->allocator = handle;
                 return user;
             }
-            if (custom && custom->pool_size) custom->used.fetch_sub(size, std::memory_order_relaxed);
+            if (custom) uncharge(*custom, size);
         }
         int const fallback = custom ? custom->fallback : 11;
         if (fallback == 12) return nullptr; // null_fb
@@ -118,13 +134,16 @@ void *allocate(std::size_t alignment, std::size_t size, std::uintptr_t handle, b
     return nullptr;
 }
 
+/**  The allocator a block counts against, or null for a predefined one. */
+allocator_t *owner_of(void *pointer) noexcept {
+    auto const *header = static_cast<block_header_t *>(pointer) - 1;
+    return header->allocator > predefined_allocators_k ? reinterpret_cast<allocator_t *>(header->allocator) : nullptr;
+}
+
 void release(void *pointer) noexcept {
     if (!pointer) return;
     auto *header = static_cast<block_header_t *>(pointer) - 1;
-    if (header->allocator > predefined_allocators_k) {
-        auto *custom = reinterpret_cast<allocator_t *>(header->allocator);
-        if (custom->pool_size) custom->used.fetch_sub(header->size, std::memory_order_relaxed);
-    }
+    if (allocator_t *custom = owner_of(pointer)) uncharge(*custom, header->size);
     std::free(header->base);
 }
 
@@ -660,8 +679,11 @@ FORKUNION_GOMP_EXPORT std::size_t omp_capture_affinity(char *buffer, std::size_t
 }
 FORKUNION_GOMP_EXPORT void omp_display_affinity(char const *format) {
     char line[1024];
-    format_affinity(line, sizeof(line), format);
-    std::fprintf(stderr, "%s\n", line);
+    std::size_t const needed = format_affinity(line, sizeof(line), format);
+    char *const long_line = needed < sizeof(line) ? nullptr : static_cast<char *>(std::malloc(needed + 1));
+    if (long_line) format_affinity(long_line, needed + 1, format); // else a line of 1023 characters at most
+    std::fprintf(stderr, "%s\n", long_line ? long_line : line);
+    std::free(long_line);
 }
 FORKUNION_GOMP_EXPORT void omp_display_env(int verbose) {
     display_environment(settings(), verbose != 0);
@@ -689,38 +711,46 @@ struct omp_alloctrait_layout_t {
 
 FORKUNION_GOMP_EXPORT std::uintptr_t omp_init_allocator(std::uintptr_t memspace, int ntraits, void const *trait_array) {
     auto const *traits = static_cast<omp_alloctrait_layout_t const *>(trait_array);
-    if (memspace > 4) return 0; // not one of the five memory spaces
+    // The values libgomp 12 accepts, each trait's default (`omp_atv_default`) included; high-bandwidth memory
+    // (space 3) is refused as libgomp without memkind refuses it.
+    if (memspace > 4 || memspace == 3) return 0;
     auto *made = new (std::nothrow) allocator_t();
     if (!made) return 0;
+    constexpr std::uintptr_t default_k = ~std::uintptr_t(0);
     for (int trait = 0; trait < ntraits; ++trait) {
         std::uintptr_t const value = traits[trait].value;
+        bool valid = true;
         switch (traits[trait].key) {
-        case 1:
-            break; // sync_hint: every allocator here is thread-safe
-        case 2:    // alignment
-            if (value == 0 || (value & (value - 1))) return delete made, 0;
-            made->alignment = value;
+        case 1: // sync_hint: contended, uncontended, serialized, private (every allocator here is thread-safe)
+            valid = value == default_k || (value >= 3 && value <= 6);
             break;
-        case 3:
-            break; // access: host memory is accessible to every thread
-        case 4:
-            made->pool_size = value;
+        case 2: // alignment: a power of two
+            valid = value == default_k || (value != 0 && !(value & (value - 1)));
+            if (valid && value != default_k) made->alignment = value;
             break;
-        case 5: // fallback
-            if (value < 11 || value > 14) return delete made, 0;
-            made->fallback = static_cast<int>(value);
+        case 3: // access: all, thread, pteam, cgroup (host memory is accessible to every thread)
+            valid = value == default_k || (value >= 7 && value <= 10);
+            break;
+        case 4: // pool_size: any, 0 included (a pool with no room)
+            made->pool_size = value == default_k ? unlimited_pool_k : value;
+            break;
+        case 5: // fallback: default_mem_fb, null_fb, abort_fb, allocator_fb
+            valid = value == default_k || (value >= 11 && value <= 14);
+            if (valid && value != default_k) made->fallback = static_cast<int>(value);
             break;
         case 6:
             made->fallback_allocator = value;
             break;
-        case 7: // pinned: no pinned memory here
-            if (value == 1) return delete made, 0;
+        case 7: // pinned: false only (no pinned memory here)
+            valid = value == default_k || value == 0;
             break;
-        case 8:
-            break; // partition: one memory domain
+        case 8: // partition: environment, nearest, blocked, interleaved (one memory domain)
+            valid = value == default_k || (value >= 15 && value <= 18);
+            break;
         default:
-            return delete made, 0;
+            valid = false;
         }
+        if (!valid) return delete made, 0;
     }
     return reinterpret_cast<std::uintptr_t>(made);
 }
@@ -728,7 +758,7 @@ FORKUNION_GOMP_EXPORT void omp_destroy_allocator(std::uintptr_t allocator) {
     if (allocator > predefined_allocators_k) delete reinterpret_cast<allocator_t *>(allocator);
 }
 FORKUNION_GOMP_EXPORT void omp_set_default_allocator(std::uintptr_t allocator) {
-    current_task().icv.default_allocator = allocator;
+    current_task().icv.default_allocator = allocator ? allocator : 1; // as libgomp: null means the default memory
 }
 FORKUNION_GOMP_EXPORT std::uintptr_t omp_get_default_allocator(void) {
     return current_task().icv.default_allocator;
@@ -758,11 +788,23 @@ FORKUNION_GOMP_EXPORT void *omp_realloc(void *pointer, std::size_t size, std::ui
     (void)free_allocator;
     if (!pointer) return allocate(0, size, allocator, false);
     if (size == 0) return release(pointer), nullptr;
-    auto const *header = static_cast<block_header_t *>(pointer) - 1;
-    void *moved = allocate(0, size, allocator ? allocator : header->allocator, false);
-    if (!moved) return nullptr;
-    std::memcpy(moved, pointer, header->size < size ? header->size : size);
-    release(pointer);
+    auto *const header = static_cast<block_header_t *>(pointer) - 1;
+    std::uintptr_t const target = allocator ? resolve(allocator) : header->allocator;
+    // Within one pool the old block's bytes are the new one's to use: it is uncounted first, and counted again if
+    // the move fails (the block is then still the caller's).
+    allocator_t *const pool = target == header->allocator ? owner_of(pointer) : nullptr;
+    std::size_t const old_size = header->size;
+    if (pool) uncharge(*pool, old_size);
+    void *moved = allocate(0, size, target, false);
+    if (!moved) {
+        if (pool && pool->pool_size != unlimited_pool_k) pool->used.fetch_add(old_size, std::memory_order_relaxed);
+        return nullptr;
+    }
+    std::memcpy(moved, pointer, old_size < size ? old_size : size);
+    if (pool)
+        std::free(header->base); // already uncounted
+    else
+        release(pointer);
     return moved;
 }
 

@@ -11,6 +11,8 @@
 #include "omp_api.hpp"
 #include "runtime.hpp"
 
+#include <cstdint> // `INT32_MAX`
+#include <cstdlib> // `std::malloc`
 #include <cstring> // `std::memcpy`
 #include <new>     // `std::nothrow`
 
@@ -48,6 +50,11 @@ struct alignas(8) c_nest_lock_t {
     unsigned char bytes[16];
 };
 
+/**  An 8-byte Fortran integer as a C `int`: clamped, as libgomp does, never wrapped (2^32 must not become 0). */
+constexpr int clamped(std::int64_t value) noexcept {
+    return value > INT32_MAX ? INT32_MAX : value < INT32_MIN ? INT32_MIN : static_cast<int>(value);
+}
+
 } // namespace
 
 #define FORKUNION_GOMP_FORTRAN_GETTER(name, type)                                                                      \
@@ -59,14 +66,14 @@ struct alignas(8) c_nest_lock_t {
         name(static_cast<int>(*value));                                                                                \
     }                                                                                                                  \
     FORKUNION_GOMP_EXPORT void name##_8_(std::int64_t const *value) {                                                  \
-        name(static_cast<int>(*value));                                                                                \
+        name(clamped(*value));                                                                                         \
     }
 #define FORKUNION_GOMP_FORTRAN_QUERY(name)                                                                             \
     FORKUNION_GOMP_EXPORT std::int32_t name##_(std::int32_t const *value) {                                            \
         return name(static_cast<int>(*value));                                                                         \
     }                                                                                                                  \
     FORKUNION_GOMP_EXPORT std::int32_t name##_8_(std::int64_t const *value) {                                          \
-        return name(static_cast<int>(*value));                                                                         \
+        return name(clamped(*value));                                                                                  \
     }
 
 FORKUNION_GOMP_FORTRAN_GETTER(omp_get_num_threads, std::int32_t)
@@ -101,9 +108,18 @@ FORKUNION_GOMP_FORTRAN_GETTER(omp_get_wtime, double)
 FORKUNION_GOMP_FORTRAN_GETTER(omp_get_wtick, double)
 FORKUNION_GOMP_FORTRAN_GETTER(omp_get_default_allocator, std::uintptr_t)
 
+/**  A LOGICAL argument: any nonzero value of either width is true. */
+#define FORKUNION_GOMP_FORTRAN_LOGICAL_SETTER(name)                                                                    \
+    FORKUNION_GOMP_EXPORT void name##_(std::int32_t const *value) {                                                    \
+        name(*value != 0);                                                                                             \
+    }                                                                                                                  \
+    FORKUNION_GOMP_EXPORT void name##_8_(std::int64_t const *value) {                                                  \
+        name(*value != 0);                                                                                             \
+    }
+
 FORKUNION_GOMP_FORTRAN_SETTER(omp_set_num_threads)
-FORKUNION_GOMP_FORTRAN_SETTER(omp_set_dynamic)
-FORKUNION_GOMP_FORTRAN_SETTER(omp_set_nested)
+FORKUNION_GOMP_FORTRAN_LOGICAL_SETTER(omp_set_dynamic)
+FORKUNION_GOMP_FORTRAN_LOGICAL_SETTER(omp_set_nested)
 FORKUNION_GOMP_FORTRAN_SETTER(omp_set_max_active_levels)
 FORKUNION_GOMP_FORTRAN_SETTER(omp_set_default_device)
 FORKUNION_GOMP_FORTRAN_SETTER(omp_set_num_teams)
@@ -117,7 +133,7 @@ FORKUNION_GOMP_EXPORT void omp_set_schedule_(std::int32_t const *kind, std::int3
     omp_set_schedule(*kind, *chunk);
 }
 FORKUNION_GOMP_EXPORT void omp_set_schedule_8_(std::int32_t const *kind, std::int64_t const *chunk) {
-    omp_set_schedule(*kind, static_cast<int>(*chunk));
+    omp_set_schedule(*kind, clamped(*chunk));
 }
 FORKUNION_GOMP_EXPORT void omp_get_schedule_(std::int32_t *kind, std::int32_t *chunk) {
     int k = 0, c = 0;
@@ -218,9 +234,13 @@ FORKUNION_GOMP_EXPORT void omp_display_affinity_(char const *format, std::size_t
 FORKUNION_GOMP_EXPORT std::int32_t omp_capture_affinity_(char *buffer, char const *format, std::size_t buffer_length,
                                                          std::size_t format_length) {
     c_string_t const text(format, format_length);
-    char line[1024];
-    std::size_t const needed = omp_capture_affinity(line, sizeof(line), text.text);
-    to_fortran(line, needed < sizeof(line) ? needed : sizeof(line) - 1, buffer, buffer_length);
+    // Captured whole (its length first), then blank-padded or cut to the Fortran buffer.
+    std::size_t const needed = omp_capture_affinity(nullptr, 0, text.text);
+    char *const line = static_cast<char *>(std::malloc(needed + 1));
+    if (!line) refuse("omp_capture_affinity_", "out of memory for the formatted line");
+    std::size_t const written = omp_capture_affinity(line, needed + 1, text.text);
+    to_fortran(line, written < needed ? written : needed, buffer, buffer_length);
+    std::free(line);
     return static_cast<std::int32_t>(needed);
 }
 FORKUNION_GOMP_EXPORT void omp_display_env_(std::int32_t const *verbose) {
@@ -245,7 +265,7 @@ FORKUNION_GOMP_EXPORT std::uintptr_t omp_init_allocator_(std::uintptr_t const *m
 }
 FORKUNION_GOMP_EXPORT std::uintptr_t omp_init_allocator_8_(std::uintptr_t const *memspace, std::int64_t const *ntraits,
                                                            void const *traits) {
-    return omp_init_allocator(*memspace, static_cast<int>(*ntraits), traits);
+    return omp_init_allocator(*memspace, clamped(*ntraits), traits);
 }
 FORKUNION_GOMP_EXPORT void omp_destroy_allocator_(std::uintptr_t const *allocator) {
     omp_destroy_allocator(*allocator);

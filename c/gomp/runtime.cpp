@@ -167,11 +167,17 @@ wait_policy_t wait_policy(std::size_t threads) noexcept {
     return policy;
 }
 
+namespace {
+unsigned process_threads() noexcept;
+} // namespace
+
 void mutex_lock(std::atomic<std::uint32_t> &word) noexcept {
     std::uint32_t expected = 0;
     // Acquire pairs with the release in `mutex_unlock`: the previous holder's writes are visible.
     if (word.compare_exchange_strong(expected, 1, std::memory_order_acquire, std::memory_order_relaxed)) return;
-    wait_policy_t const policy = wait_policy(settings().allowed_cores); // locks do not know their team
+    // Locks do not know their team: the process's team threads against the cores decide whether spinning starves
+    // the holder (then capped as a barrier's is).
+    wait_policy_t const policy = wait_policy(process_threads());
     for (std::uint64_t spin = 0; spin < policy.spins; ++spin) {
         expected = 0;
         if (word.load(std::memory_order_relaxed) == 0 &&

@@ -4,6 +4,8 @@
  *  runtimes differ by design (the drop-in supports one active level), so those values are checked, not printed. */
 #include "gomp_test.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 // The Fortran entry points, as gfortran's `omp_lib` calls them: every argument by reference.
@@ -28,11 +30,134 @@ int omp_test_nest_lock_(int64_t *);
 void omp_unset_nest_lock_(int64_t *);
 void omp_destroy_nest_lock_(int64_t *);
 int omp_get_affinity_format_(char *, size_t);
+void omp_set_max_active_levels_8_(int64_t const *);
+void omp_set_schedule_8_(int const *, int64_t const *);
+void omp_set_dynamic_8_(int64_t const *);
 void omp_set_affinity_format_(char const *, size_t);
 int omp_capture_affinity_(char *, char const *, size_t, size_t);
 double omp_get_wtime_(void);
 int omp_get_dynamic_(void);
 void omp_set_dynamic_(int const *);
+
+/**  Under ASan, an allocation too large for any memory returns null, as the C library's does, instead of stopping
+ *   the program: libgomp passes such requests on to `malloc` (the drop-in refuses them before). */
+char const *__asan_default_options(void);
+char const *__asan_default_options(void) {
+    return "allocator_may_return_null=1";
+}
+
+/**  A pool of 1000 bytes, 500 of them held: one thread keeps asking for 600 (never fits) while another allocates
+ *   and frees 400 (always fits). Returns how many of the 400-byte requests failed. */
+static omp_allocator_handle_t contended_pool;
+static atomic_int pool_done;
+static atomic_long greedy_attempts;
+static void *ask_too_much(void *argument) {
+    (void)argument;
+    while (!atomic_load(&pool_done)) {
+        void *never = omp_alloc(600, contended_pool);
+        if (never) omp_free(never, contended_pool);
+        atomic_fetch_add(&greedy_attempts, 1);
+    }
+    return NULL;
+}
+static long pool_refusals_of_fitting_requests(void) {
+    omp_alloctrait_t traits[] = {{omp_atk_pool_size, 1000}, {omp_atk_fallback, omp_atv_null_fb}};
+    contended_pool = omp_init_allocator(omp_default_mem_space, 2, traits);
+    CHECK(contended_pool != omp_null_allocator);
+    void *held = omp_alloc(500, contended_pool);
+    CHECK(held != NULL);
+    pthread_t greedy;
+    CHECK(pthread_create(&greedy, NULL, ask_too_much, NULL) == 0);
+    long refused = 0;
+    while (atomic_load(&greedy_attempts) == 0) { // the two overlap from the first request on
+    }
+    // At least 50,000 requests each side, overlapping (at most 2,000,000 here if the other side is starved).
+    for (long i = 0; i < 2000000 && (i < 50000 || atomic_load(&greedy_attempts) < 50000); ++i) {
+        void *fits = omp_alloc(400, contended_pool);
+        refused += fits == NULL;
+        omp_free(fits, contended_pool);
+    }
+    atomic_store(&pool_done, 1);
+    pthread_join(greedy, NULL);
+    omp_free(held, contended_pool);
+    omp_destroy_allocator(contended_pool);
+    return refused;
+}
+
+/**  Allocation requests at the edges: sizes of 0 and near SIZE_MAX, reallocation inside a pool (the old block's bytes
+ *   are the new one's), trait values at their defaults and out of range, the null default allocator. */
+static void allocation_edges(void) {
+    int zero_sized = 0;
+    void *blocks[5] = {omp_alloc(0, omp_default_mem_alloc), omp_aligned_alloc(64, 0, omp_default_mem_alloc),
+                       omp_calloc(0, 8, omp_default_mem_alloc), omp_calloc(8, 0, omp_default_mem_alloc),
+                       omp_realloc(NULL, 0, omp_default_mem_alloc, omp_default_mem_alloc)};
+    for (int i = 0; i < 5; ++i) zero_sized += blocks[i] == NULL, omp_free(blocks[i], omp_default_mem_alloc);
+    omp_alloctrait_t null_traits[] = {{omp_atk_fallback, omp_atv_null_fb}};
+    omp_allocator_handle_t nulling = omp_init_allocator(omp_default_mem_space, 1, null_traits);
+    CHECK(nulling != omp_null_allocator);
+    size_t volatile const most_volatile = SIZE_MAX; // hidden from the compiler, which rejects such constants
+    size_t const most = most_volatile;
+    int huge_refused = (omp_alloc(most - 40, omp_default_mem_alloc) == NULL) +
+                       (omp_aligned_alloc(4096, most - 4000, nulling) == NULL) +
+                       (omp_calloc(most / 2, 3, omp_default_mem_alloc) == NULL);
+    void *kept = omp_alloc(64, nulling);
+    huge_refused += omp_realloc(kept, most - 8, nulling, nulling) == NULL;
+    CHECK(kept != NULL);
+    ((volatile char *)kept)[63] = 1; // still the caller's after the refused move
+    omp_free(kept, nulling);
+    omp_destroy_allocator(nulling);
+    printf("allocations of 0 bytes: %d of 5 null; of nearly SIZE_MAX bytes: %d of 4 refused\n", zero_sized,
+           huge_refused);
+    CHECK(zero_sized == 5 && huge_refused == 4);
+
+    omp_alloctrait_t pool_traits[] = {{omp_atk_pool_size, 1000}, {omp_atk_fallback, omp_atv_null_fb}};
+    omp_allocator_handle_t pool = omp_init_allocator(omp_default_mem_space, 2, pool_traits);
+    CHECK(pool != omp_null_allocator);
+    char *grown = (char *)omp_alloc(600, pool);
+    CHECK(grown != NULL);
+    memset(grown, 7, 600);
+    grown = (char *)omp_realloc(grown, 700, pool, pool);
+    int const grew = grown != NULL && grown[599] == 7;
+    char *shrunk = grown ? (char *)omp_realloc(grown, 950, pool, pool) : NULL;
+    shrunk = shrunk ? (char *)omp_realloc(shrunk, 100, pool, pool) : NULL;
+    int const moved = shrunk != NULL && shrunk[99] == 7;
+    void *rest = omp_alloc(700, pool); // room again: the shrunk block holds 100 bytes
+    printf("pool of 1000: 600 grown to 700 %s, 950 shrunk to 100 %s, then 700 more %s\n", grew ? "ok" : "refused",
+           moved ? "ok" : "refused", rest ? "granted" : "refused");
+    CHECK(grew && moved && rest != NULL);
+    omp_free(rest, pool);
+    omp_free(shrunk, pool);
+    omp_destroy_allocator(pool);
+    long const refused = pool_refusals_of_fitting_requests();
+    printf("pool under contention: %ld fitting requests refused\n", refused);
+    CHECK(refused == 0);
+
+    struct {
+        omp_alloctrait_key_t key;
+        omp_uintptr_t value;
+        char const *what;
+    } const cases[] = {
+        {omp_atk_alignment, omp_atv_default, "alignment default"},
+        {omp_atk_fallback, omp_atv_default, "fallback default"},
+        {omp_atk_pool_size, omp_atv_default, "pool size default"},
+        {omp_atk_sync_hint, omp_atv_private, "private"},
+        {omp_atk_alignment, 1, "alignment 1"},
+        {omp_atk_sync_hint, 77, "sync hint 77"},
+        {omp_atk_access, 77, "access 77"},
+        {omp_atk_pinned, 5, "pinned 5"},
+        {omp_atk_partition, 77, "partition 77"},
+        {omp_atk_alignment, 48, "alignment 48"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); ++i) {
+        omp_alloctrait_t trait[] = {{cases[i].key, cases[i].value}};
+        omp_allocator_handle_t made = omp_init_allocator(omp_default_mem_space, 1, trait);
+        printf("allocator trait %s: %s\n", cases[i].what, made == omp_null_allocator ? "refused" : "accepted");
+        if (made != omp_null_allocator) omp_destroy_allocator(made);
+    }
+    omp_set_default_allocator(omp_null_allocator);
+    printf("default allocator after setting the null one: %d\n", (int)omp_get_default_allocator());
+    omp_set_default_allocator(omp_default_mem_alloc);
+}
 
 static void print_schedule(char const *label) {
     omp_sched_t kind;
@@ -176,6 +301,7 @@ int main(void) {
     omp_set_default_allocator(omp_low_lat_mem_alloc);
     printf("default allocator %d\n", (int)omp_get_default_allocator());
     omp_set_default_allocator(omp_default_mem_alloc);
+    allocation_edges();
 
     // The Fortran spellings, called as gfortran calls them.
     int four = 4, schedule_kind = omp_sched_guided, schedule_chunk = 6;
@@ -194,6 +320,23 @@ int main(void) {
     omp_set_dynamic_(&one_flag);
     printf("Fortran: dynamic %d\n", omp_get_dynamic_());
     omp_set_dynamic(0);
+    // 8-byte arguments beyond a C `int` are clamped, never wrapped (2^32 is not 0): logicals are any nonzero value.
+    int64_t const wide_level = INT64_C(1) << 32, wide_chunk = (INT64_C(1) << 32) + 3, wide_flag = INT64_C(1) << 32;
+    int const levels_before = omp_get_max_active_levels();
+    omp_set_max_active_levels_8_(&wide_level);
+    int const wide_levels = omp_get_max_active_levels();
+    omp_set_max_active_levels(levels_before);
+    omp_set_schedule_8_(&schedule_kind, &wide_chunk);
+    omp_sched_t wide_kind;
+    int wide_chunk_out = 0;
+    omp_get_schedule(&wide_kind, &wide_chunk_out);
+    omp_set_dynamic_8_(&wide_flag);
+    int const wide_dynamic = omp_get_dynamic();
+    omp_set_dynamic(0);
+    printf("Fortran 8-byte 2^32: max active levels %d, schedule chunk %d (+3), dynamic %d, team size at level "
+           "2^32 %d\n",
+           wide_levels, wide_chunk_out, wide_dynamic, omp_get_team_size_8_(&wide_level));
+    CHECK(wide_levels == omp_get_supported_active_levels() && wide_chunk_out == INT32_MAX && wide_dynamic == 1);
     int fortran_team = 0, fortran_in_parallel = 0, fortran_ancestor = -2, fortran_size = 0;
 #pragma omp parallel num_threads(2)
 #pragma omp master
@@ -238,6 +381,13 @@ int main(void) {
     int const captured_length = omp_capture_affinity_(fortran_captured, "%N/%n", sizeof(fortran_captured), 5);
     printf("Fortran capture: %d '%.*s' then blanks: %d\n", captured_length, captured_length, fortran_captured,
            fortran_captured[captured_length] == ' ' && fortran_captured[19] == ' ');
+    // A line longer than any fixed buffer: 2000 blanks of padding, then the thread number and a marker.
+    static char long_captured[3000];
+    char const long_format[] = "%.2000n|end";
+    int const long_length =
+        omp_capture_affinity_(long_captured, long_format, sizeof(long_captured), sizeof(long_format) - 1);
+    printf("Fortran capture of a 2004-character line: %d, ends in '%.5s'\n", long_length, long_captured + 1999);
+    CHECK(long_length == 2004 && memcmp(long_captured + 1999, "0|end", 5) == 0);
     CHECK(omp_get_wtime_() > 0);
 
     // Pausing the runtime's threads between regions, then using it again.
