@@ -809,7 +809,17 @@ FORKUNION_GOMP_EXPORT void *omp_realloc(void *pointer, std::size_t size, std::ui
 }
 
 FORKUNION_GOMP_EXPORT void *GOMP_alloc(std::size_t alignment, std::size_t size, std::uintptr_t allocator) {
-    return allocate(alignment, size, allocator, false);
+    // The `allocate` clause: GCC's code uses the block without a check, so a request no allocator (and no fallback)
+    // serves stops the program here, naming itself, as libgomp's does.
+    void *block = allocate(alignment, size, allocator, false);
+    if (!block && size) {
+        std::fprintf(stderr,
+                     "forkunion gomp: GOMP_alloc (an allocate clause): no memory for %zu bytes aligned to %zu from "
+                     "allocator %#llx (or its fallback); aborting\n",
+                     size, alignment, static_cast<unsigned long long>(allocator));
+        std::abort();
+    }
+    return block;
 }
 FORKUNION_GOMP_EXPORT void GOMP_free(void *pointer, std::uintptr_t allocator) {
     (void)allocator;

@@ -340,6 +340,9 @@ struct task_t {
     int level = 0;        ///< Nesting of parallel regions, active or not.
     int active_level = 0; ///< Nesting of parallel regions with more than one thread.
     bool in_final = false;
+    /**  A task that runs a host `teams` region's bodies: that region's state on its thread (`teams_state`), which
+     *   the threads of regions nested inside it find through their tasks' ancestors (`current_teams`). */
+    struct teams_state_t const *teams = nullptr;
     std::uint64_t ws_next = 0; ///< Implicit tasks: number of the next worksharing construct.
     /**  Implicit tasks: every member of the team has left every worksharing construct below this number, as far
      *   as this thread has seen (the region's first construct, then the members' departure words). */
@@ -415,6 +418,7 @@ struct shared_taskloop_t {
     std::uint64_t grain = 0;                   ///< Strict grain size, or 0: near-equal tasks ...
     std::uint64_t quotient = 0, remainder = 0; ///< ... of `n / tasks` iterations, one more for the first `n % tasks`.
     task_t const *encountering = nullptr;
+    bool final = false;                   ///< Its tasks are final: the `final` clause's, or the encountering task's.
     std::uintptr_t *reductions = nullptr; ///< The task reductions visible where it was encountered (`in_reduction`).
     /**  The cancellation flag of the taskgroup its tasks belong to: with `nogroup`, the encountering task's
      *   innermost one (when there is one); otherwise the loop's own, `cancelled`. */
@@ -513,11 +517,14 @@ struct teams_state_t {
 /**  The calling thread's `teams` state. Initial-exec and constant-initialized, like `current_task_pointer`: every
  *   region reads the thread limit, with one `%fs`-relative load. */
 extern constinit thread_local teams_state_t teams_state FORKUNION_GOMP_TLS;
+/**  The `teams` region the calling thread's current task is in: the nearest ancestor task (across the threads of
+ *   nested regions) that runs one, else the thread's own state (team 0 of 1 outside any). For the queries. */
+teams_state_t const &current_teams() noexcept;
 inline int teams_number() noexcept {
-    return teams_state.number;
+    return current_teams().number;
 }
 inline int teams_count() noexcept {
-    return teams_state.count;
+    return current_teams().count;
 }
 inline int teams_thread_limit() noexcept {
     return teams_state.thread_limit;

@@ -95,6 +95,9 @@ constinit thread_local std::atomic<std::uint64_t> cancelled_taskgroups FORKUNION
  *   such a frame ends the search for enclosing taskgroups (the thread's own do not enclose that task). */
 constinit thread_local flag_ref_t loop_flag FORKUNION_GOMP_TLS = {};
 constinit thread_local unsigned loop_depth FORKUNION_GOMP_TLS = 0; ///< `taskgroup_depth` inside that frame, or 0.
+/**  The calling thread runs tasks of another thread's shared `taskloop` (`help_taskloop`): a `taskloop` they
+ *   encounter runs on this thread alone. */
+constinit thread_local bool helping_taskloop FORKUNION_GOMP_TLS = false;
 /**  The taskgroup that incomplete tasks created at depth `frame_depth` count in, set by a frame that runs a task away
  *   from its taskgroup (a deferred task, a task of a shared `taskloop`): it stands for the thread's own taskgroup
  *   at that depth. Deeper taskgroups are keyed by their `saved_reductions` entry, unique per thread and depth. */
@@ -679,13 +682,13 @@ void task_range(shared_taskloop_t const &loop, std::uint64_t index, std::uint64_
  *  started (cancel-var true) is discarded: not run.
  */
 void run_taskloop_tasks(shared_taskloop_t const &loop, std::uint64_t index, std::uint64_t last) noexcept {
-    // The calling thread's context (team, thread number, level), the encountering task's ICVs and finality: a
+    // The calling thread's context (team, thread number, level), the encountering task's ICVs, the loop's finality: a
     // task inherits its data environment from the task that generated it, whichever thread runs it. The
     // encountering task changes neither while its loop runs (it waits for the loop, running its own tasks in
     // frames like this one).
     task_t &here = current_task();
     task_t const &encountering = *loop.encountering;
-    task_t task = task_in_context_of(here, encountering.icv, encountering.in_final);
+    task_t task = task_in_context_of(here, encountering.icv, loop.final);
     std::size_t const align = loop.arg_align > 0 ? static_cast<std::size_t>(loop.arg_align) : 1;
     std::size_t const size = loop.arg_size > 0 ? static_cast<std::size_t>(loop.arg_size) : 0;
     // GCC's task function reads its iterations from the first two words: a block always has them.
@@ -784,6 +787,7 @@ void run_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
     loop.fn = fn, loop.data = data, loop.cpyfn = cpyfn, loop.arg_size = arg_size, loop.arg_align = arg_align;
     loop.start = start, loop.step = step, loop.end = end, loop.n = n;
     loop.encountering = &encountering;
+    loop.final = encountering.in_final || (flags & task_final_k) != 0;
     loop.reductions = current_reductions;
     // `nogroup`: its tasks belong to the encountering task's taskgroup, whose flag outlives the loop (the encountering
     // thread keeps it open until every task is done); otherwise the loop is its own taskgroup.
@@ -814,7 +818,9 @@ void run_taskloop(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *),
     if (!loop.grain) loop.quotient = n / loop.tasks, loop.remainder = n % loop.tasks;
     team_t *team = encountering.implicit->team;
     bool shared = false;
-    if (team && (flags & task_if_k)) {
+    // Not from a helper's task (a `taskloop` nested in a shared one's task, run by a member that helps): its thread
+    // is counted among the helpers the shared loop's encountering thread waits for, itself included.
+    if (team && (flags & task_if_k) && !helping_taskloop) {
         shared_taskloop_t *expected = nullptr;
         // Release pairs with the helpers' acquire in `help_taskloop`: they see the whole description.
         shared = team->taskloop.current.compare_exchange_strong(expected, &loop, std::memory_order_release,
@@ -869,7 +875,9 @@ bool help_taskloop(team_t &team) noexcept {
     team.taskloop.helpers.fetch_add(1, std::memory_order_seq_cst);
     // Re-check after announcing ourselves: the encountering thread clears `current` before it waits for helpers.
     shared_taskloop_t *loop = team.taskloop.current.load(std::memory_order_seq_cst);
+    helping_taskloop = true;
     bool const ran = loop && drain_taskloop(*loop) != 0;
+    helping_taskloop = false;
     // Release pairs with the encountering thread's acquire: it may free `loop` once we are gone.
     team.taskloop.helpers.fetch_sub(1, std::memory_order_release);
     team_notify(team);
@@ -1072,6 +1080,14 @@ FORKUNION_GOMP_EXPORT unsigned GOMP_parallel_reductions(void (*fn)(void *), void
 namespace forkunion::gomp {
 constinit thread_local teams_state_t teams_state FORKUNION_GOMP_TLS;
 
+teams_state_t const &current_teams() noexcept {
+    for (task_t const *task = &current_task(); task; task = task->parent) {
+        if (task->teams) return *task->teams;
+        if (task->implicit && task->implicit->teams) return *task->implicit->teams; // an explicit task's region
+    }
+    return teams_state;
+}
+
 namespace {
 /**  A `teams` region's thread-limit-var: its `thread_limit` clause, else teams-thread-limit-var
  *   (`OMP_TEAMS_THREAD_LIMIT`, `omp_set_teams_thread_limit`), else none (0). */
@@ -1088,10 +1104,13 @@ FORKUNION_GOMP_EXPORT void GOMP_teams_reg(void (*fn)(void *), void *data, unsign
     (void)flags;
     settings_t const &s = settings();
     int const nteams = s.num_teams.load(std::memory_order_relaxed);
-    if (num_teams == 0) num_teams = nteams > 0 ? static_cast<unsigned>(nteams) : 1;
+    // Without a clause: nteams-var, else libgomp's choice of 3.
+    if (num_teams == 0) num_teams = nteams > 0 ? static_cast<unsigned>(nteams) : 3;
     thread_limit = teams_limit(thread_limit);
     teams_state_t const saved = teams_state;
     task_t &parent = current_task();
+    teams_state_t const *const saved_pointer = parent.teams;
+    parent.teams = &teams_state;
     task_icv_t const icv = parent.icv;
     // Each team's initial thread is this thread: running the teams in turn is a conforming schedule, since
     // teams cannot synchronize with each other.
@@ -1101,20 +1120,23 @@ FORKUNION_GOMP_EXPORT void GOMP_teams_reg(void (*fn)(void *), void *data, unsign
         parent.icv = icv;
     }
     teams_state = saved;
+    parent.teams = saved_pointer;
 }
 
 FORKUNION_GOMP_EXPORT bool GOMP_teams4(unsigned num_teams_low, unsigned num_teams_high, unsigned thread_limit,
                                        bool first) {
     // The loop GCC wraps around a `teams` body: true while there is a team left to run on this thread.
     if (first) {
-        unsigned count = num_teams_high ? num_teams_high : num_teams_low;
-        int const nteams = settings().num_teams.load(std::memory_order_relaxed);
-        if (count == 0) count = nteams > 0 ? static_cast<unsigned>(nteams) : 1;
+        // As libgomp's host fallback: the clause's lower bound, else one team (nteams-var is the host's).
+        unsigned count = num_teams_low ? num_teams_low : num_teams_high;
+        if (count == 0) count = 1;
         teams_state = {0, static_cast<int>(count), static_cast<int>(teams_limit(thread_limit))};
+        current_task().teams = &teams_state; // the target region that runs it restores both (`GOMP_target_ext`)
         return true;
     }
     if (teams_state.number + 1 >= teams_state.count) {
         teams_state = teams_state_t{};
+        current_task().teams = nullptr;
         return false;
     }
     ++teams_state.number;
@@ -1154,6 +1176,15 @@ FORKUNION_GOMP_EXPORT void GOMP_target_ext(int device, void (*fn)(void *), std::
                                            std::size_t *sizes, unsigned short *kinds, unsigned flags, void **depend,
                                            void **args) {
     (void)device, (void)flags, (void)depend, (void)args;
+    // The region is the device's initial task: outside any `teams`, whatever encloses the construct on the host
+    // (whose state is back once it returns).
+    struct teams_scope_t {
+        task_t &task = current_task();
+        teams_state_t const saved = teams_state;
+        teams_state_t const *const saved_pointer = task.teams;
+        teams_scope_t() noexcept { teams_state = teams_state_t{}, task.teams = nullptr; }
+        ~teams_scope_t() noexcept { teams_state = saved, task.teams = saved_pointer; }
+    } const teams_scope;
     std::size_t align = 1, bytes = 0;
     for (std::size_t i = 0; i != mapnum; ++i)
         if ((kinds[i] & 0xff) == map_firstprivate_k) {

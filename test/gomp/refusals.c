@@ -1,7 +1,8 @@
 /*  Misuse the drop-in stops at instead of guessing, compiled as GCC compiles it: an event fulfilled twice, which
- *  OpenMP leaves undefined, must stop the program with a message naming the call (run.cmake's `refuse` mode expects
- *  the abort). `cancel parallel` is served: with OMP_CANCELLATION (`cancel`) the master's cancellation ends the
- *  region, without it (`cancel_unset`) it is the no-op OpenMP prescribes; both complete under every runtime. */
+ *  OpenMP leaves undefined, and an `allocate` clause no allocator can serve must stop the program with a message
+ *  naming the call (run.cmake's `refuse` mode expects the abort). `cancel parallel` is served: with
+ *  OMP_CANCELLATION (`cancel`) the master's cancellation ends the region, without it (`cancel_unset`) it is the
+ *  no-op OpenMP prescribes; both complete under every runtime. */
 #include "gomp_test.h"
 
 int main(int argc, char **argv) {
@@ -34,6 +35,15 @@ int main(int argc, char **argv) {
 #pragma omp taskwait
             omp_fulfill_event(event); // the drop-in aborts here
         }
+    } else if (strcmp(construct, "allocate_exhausted") == 0) {
+        // An `allocate` clause whose allocator (64 bytes, null fallback) cannot hold the private copy: GCC's code
+        // would use a null block.
+        omp_alloctrait_t traits[] = {{omp_atk_pool_size, 64}, {omp_atk_fallback, omp_atv_null_fb}};
+        omp_allocator_handle_t small = omp_init_allocator(omp_default_mem_space, 2, traits);
+        CHECK(small != omp_null_allocator);
+        long big[16] = {1};
+#pragma omp parallel firstprivate(big) allocate(small : big) reduction(+ : sum)
+        sum += big[0]; // the drop-in aborts before this
     } else {
         fprintf(stderr, "unknown construct %s\n", construct);
         return 2;

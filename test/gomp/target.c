@@ -124,5 +124,40 @@ int main(void) {
     CHECK(per_thread[0] == 100 && per_thread[1] == 101);
     printf("devices %d, initial device %d, is initial device %d\n", omp_get_num_devices(), omp_get_initial_device(),
            omp_is_initial_device());
+
+    // Team numbers inside host `teams`: also on the threads of a region nested in a team, whose iterations of a
+    // `distribute parallel for` each record the team they ran in; a `target teams` inside a team leaves that team's
+    // number and count as they were. Team counts where no clause gives one are libgomp's: 3 for host `teams`, 1 for
+    // `target teams` (whose `num_teams(lower:upper)` gets its lower bound).
+    enum { teams_k = 4, per_team_k = 10 };
+    int ran_in[teams_k * per_team_k], wrong_count = 0, after_target[teams_k];
+#pragma omp teams num_teams(teams_k) reduction(+ : wrong_count)
+    {
+#pragma omp distribute parallel for dist_schedule(static, per_team_k) num_threads(2) reduction(+ : wrong_count)
+        for (int i = 0; i < teams_k * per_team_k; ++i) {
+            ran_in[i] = omp_get_team_num();
+            wrong_count += omp_get_num_teams() != teams_k;
+        }
+#pragma omp parallel num_threads(1)
+        {
+#pragma omp target teams num_teams(2)
+            (void)0;
+            after_target[omp_get_team_num()] = omp_get_team_num() * 10 + omp_get_num_teams();
+        }
+    }
+    int misplaced = 0;
+    for (int i = 0; i < teams_k * per_team_k; ++i) misplaced += ran_in[i] != i / per_team_k;
+    int default_host = -1, default_target = -1, bounded_target = -1;
+#pragma omp teams
+    if (omp_get_team_num() == 0) default_host = omp_get_num_teams();
+#pragma omp target teams map(from : default_target)
+    if (omp_get_team_num() == 0) default_target = omp_get_num_teams();
+#pragma omp target teams num_teams(3 : 6) map(from : bounded_target)
+    if (omp_get_team_num() == 0) bounded_target = omp_get_num_teams();
+    printf("teams: %d iterations in the wrong team, %d wrong counts; after a target teams in each team: %d %d %d %d; "
+           "teams without a clause: host %d, target %d, num_teams(3:6) %d\n",
+           misplaced, wrong_count, after_target[0], after_target[1], after_target[2], after_target[3], default_host,
+           default_target, bounded_target);
+    CHECK(misplaced == 0 && wrong_count == 0 && after_target[3] == 34);
     return 0;
 }

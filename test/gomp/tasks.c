@@ -5,6 +5,7 @@
 #include "gomp_test.h"
 
 #include <stdatomic.h>
+#include <unistd.h>
 
 static long fib(int n) {
     if (n < 2) return n;
@@ -60,6 +61,38 @@ static int shared_taskloop(int tasks, int *icv_violations) {
     }
     *icv_violations = violations;
     return timed_out ? 0 : __builtin_popcount(atomic_load(&runners_mask));
+}
+
+/**  A `taskloop` inside a shared `taskloop`'s task that a helping member runs after the encountering thread has
+ *   finished its own task (and withdrawn the loop): that inner loop must not wait for the helpers, itself among them.
+ *   The helper's task waits for the other task's end, then lingers 2 ms so that the encountering thread gets there
+ *   (a window, not a synchronization: either order must complete). Returns the inner loops' sum. */
+static long taskloop_in_helped_task(int rounds, int *helped) {
+    atomic_long sum = 0;
+    atomic_int helpers = 0;
+    for (int round = 0; round < rounds; ++round) {
+        atomic_int encountering_done = 0;
+#pragma omp parallel num_threads(2) shared(sum, helpers, encountering_done)
+#pragma omp single
+        {
+            int const encountering = omp_get_thread_num();
+#pragma omp taskloop num_tasks(2) firstprivate(encountering)
+            for (int i = 0; i < 2; ++i) {
+                int const mine = omp_get_thread_num() == encountering;
+                if (!mine) {
+                    while (!atomic_load(&encountering_done)) {}
+                    double const until = omp_get_wtime() + 0.002;
+                    while (omp_get_wtime() < until) {}
+                    atomic_fetch_add(&helpers, 1);
+                }
+#pragma omp taskloop num_tasks(4)
+                for (int j = 0; j < 8; ++j) atomic_fetch_add(&sum, j);
+                if (mine) atomic_store(&encountering_done, 1);
+            }
+        }
+    }
+    *helped = atomic_load(&helpers);
+    return atomic_load(&sum);
 }
 
 int main(void) {
@@ -226,5 +259,30 @@ int main(void) {
         CHECK(icv_violations == 0);
         printf("taskloop tasks ran on more than one thread, with the encountering task's ICVs\n");
     }
+    alarm(120); // a hang fails the test instead of holding it for ctest's timeout
+    int helped = 0;
+    long const nested = taskloop_in_helped_task(20, &helped);
+    alarm(0);
+    printf("taskloops inside 20 shared taskloops' tasks: sum %ld\n", nested);
+    fprintf(stderr, "tasks of those taskloops run by a helping member: %d\n", helped); // timing, not compared
+    CHECK(nested == 20 * 2 * 28);
+    // `final` on a taskloop makes its tasks final, as it would a task's; a taskloop in a final task is final too.
+    int final_tasks = 0, final_zero = 0, inside_final = 0;
+#pragma omp parallel
+#pragma omp single
+    {
+#pragma omp taskloop final(1) num_tasks(4) reduction(+ : final_tasks)
+        for (int i = 0; i < 16; ++i) final_tasks += omp_in_final();
+#pragma omp taskloop final(0) num_tasks(4) reduction(+ : final_zero)
+        for (int i = 0; i < 16; ++i) final_zero += omp_in_final();
+#pragma omp task final(1)
+        {
+#pragma omp taskloop num_tasks(4) reduction(+ : inside_final)
+            for (int i = 0; i < 16; ++i) inside_final += omp_in_final();
+        }
+    }
+    printf("taskloop final(1): %d of 16 iterations final, final(0): %d, inside a final task: %d\n", final_tasks,
+           final_zero, inside_final);
+    CHECK(final_tasks == 16 && final_zero == 0 && inside_final == 16);
     return 0;
 }
