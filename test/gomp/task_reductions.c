@@ -99,37 +99,24 @@ static void loop_modifier(int threads) {
 }
 
 /* A doacross loop (`ordered(2)`) with `reduction(task, ...)`: a wavefront of path counts whose cells also spawn tasks
- * that reduce into the loop's sum, under a static and a dynamic schedule. */
+ * that reduce into the loop's sum, under a static and a dynamic schedule (`schedule(runtime)`). */
 static void doacross_modifier(void) {
     enum { side_k = 24 };
     static long paths[side_k][side_k];
     for (int round = 0; round < 2; ++round) {
         long spawned = 0;
         for (int i = 0; i < side_k; ++i) paths[i][0] = paths[0][i] = 1;
+        omp_set_schedule(round ? omp_sched_dynamic : omp_sched_static, round ? 2 : 0);
 #pragma omp parallel num_threads(3)
-        {
-            if (round == 0) {
-#pragma omp for ordered(2) schedule(static) reduction(task, + : spawned)
-                for (int i = 1; i < side_k; ++i)
-                    for (int j = 1; j < side_k; ++j) {
+#pragma omp for ordered(2) schedule(runtime) reduction(task, + : spawned)
+        for (int i = 1; i < side_k; ++i)
+            for (int j = 1; j < side_k; ++j) {
 #pragma omp ordered depend(sink : i - 1, j) depend(sink : i, j - 1)
-                        paths[i][j] = (paths[i - 1][j] + paths[i][j - 1]) % 1000003;
+                paths[i][j] = (paths[i - 1][j] + paths[i][j - 1]) % 1000003;
 #pragma omp task in_reduction(+ : spawned)
-                        spawned += i * j;
+                spawned += i * j;
 #pragma omp ordered depend(source)
-                    }
-            } else {
-#pragma omp for ordered(2) schedule(dynamic, 2) reduction(task, + : spawned)
-                for (int i = 1; i < side_k; ++i)
-                    for (int j = 1; j < side_k; ++j) {
-#pragma omp ordered depend(sink : i - 1, j) depend(sink : i, j - 1)
-                        paths[i][j] = (paths[i - 1][j] + paths[i][j - 1]) % 1000003;
-#pragma omp task in_reduction(+ : spawned)
-                        spawned += i * j;
-#pragma omp ordered depend(source)
-                    }
             }
-        }
         long expected[side_k][side_k];
         for (int i = 0; i < side_k; ++i) expected[i][0] = expected[0][i] = 1;
         long wrong = 0;
