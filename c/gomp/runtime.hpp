@@ -340,9 +340,10 @@ struct task_t {
     int level = 0;        ///< Nesting of parallel regions, active or not.
     int active_level = 0; ///< Nesting of parallel regions with more than one thread.
     bool in_final = false;
-    /**  A task that runs a host `teams` region's bodies: that region's state on its thread (`teams_state`), which
-     *   the threads of regions nested inside it find through their tasks' ancestors (`current_teams`). */
-    struct teams_state_t const *teams = nullptr;
+    /**  A task that runs a host `teams` region's bodies, or a `target` region: the state of its teams (a copy of
+     *   `teams_state` that its thread keeps), which the threads of regions nested inside it find through their
+     *   tasks' ancestors (`current_teams`). */
+    struct teams_state_t *teams = nullptr;
     std::uint64_t ws_next = 0; ///< Implicit tasks: number of the next worksharing construct.
     /**  Implicit tasks: every member of the team has left every worksharing construct below this number, as far
      *   as this thread has seen (the region's first construct, then the members' departure words). */

@@ -875,9 +875,11 @@ bool help_taskloop(team_t &team) noexcept {
     team.taskloop.helpers.fetch_add(1, std::memory_order_seq_cst);
     // Re-check after announcing ourselves: the encountering thread clears `current` before it waits for helpers.
     shared_taskloop_t *loop = team.taskloop.current.load(std::memory_order_seq_cst);
+    // Restored, not cleared: a helper's task may open a nested region whose barrier helps there too.
+    bool const was_helping = helping_taskloop;
     helping_taskloop = true;
     bool const ran = loop && drain_taskloop(*loop) != 0;
-    helping_taskloop = false;
+    helping_taskloop = was_helping;
     // Release pairs with the encountering thread's acquire: it may free `loop` once we are gone.
     team.taskloop.helpers.fetch_sub(1, std::memory_order_release);
     team_notify(team);
@@ -1080,6 +1082,14 @@ FORKUNION_GOMP_EXPORT unsigned GOMP_parallel_reductions(void (*fn)(void *), void
 namespace forkunion::gomp {
 constinit thread_local teams_state_t teams_state FORKUNION_GOMP_TLS;
 
+namespace {
+/**  Copies this thread's state to the one its current task shows the threads of nested regions (the `target`
+ *   region's, in `GOMP_teams4`): GCC emits `GOMP_teams4` only inside a target region, which gives the task one. */
+void publish_teams_state() noexcept {
+    if (teams_state_t *const visible = current_task().teams) *visible = teams_state;
+}
+} // namespace
+
 teams_state_t const &current_teams() noexcept {
     for (task_t const *task = &current_task(); task; task = task->parent) {
         if (task->teams) return *task->teams;
@@ -1109,13 +1119,17 @@ FORKUNION_GOMP_EXPORT void GOMP_teams_reg(void (*fn)(void *), void *data, unsign
     thread_limit = teams_limit(thread_limit);
     teams_state_t const saved = teams_state;
     task_t &parent = current_task();
-    teams_state_t const *const saved_pointer = parent.teams;
-    parent.teams = &teams_state;
+    teams_state_t *const saved_pointer = parent.teams;
+    // What the threads of regions nested in a team read (`current_teams`): a copy of this thread's state, which a
+    // `target` region inside the team changes while they may be reading (`GOMP_target_ext`).
+    teams_state_t visible;
+    parent.teams = &visible;
     task_icv_t const icv = parent.icv;
     // Each team's initial thread is this thread: running the teams in turn is a conforming schedule, since
-    // teams cannot synchronize with each other.
+    // teams cannot synchronize with each other. The state changes only between teams, when no nested region runs.
     for (unsigned team = 0; team != num_teams; ++team) {
         teams_state = {static_cast<int>(team), static_cast<int>(num_teams), static_cast<int>(thread_limit)};
+        visible = teams_state;
         fn(data);
         parent.icv = icv;
     }
@@ -1131,15 +1145,16 @@ FORKUNION_GOMP_EXPORT bool GOMP_teams4(unsigned num_teams_low, unsigned num_team
         unsigned count = num_teams_low ? num_teams_low : num_teams_high;
         if (count == 0) count = 1;
         teams_state = {0, static_cast<int>(count), static_cast<int>(teams_limit(thread_limit))};
-        current_task().teams = &teams_state; // the target region that runs it restores both (`GOMP_target_ext`)
+        publish_teams_state();
         return true;
     }
     if (teams_state.number + 1 >= teams_state.count) {
         teams_state = teams_state_t{};
-        current_task().teams = nullptr;
+        publish_teams_state();
         return false;
     }
     ++teams_state.number;
+    publish_teams_state();
     return true;
 }
 
@@ -1177,14 +1192,17 @@ FORKUNION_GOMP_EXPORT void GOMP_target_ext(int device, void (*fn)(void *), std::
                                            void **args) {
     (void)device, (void)flags, (void)depend, (void)args;
     // The region is the device's initial task: outside any `teams`, whatever encloses the construct on the host
-    // (whose state is back once it returns).
+    // (whose state is back once it returns). Its own state hides the enclosing teams' from `current_teams` (the
+    // nearest task that has one wins) and from the threads of regions nested in it; the threads of the enclosing
+    // region read the enclosing teams' copy, which this leaves alone.
     struct teams_scope_t {
         task_t &task = current_task();
         teams_state_t const saved = teams_state;
-        teams_state_t const *const saved_pointer = task.teams;
-        teams_scope_t() noexcept { teams_state = teams_state_t{}, task.teams = nullptr; }
+        teams_state_t *const saved_pointer = task.teams;
+        teams_state_t own;
+        teams_scope_t() noexcept { teams_state = teams_state_t{}, task.teams = &own; }
         ~teams_scope_t() noexcept { teams_state = saved, task.teams = saved_pointer; }
-    } const teams_scope;
+    } teams_scope;
     std::size_t align = 1, bytes = 0;
     for (std::size_t i = 0; i != mapnum; ++i)
         if ((kinds[i] & 0xff) == map_firstprivate_k) {

@@ -5,6 +5,7 @@
  *  memory routines (`omp_target_alloc`, `_memcpy`, `_memcpy_rect`, ...) serve device 0, the host. */
 #include "gomp_test.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 /**  The device memory routines with the host as the only device: device 0 allocates, copies (with offsets, and as
@@ -159,5 +160,33 @@ int main(void) {
            misplaced, wrong_count, after_target[0], after_target[1], after_target[2], after_target[3], default_host,
            default_target, bounded_target);
     CHECK(misplaced == 0 && wrong_count == 0 && after_target[3] == 34);
+
+    // A `target` region on one thread of a region nested in a team: inside it there are no teams (team 0 of 1),
+    // while the other thread, outside any target at that moment, still reads its team.
+    int nested_wrong = 0;
+#pragma omp teams num_teams(3) reduction(+ : nested_wrong)
+    {
+        int const outer = omp_get_team_num();
+        int in_target = 0, checked = 0; // set and read with atomic built-ins (a target region maps them)
+#pragma omp parallel num_threads(2) shared(in_target, checked) reduction(+ : nested_wrong)
+        {
+            if (omp_get_thread_num() == 0) {
+#pragma omp target map(tofrom : nested_wrong, in_target, checked)
+                {
+                    nested_wrong += omp_get_team_num() != 0 || omp_get_num_teams() != 1;
+                    __atomic_store_n(&in_target, 1, __ATOMIC_SEQ_CST);
+                    while (!__atomic_load_n(&checked, __ATOMIC_SEQ_CST)) continue;
+                }
+            } else {
+                while (!__atomic_load_n(&in_target, __ATOMIC_SEQ_CST)) continue;
+                nested_wrong += omp_get_team_num() != outer || omp_get_num_teams() != 3;
+                __atomic_store_n(&checked, 1, __ATOMIC_SEQ_CST);
+#pragma omp target map(tofrom : nested_wrong)
+                nested_wrong += omp_get_team_num() != 0 || omp_get_num_teams() != 1;
+            }
+        }
+    }
+    printf("teams seen inside and beside target regions in nested regions: %d wrong\n", nested_wrong);
+    CHECK(nested_wrong == 0);
     return 0;
 }

@@ -95,6 +95,52 @@ static long taskloop_in_helped_task(int rounds, int *helped) {
     return atomic_load(&sum);
 }
 
+/**  The same, but the helper's task first opens a nested region whose barrier helps with that region's own shared
+ *   `taskloop` (the helper waits there while the other member shares one): the helper must still run its later
+ *   `taskloop` alone. Returns that loop's sum over `rounds` rounds. */
+static long taskloop_after_nested_help(int rounds) {
+    atomic_long sum = 0;
+    int const levels = omp_get_max_active_levels();
+    omp_set_max_active_levels(2);
+    for (int round = 0; round < rounds; ++round) {
+        atomic_int encountering_done = 0;
+#pragma omp parallel num_threads(2) shared(sum, encountering_done)
+#pragma omp single
+        {
+            int const encountering = omp_get_thread_num();
+#pragma omp taskloop num_tasks(2) firstprivate(encountering)
+            for (int i = 0; i < 2; ++i) {
+                int const mine = omp_get_thread_num() == encountering;
+                atomic_int waiting = 0;
+#pragma omp parallel num_threads(2) shared(waiting)
+                {
+                    if (omp_get_thread_num() == 1) {
+                        while (!atomic_load(&waiting)) continue;
+#pragma omp taskloop num_tasks(4)
+                        for (int j = 0; j < 4; ++j) {
+                            double const until = omp_get_wtime() + 0.001;
+                            while (omp_get_wtime() < until) continue;
+                        }
+                    } else {
+                        atomic_store(&waiting, 1);
+                    }
+#pragma omp barrier
+                }
+                if (!mine) {
+                    while (!atomic_load(&encountering_done)) continue;
+                    double const until = omp_get_wtime() + 0.002;
+                    while (omp_get_wtime() < until) continue;
+                }
+#pragma omp taskloop num_tasks(4)
+                for (int k = 0; k < 4; ++k) atomic_fetch_add(&sum, 1);
+                if (mine) atomic_store(&encountering_done, 1);
+            }
+        }
+    }
+    omp_set_max_active_levels(levels);
+    return atomic_load(&sum);
+}
+
 int main(void) {
     report_server();
     long f = 0;
@@ -262,10 +308,13 @@ int main(void) {
     alarm(120); // a hang fails the test instead of holding it for ctest's timeout
     int helped = 0;
     long const nested = taskloop_in_helped_task(20, &helped);
+    long const after_nested_help = taskloop_after_nested_help(10);
     alarm(0);
     printf("taskloops inside 20 shared taskloops' tasks: sum %ld\n", nested);
     fprintf(stderr, "tasks of those taskloops run by a helping member: %d\n", helped); // timing, not compared
     CHECK(nested == 20 * 2 * 28);
+    printf("taskloops after helping in a nested region, 10 rounds: sum %ld\n", after_nested_help);
+    CHECK(after_nested_help == 10 * 2 * 4);
     // `final` on a taskloop makes its tasks final, as it would a task's; a taskloop in a final task is final too.
     int final_tasks = 0, final_zero = 0, inside_final = 0;
 #pragma omp parallel
