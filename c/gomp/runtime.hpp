@@ -495,8 +495,8 @@ struct team_t {
          *   `no_ws_mark_k`: set by the canceller, cleared by the barrier at the construct's end (`team_barrier`) or
          *   by a cancelled region's end (`reset_worksharing`). On a line the region's path only reads. */
         std::atomic<std::uint64_t> cancelled_ws{no_ws_mark_k};
-        /**  Task-reduction copies thread 0 combined in a cancelled region or construct, freed at the region's end
-         *   (`reset_worksharing`): written by thread 0 only (`free_combined_blocks`), read after the join. */
+        /**  Task-reduction copies thread 0 combined in a cancelled region, freed at its end (`reset_worksharing`):
+         *   written by thread 0 only (`free_combined_blocks`), read after the join. */
         void **deferred_blocks = nullptr;
         std::uint32_t deferred_count = 0, deferred_capacity = 0;
     } taskloop;
@@ -673,10 +673,12 @@ void follow_task_reductions(std::uintptr_t *data, void *blocks, unsigned threads
  *  waits for those already reading, so that its variables outlive every read. Returns `team_barrier`'s answer.
  */
 bool copyprivate_barrier(task_t &task) noexcept;
-/**  Frees the task-reduction copies `blocks` that thread 0 of `team` combined, or, when the construct (`cancelled`)
- *   or the region is cancelled, keeps them for `reset_worksharing`: no barrier then separates thread 0 from members
- *   still on their way into the construct, or still waiting for their tasks that use the copies. Thread 0 only. */
-void free_combined_blocks(team_t &team, void *blocks, bool cancelled) noexcept;
+/**  Frees the task-reduction copies `blocks` that thread 0 of `team` combined, or, when the region is cancelled,
+ *   keeps them for `reset_worksharing` at its end: no barrier then separates thread 0 from members still on their
+ *   way into the construct, or still waiting for their tasks that use the copies. (The cancellable end of a
+ *   construct reports the region's cancellation alone: a cancelled construct's barrier still completes.) Thread 0
+ *   only. */
+void free_combined_blocks(team_t &team, void *blocks) noexcept;
 /**  Sets up a fresh cursor table of `capacity` threads: every cursor closed, every departure word 0. */
 void reset_cursor_table(cursor_line_t *cursors, std::size_t capacity) noexcept;
 

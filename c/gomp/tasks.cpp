@@ -1029,7 +1029,7 @@ FORKUNION_GOMP_EXPORT void GOMP_workshare_task_reduction_unregister(bool cancell
     if (owned && data) {
         void *const blocks = reinterpret_cast<void *>(data[2]);
         if (task.team && task.thread_num == 0)
-            free_combined_blocks(*task.team, blocks, cancelled);
+            free_combined_blocks(*task.team, blocks);
         else
             std::free(blocks);
     }

@@ -514,10 +514,10 @@ bool loop_leave(task_t &task, bool barrier) noexcept {
     return barrier && team_barrier(*team);
 }
 
-void free_combined_blocks(team_t &team, void *blocks, bool cancelled) noexcept {
-    // Unless the construct or the region is cancelled, every member passed the barrier at the construct's end, which
-    // completes the region's tasks, before thread 0 combined: nothing reads the copies any more.
-    if (!cancelled && !region_cancelled(team)) return std::free(blocks);
+void free_combined_blocks(team_t &team, void *blocks) noexcept {
+    // Unless the region is cancelled, every member passed the barrier at the construct's end, which completes the
+    // region's tasks, before thread 0 combined: nothing reads the copies any more.
+    if (!region_cancelled(team)) return std::free(blocks);
     auto &line = team.taskloop;
     if (line.deferred_count == line.deferred_capacity) {
         std::uint32_t const capacity = line.deferred_capacity ? 2 * line.deferred_capacity : 8;
