@@ -815,7 +815,14 @@ bool doacross_start(unsigned dims, count_type_ const *counts, loop_kind_t kind, 
                     : shape.n / shape.chunk + (shape.n % shape.chunk != 0);
         shape.progress_words = words + (dims > max_doacross_dims_k ? dims : 0);
     }
-    loop_enter(task, shape, memory, memory ? *reinterpret_cast<std::uintptr_t *>(memory) : 0, reductions);
+    std::uint64_t const memory_bytes = memory ? *reinterpret_cast<std::uintptr_t *>(memory) : 0;
+    // The progress words and the caller's bytes are one block, whose size must not wrap: no memory holds either
+    // limit, so a loop beyond them could never have run.
+    if (shape.progress_words > (std::uint64_t(1) << 45))
+        refuse("a doacross loop", "more than 2^45 chunks (one progress word each)");
+    if (memory_bytes > (std::uint64_t(1) << 48))
+        refuse("a doacross loop", "more than 2^48 bytes of team-shared memory beside its progress words");
+    loop_enter(task, shape, memory, memory_bytes, reductions);
     ws_state_t &ws = task.ws;
     ws.doacross_dims = dims;
     ws.doacross_count_table = ws.doacross_counts;

@@ -1,8 +1,8 @@
 /*  Misuse the drop-in stops at instead of guessing, compiled as GCC compiles it: an event fulfilled twice, which
- *  OpenMP leaves undefined, and an `allocate` clause no allocator can serve must stop the program with a message
- *  naming the call (run.cmake's `refuse` mode expects the abort). `cancel parallel` is served: with
- *  OMP_CANCELLATION (`cancel`) the master's cancellation ends the region, without it (`cancel_unset`) it is the
- *  no-op OpenMP prescribes; both complete under every runtime. */
+ *  OpenMP leaves undefined, an `allocate` clause no allocator can serve, and a doacross loop with more chunks than
+ *  any memory could track must stop the program with a message naming the call (run.cmake's `refuse` mode expects
+ *  the abort). `cancel parallel` is served: with OMP_CANCELLATION (`cancel`) the master's cancellation ends the
+ *  region, without it (`cancel_unset`) it is the no-op OpenMP prescribes; both complete under every runtime. */
 #include "gomp_test.h"
 
 int main(int argc, char **argv) {
@@ -44,6 +44,15 @@ int main(int argc, char **argv) {
         long big[16] = {1};
 #pragma omp parallel firstprivate(big) allocate(small : big) reduction(+ : sum)
         sum += big[0]; // the drop-in aborts before this
+    } else if (strcmp(construct, "doacross_huge") == 0) {
+        // A doacross loop of 2^61 chunks: one progress word each would wrap the block's size; no memory holds it.
+        long const count = (1L << 61) + 1;
+#pragma omp parallel for ordered(1) schedule(dynamic, 1) reduction(+ : sum)
+        for (long i = 0; i < count; ++i) {
+#pragma omp ordered depend(sink : i - 1)
+            sum += 1; // the drop-in aborts at the loop's start
+#pragma omp ordered depend(source)
+        }
     } else {
         fprintf(stderr, "unknown construct %s\n", construct);
         return 2;
