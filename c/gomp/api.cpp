@@ -95,6 +95,10 @@ bool charge(allocator_t &custom, std::size_t size) noexcept {
 void uncharge(allocator_t &custom, std::size_t size) noexcept {
     if (custom.pool_size != unlimited_pool_k) custom.used.fetch_sub(size, std::memory_order_relaxed);
 }
+/**  Counts `size` bytes against `custom`'s pool again, whatever room it has: for a block that stays allocated. */
+void recharge(allocator_t &custom, std::size_t size) noexcept {
+    if (custom.pool_size != unlimited_pool_k) custom.used.fetch_add(size, std::memory_order_relaxed);
+}
 
 /**  A block of `size` bytes (none for 0, as libgomp), aligned to the larger of `alignment` and the allocator's, from
  *   allocator `handle` or, when that has no room, from its fallback; null when none has room. */
@@ -797,7 +801,7 @@ FORKUNION_GOMP_EXPORT void *omp_realloc(void *pointer, std::size_t size, std::ui
     if (pool) uncharge(*pool, old_size);
     void *moved = allocate(0, size, target, false);
     if (!moved) {
-        if (pool && pool->pool_size != unlimited_pool_k) pool->used.fetch_add(old_size, std::memory_order_relaxed);
+        if (pool) recharge(*pool, old_size);
         return nullptr;
     }
     std::memcpy(moved, pointer, old_size < size ? old_size : size);
