@@ -759,6 +759,7 @@ void update(value_type_ &field, value_type_ const &value) noexcept {
     // `ws` is set up by the first worksharing construct; only what `loop_leave` and the queries read is reset (the
     // task is the root's, so it holds the previous region's values).
     task.ws.slot = nullptr;
+    task.ws.plain_cursor = nullptr;
     task.ws.open = false; // a member that left a cancelled region from inside a construct
     task.ws.loop.kind = loop_kind_t::static_k;
     task.ws.holds_chunk = false;

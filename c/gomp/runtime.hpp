@@ -36,8 +36,8 @@ inline constexpr std::size_t line_k = default_alignment_k;
  */
 inline constexpr std::uint64_t ws_slots_k = 8;
 
-/**  Iterations (and chunk counts) at or above this take the exact, compare-and-swap schedules: every cursor then
- *   stays far from wrapping, however many threads overshoot it by a chunk each. */
+/**  Iterations (and chunk counts) at or above this take the exact, compare-and-swap schedules (see also
+ *   `additive_claims`). */
 inline constexpr std::uint64_t huge_space_k = std::uint64_t(1) << 56;
 
 // ---- Settings: the internal control variables (ICVs) ----
@@ -275,6 +275,17 @@ static_assert(sizeof(loop_shape_t) == 7 * sizeof(std::uint64_t) &&
                   std::has_unique_object_representations_v<loop_shape_t>,
               "every byte of a shape is a member: the byte-wise comparison sees all of them and nothing else");
 
+/**
+ *  Whether a shared cursor (`shared_k`, `guided_k`) of `shape` on a team of `size` may be claimed by `fetch_add`.
+ *  After the cursor passes `n`, a member adds once more before it sees the loop dry, and one claim crossing `n` may
+ *  overshoot; each adds at most `chunk + n / size + 1` (the most a guided claim takes). So the cursor stays below
+ *  `3n + (size + 1) * (chunk + 1)`, under 2^62 with these bounds, and never wraps to hand out a chunk twice. Else the
+ *  claims are exact (`claim_exact_slow`).
+ */
+constexpr bool additive_claims(loop_shape_t const &shape, unsigned size) noexcept {
+    return shape.n < huge_space_k && shape.chunk < (std::uint64_t(1) << 61) / (std::uint64_t(size) + 1);
+}
+
 /**  A thread's part in the `single copyprivate` whose barrier it has yet to reach (`copyprivate_barrier`). */
 enum class copy_role_t : std::uint8_t {
     none_k,
@@ -293,6 +304,9 @@ constexpr std::uint64_t no_ws_mark_k = ~std::uint64_t(0);
 struct ws_state_t {
     ws_slot_t *slot = nullptr; ///< The team slot, or null (static and stealing loops, a team of one).
     std::uint64_t id = 0;      ///< Worksharing construct number in this team.
+    /**  The slot's cursor when a claim is one `fetch_add` of the chunk and nothing else: a monotonic dynamic loop (or
+     *   `sections`) on a team, not `ordered`, cancel-var false, `additive_claims`. Else null. */
+    std::atomic<std::uint64_t> *plain_cursor = nullptr;
     loop_shape_t loop;
     /**  Static: next chunk index; sections on a team of one: next section; stealing with an unpublished block: the
      *   next chunk of this thread's own block. */

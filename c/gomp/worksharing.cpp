@@ -166,7 +166,7 @@ bool claim_shared(task_t &task, std::uint64_t &first, std::uint64_t &last) noexc
     loop_shape_t const &shape = task.ws.loop;
     std::atomic<std::uint64_t> &cursor = task.ws.slot->cursor.value;
     bool const guided = shape.kind == loop_kind_t::guided_k;
-    if (shape.n >= huge_space_k || shape.chunk >= huge_space_k)
+    if (!additive_claims(shape, team.header.size)) [[unlikely]]
         return claim_exact_slow(cursor, shape, team.header.size, guided, first, last);
     std::uint64_t take = shape.chunk;
     if (guided) {
@@ -177,7 +177,7 @@ bool claim_shared(task_t &task, std::uint64_t &first, std::uint64_t &last) noexc
         std::uint64_t const share = left / size + (left % size != 0);
         if (share > take) take = share;
     }
-    // Each member overshoots at most once by at most n/size + chunk: far below 2^64 for spaces under 2^56.
+    // The cursor never wraps (`additive_claims`).
     std::uint64_t const begin = cursor.fetch_add(take, std::memory_order_relaxed);
     if (begin >= shape.n) return false;
     first = begin;
@@ -358,6 +358,7 @@ void loop_enter(task_t &task, loop_shape_t const &requested, void **memory, std:
     ws_state_t &ws = task.ws;
     // Only what some schedule reads before setting it (see `ws_state_t`).
     ws.slot = nullptr;
+    ws.plain_cursor = nullptr;
     ws.loop = requested;
     ws.id = task.ws_next++;
     ws.open = true;
@@ -407,6 +408,9 @@ void loop_enter(task_t &task, loop_shape_t const &requested, void **memory, std:
         if (entry == entry_t::cancelled) [[unlikely]]
             return enter_cancelled(task, memory, memory_bytes, reductions);
         ws.slot = &slot_of(*team, ws.id);
+        if (shape.kind == loop_kind_t::shared_k && !shape.ordered && additive_claims(shape, size) &&
+            !settings().cancellation)
+            ws.plain_cursor = &ws.slot->cursor.value;
         if (reductions) {
             bool const combiner = task.thread_num == 0;
             if (entry == entry_t::follower)
@@ -510,6 +514,7 @@ bool loop_leave(task_t &task, bool barrier) noexcept {
     departure_of(*team, task.thread_num).store(ws.id + 1, std::memory_order_release);
     if (ws.slot) slot_leave(*team, ws.id);
     ws.slot = nullptr;
+    ws.plain_cursor = nullptr;
     ws.loop.kind = loop_kind_t::static_k;
     return barrier && team_barrier(*team);
 }
@@ -588,22 +593,69 @@ task_t &implicit_task() noexcept {
     return loop_next_logical(task, first, last);
 }
 
-bool signed_next(task_t &task, long *istart, long *iend) noexcept {
+/**  The user's bounds of logical chunk `[first, last)`: `*iend` of the loop's last chunk is its bound. */
+template <typename value_type_>
+[[gnu::always_inline]] inline void user_bounds(loop_shape_t const &shape, std::uint64_t first, std::uint64_t last,
+                                               value_type_ *istart, value_type_ *iend) noexcept {
+    *istart = static_cast<value_type_>(shape.start + first * shape.incr);
+    *iend = static_cast<value_type_>(last == shape.n ? shape.end : shape.start + last * shape.incr);
+}
+
+template <typename value_type_>
+bool loop_next(task_t &task, value_type_ *istart, value_type_ *iend) noexcept {
     std::uint64_t first = 0, last = 0;
     if (!next_chunk(task, first, last)) return false;
-    loop_shape_t const &shape = task.ws.loop;
-    *istart = static_cast<long>(shape.start + first * shape.incr);
-    *iend = static_cast<long>(last == shape.n ? shape.end : shape.start + last * shape.incr);
+    user_bounds(task.ws.loop, first, last, istart, iend);
     return true;
 }
 
+template <typename value_type_>
+[[gnu::noinline]] bool loop_next_outlined(value_type_ *istart, value_type_ *iend) noexcept {
+    return loop_next(implicit_task(), istart, iend);
+}
+
+/**
+ *  What `GOMP_loop_*_next` does: the next chunk of the calling thread's loop, any schedule. `expected_` is the one
+ *  the entry point names: a monotonic dynamic loop's claim is inlined ahead of everything else.
+ */
+template <loop_kind_t expected_, typename value_type_>
+[[gnu::always_inline]] inline bool next_entry(value_type_ *istart, value_type_ *iend) noexcept {
+    if constexpr (expected_ != loop_kind_t::shared_k) {
+        return loop_next(implicit_task(), istart, iend);
+    } else {
+        // `schedule(monotonic: dynamic, 1)` claims once per iteration, every thread on one line: the fewer
+        // instructions between two claims of a thread, the more often it claims again before the line leaves its
+        // core. So this path holds the claim alone and leaves the rest to an outlined call.
+        task_t *const current = current_task_pointer;
+        if (!current) [[unlikely]]
+            return loop_next_outlined(istart, iend);
+        ws_state_t const &ws = current->implicit->ws;
+        std::atomic<std::uint64_t> *const cursor = ws.plain_cursor;
+        if (!cursor) [[unlikely]]
+            return loop_next_outlined(istart, iend);
+        loop_shape_t const &shape = ws.loop;
+        std::uint64_t const n = shape.n, chunk = shape.chunk;
+        // Relaxed: the claim only needs atomicity; results are published by the construct's barrier. The cursor
+        // never wraps (`additive_claims`).
+        std::uint64_t const begin = cursor->fetch_add(chunk, std::memory_order_relaxed);
+        if (begin >= n) return false;
+        std::uint64_t const last = n - begin < chunk ? n : begin + chunk;
+        if (shape.incr == 1) [[likely]] { // no multiplication on the way to the next claim; start + n is the end
+            *istart = static_cast<value_type_>(shape.start + begin);
+            *iend = static_cast<value_type_>(shape.start + last);
+            return true;
+        }
+        user_bounds(shape, begin, last, istart, iend);
+        return true;
+    }
+}
+
+bool signed_next(task_t &task, long *istart, long *iend) noexcept {
+    return loop_next(task, istart, iend);
+}
+
 bool unsigned_next(task_t &task, unsigned long long *istart, unsigned long long *iend) noexcept {
-    std::uint64_t first = 0, last = 0;
-    if (!next_chunk(task, first, last)) return false;
-    loop_shape_t const &shape = task.ws.loop;
-    *istart = shape.start + first * shape.incr;
-    *iend = last == shape.n ? shape.end : shape.start + last * shape.incr;
-    return true;
+    return loop_next(task, istart, iend);
 }
 
 bool signed_start(loop_kind_t kind, bool ordered, long start, long end, long incr, long chunk, long *istart,
@@ -660,7 +712,7 @@ loop_kind_t decode_sched(long sched, long &chunk, bool ordered) noexcept {
         return signed_start(kind, ordered, start, end, incr, chunk, istart, iend);                                     \
     }                                                                                                                  \
     FORKUNION_GOMP_EXPORT bool GOMP_loop_##name##_next(long *istart, long *iend) {                                     \
-        return signed_next(implicit_task(), istart, iend);                                                             \
+        return next_entry<kind>(istart, iend);                                                                         \
     }
 #define FORKUNION_GOMP_UNSIGNED_LOOP(name, kind, ordered)                                                              \
     FORKUNION_GOMP_EXPORT bool GOMP_loop_ull_##name##_start(bool up, unsigned long long start, unsigned long long end, \
@@ -669,7 +721,7 @@ loop_kind_t decode_sched(long sched, long &chunk, bool ordered) noexcept {
         return unsigned_start(kind, ordered, up, start, end, incr, chunk, istart, iend);                               \
     }                                                                                                                  \
     FORKUNION_GOMP_EXPORT bool GOMP_loop_ull_##name##_next(unsigned long long *istart, unsigned long long *iend) {     \
-        return unsigned_next(implicit_task(), istart, iend);                                                           \
+        return next_entry<kind>(istart, iend);                                                                         \
     }
 #define FORKUNION_GOMP_RUNTIME_LOOP(name, monotonic, ordered)                                                          \
     FORKUNION_GOMP_EXPORT bool GOMP_loop_##name##_start(long start, long end, long incr, long *istart, long *iend) {   \

@@ -333,6 +333,73 @@ static void iteration_spaces(void) {
     printf("signed, unsigned, unsigned long long, empty and collapsed spaces: every iteration once\n");
 }
 
+/**
+ *  Shared-cursor schedules at their edges. On a team of 300 with chunks of 2^64 / 260 (rounded up, under 2^56), the
+ *  first claim takes the whole loop and every other member adds a chunk to the cursor once more before it sees the
+ *  loop dry: the 260th add carries it just past 2^64, where an unguarded cursor wraps into the loop's iterations and
+ *  hands them out again. Then monotonic dynamic loops on steps other than 1, down-counting and near 2^64 (the
+ *  claim's general mapping back to the loop variable), and one whose body runs a nested team with its own monotonic
+ *  loop before it claims again.
+ */
+static void shared_cursor_edges(void) {
+    long const wrapping_chunk = (long)(UINT64_MAX / 260 + 1);
+    CHECK(wrapping_chunk < (1L << 56));
+    long long count = 0;
+    int size = 0;
+#pragma omp parallel num_threads(300) reduction(+ : count)
+    {
+#pragma omp single
+        size = omp_get_num_threads();
+#pragma omp for schedule(monotonic : dynamic, wrapping_chunk)
+        for (int i = 0; i < 1000; ++i) count++;
+#pragma omp for schedule(guided, wrapping_chunk)
+        for (int i = 0; i < 1000; ++i) count++;
+#pragma omp for schedule(monotonic : dynamic, wrapping_chunk)
+        for (unsigned long long i = 0; i < 1000; ++i) count++;
+    }
+    CHECK(size == 300);
+    CHECK(count == 3000);
+
+    clear(), reset_monotonic();
+#pragma omp parallel for schedule(monotonic : dynamic, 4)
+    for (long i = 998; i >= 0; i -= 3) {
+        RECORD(i);
+        note_monotonic((int)(998 - i));
+    }
+    for (int i = 0; i < n_k; ++i) CHECK(hits[i] == (i <= 998 && (998 - i) % 3 == 0));
+    CHECK(monotonic_ok);
+    unsigned long long const top = UINT64_MAX - 5;
+    clear(), reset_monotonic();
+#pragma omp parallel for schedule(monotonic : dynamic, 1)
+    for (unsigned long long i = top - 600; i < top; i += 2) {
+        RECORD((int)(i - (top - 600)));
+        note_monotonic((int)(i - (top - 600)));
+    }
+    for (int i = 0; i < n_k; ++i) CHECK(hits[i] == (i < 600 && i % 2 == 0));
+    CHECK(monotonic_ok);
+
+    int const levels = omp_get_max_active_levels();
+    omp_set_max_active_levels(2);
+    clear();
+    int inner_hits[40] = {0};
+#pragma omp parallel for schedule(monotonic : dynamic, 1) num_threads(2)
+    for (int i = 0; i < 40; ++i) {
+        RECORD(i);
+#pragma omp parallel num_threads(2)
+        {
+#pragma omp for schedule(monotonic : dynamic, 1)
+            for (int j = 0; j < 10; ++j) {
+#pragma omp atomic
+                inner_hits[i]++;
+            }
+        }
+    }
+    omp_set_max_active_levels(levels);
+    expect_each_once("monotonic:dynamic,1 around nested loops", 40);
+    for (int i = 0; i < 40; ++i) CHECK(inner_hits[i] == 10);
+    printf("shared cursors: chunks of 2^64 / 260 on 300 threads, general steps, nested loops: every iteration once\n");
+}
+
 static void ordered_loops(void) {
     int sequence[n_k], length = 0;
 #define ORDERED_CASE(name, clause, count)                                                                              \
@@ -526,6 +593,7 @@ int main(void) {
     stealing_nowait_loops();
     stealing_loops_never_wait();
     iteration_spaces();
+    shared_cursor_edges();
     ordered_loops();
     doacross_shared_memory();
     conditional_lastprivate();
