@@ -95,17 +95,21 @@ bool charge(allocator_t &custom, std::size_t size) noexcept {
 void uncharge(allocator_t &custom, std::size_t size) noexcept {
     if (custom.pool_size != unlimited_pool_k) custom.used.fetch_sub(size, std::memory_order_relaxed);
 }
-/**  Counts `size` bytes against `custom`'s pool again, whatever room it has: for a block that stays allocated. */
-void recharge(allocator_t &custom, std::size_t size) noexcept {
-    if (custom.pool_size != unlimited_pool_k) custom.used.fetch_add(size, std::memory_order_relaxed);
-}
 
-/**  A block of `size` bytes (none for 0, as libgomp), aligned to the larger of `alignment` and the allocator's, from
- *   allocator `handle` or, when that has no room, from its fallback; null when none has room. */
-void *allocate(std::size_t alignment, std::size_t size, std::uintptr_t handle, bool zero) noexcept {
+/**
+ *  A block of `size` bytes (none for 0, as libgomp), aligned to the larger of `alignment` and the allocator's, from
+ *  allocator `handle` or, when that has no room, from its fallback; null when none has room.
+ *
+ *  `counted` bytes are already counted against `handle`'s pool for this request (a block of that pool being moved
+ *  by `omp_realloc`): `handle` itself charges only the difference, and `*took_counted` says whether it served the
+ *  request, so the old block's bytes became the new one's. Else they still count for the old block.
+ */
+void *allocate(std::size_t alignment, std::size_t size, std::uintptr_t handle, bool zero, std::size_t counted = 0,
+               bool *took_counted = nullptr) noexcept {
     if (size == 0) return nullptr;
     handle = resolve(handle);
     for (int hops = 0; hops != 8; ++hops) {
+        std::size_t const reserved = hops == 0 ? counted : 0;
         allocator_t *custom = handle > predefined_allocators_k ? reinterpret_cast<allocator_t *>(handle) : nullptr;
         std::size_t align = alignof(std::max_align_t);
         if (custom && custom->alignment > align) align = custom->alignment;
@@ -113,7 +117,9 @@ void *allocate(std::size_t alignment, std::size_t size, std::uintptr_t handle, b
         if (align & (align - 1)) return nullptr; // not a power of two: the specification makes this undefined
         // A size whose block (header and alignment included) a `size_t` cannot count fits in no memory.
         bool const fits = size <= ~std::size_t(0) - sizeof(block_header_t) - align;
-        if (fits && (!custom || charge(*custom, size))) {
+        // Growing past what is counted charges the growth; shrinking gives the rest back once the block exists.
+        std::size_t const more = size > reserved ? size - reserved : 0;
+        if (fits && (!custom || charge(*custom, more))) {
             std::size_t const total = sizeof(block_header_t) + align + size;
             void *base = zero ? std::calloc(1, total) : std::malloc(total);
             if (base) {
@@ -121,9 +127,11 @@ void *allocate(std::size_t alignment, std::size_t size, std::uintptr_t handle, b
                 auto *user = reinterpret_cast<void *>((start + align - 1) / align * align);
                 auto *header = reinterpret_cast<block_header_t *>(user) - 1;
                 header->base = base, header->size = size, header->allocator = handle;
+                if (custom && reserved > size) uncharge(*custom, reserved - size);
+                if (took_counted) *took_counted = reserved != 0;
                 return user;
             }
-            if (custom) uncharge(*custom, size);
+            if (custom) uncharge(*custom, more);
         }
         int const fallback = custom ? custom->fallback : 11;
         if (fallback == 12) return nullptr; // null_fb
@@ -794,19 +802,16 @@ FORKUNION_GOMP_EXPORT void *omp_realloc(void *pointer, std::size_t size, std::ui
     if (size == 0) return release(pointer), nullptr;
     auto *const header = static_cast<block_header_t *>(pointer) - 1;
     std::uintptr_t const target = allocator ? resolve(allocator) : header->allocator;
-    // Within one pool the old block's bytes are the new one's to use: it is uncounted first, and counted again if
-    // the move fails (the block is then still the caller's).
-    allocator_t *const pool = target == header->allocator ? owner_of(pointer) : nullptr;
+    // Within one pool the old block's bytes are the new one's to use: the pool counts only the growth, in one step,
+    // so no other thread's request ever sees the old block's bytes free while the block lives.
+    bool const same_pool = target == header->allocator && owner_of(pointer);
     std::size_t const old_size = header->size;
-    if (pool) uncharge(*pool, old_size);
-    void *moved = allocate(0, size, target, false);
-    if (!moved) {
-        if (pool) recharge(*pool, old_size);
-        return nullptr;
-    }
+    bool took_counted = false;
+    void *moved = allocate(0, size, target, false, same_pool ? old_size : 0, &took_counted);
+    if (!moved) return nullptr; // the block is still the caller's, and still counted
     std::memcpy(moved, pointer, old_size < size ? old_size : size);
-    if (pool)
-        std::free(header->base); // already uncounted
+    if (took_counted)
+        std::free(header->base); // its bytes now count for the new block
     else
         release(pointer);
     return moved;

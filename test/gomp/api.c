@@ -1,7 +1,7 @@
 /*  The `omp_*` API: setters and queries of the ICVs (with the values libgomp picks where the specification leaves
  *  them open), devices and host `teams`, places, the affinity format, memory allocators, `omp_pause_resource`,
- *  and the Fortran spellings (`omp_*_`, `omp_*_8_`) called the way gfortran calls them. Nesting is where the
- *  runtimes differ by design (the drop-in supports one active level), so those values are checked, not printed. */
+ *  and the Fortran spellings (`omp_*_`, `omp_*_8_`) called the way gfortran calls them. Nested teams themselves are
+ *  test/gomp/nested.c's. */
 #include "gomp_test.h"
 
 #include <pthread.h>
@@ -84,6 +84,46 @@ static long pool_refusals_of_fitting_requests(void) {
     return refused;
 }
 
+/**  A pool of 100 bytes whose one 60-byte block one thread keeps moving (`omp_realloc` to 61 bytes and back, which
+ *   always fits) while another keeps asking for 50 (which never fits beside it). Sets how many moves failed and
+ *   returns how many 50-byte requests were granted: both 0 when the pool counts a moving block without a gap. */
+static omp_allocator_handle_t moving_pool;
+static atomic_int moving_done;
+static atomic_long intruder_attempts, intruders_granted;
+static void *intrude(void *argument) {
+    (void)argument;
+    while (!atomic_load(&moving_done)) {
+        void *intruder = omp_alloc(50, moving_pool);
+        if (intruder) atomic_fetch_add(&intruders_granted, 1), omp_free(intruder, moving_pool);
+        atomic_fetch_add(&intruder_attempts, 1);
+    }
+    return NULL;
+}
+static long pool_overdrafts_beside_a_moving_block(long *failed_moves) {
+    omp_alloctrait_t traits[] = {{omp_atk_pool_size, 100}, {omp_atk_fallback, omp_atv_null_fb}};
+    moving_pool = omp_init_allocator(omp_default_mem_space, 2, traits);
+    CHECK(moving_pool != omp_null_allocator);
+    void *block = omp_alloc(60, moving_pool);
+    CHECK(block != NULL);
+    pthread_t intruder;
+    CHECK(pthread_create(&intruder, NULL, intrude, NULL) == 0);
+    while (atomic_load(&intruder_attempts) == 0) { // the two overlap from the first move on
+    }
+    *failed_moves = 0;
+    for (long i = 0; i < 2000000 && (i < 50000 || atomic_load(&intruder_attempts) < 50000); ++i) {
+        void *moved = omp_realloc(block, (size_t)(60 + (i & 1)), moving_pool, moving_pool);
+        if (moved)
+            block = moved;
+        else
+            ++*failed_moves;
+    }
+    atomic_store(&moving_done, 1);
+    pthread_join(intruder, NULL);
+    omp_free(block, moving_pool);
+    omp_destroy_allocator(moving_pool);
+    return atomic_load(&intruders_granted);
+}
+
 /**  Allocation requests at the edges: sizes of 0 and near SIZE_MAX, reallocation inside a pool (the old block's bytes
  *   are the new one's), trait values at their defaults and out of range, the null default allocator. */
 static void allocation_edges(void) {
@@ -131,6 +171,11 @@ static void allocation_edges(void) {
     long const refused = pool_refusals_of_fitting_requests();
     printf("pool under contention: %ld fitting requests refused\n", refused);
     CHECK(refused == 0);
+    long failed_moves = 0;
+    long const overdrafts = pool_overdrafts_beside_a_moving_block(&failed_moves);
+    printf("pool beside a moving block: %ld requests granted past its size, %ld moves refused\n", overdrafts,
+           failed_moves);
+    CHECK(overdrafts == 0 && failed_moves == 0);
 
     struct {
         omp_alloctrait_key_t key;
