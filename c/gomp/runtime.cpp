@@ -753,6 +753,7 @@ void update(value_type_ &field, value_type_ const &value) noexcept {
     task.team_size = header.size;
     task.level = header.level;
     task.active_level = header.active_level;
+    task.root_level = header.root_level;
     task.ws_next = header.ws_base;
     // Every member left every construct before the region's first: the pools' join ordered them before this.
     task.ws_floor = header.ws_base;
@@ -824,6 +825,7 @@ void run_serial(task_t &parent, void (*fn)(void *), void *data, loop_shape_t con
     task.parent = &parent;
     task.level = parent.level + 1;
     task.active_level = parent.active_level;
+    task.root_level = parent.root_level;
     if (loop) loop_enter(task, *loop, nullptr, 0);
     if (sections) sections_enter(task, *sections, nullptr, 0);
     task_t *const saved = swap_current_task(&task);
@@ -840,7 +842,7 @@ void run_serial(task_t &parent, void (*fn)(void *), void *data, loop_shape_t con
  */
 [[gnu::always_inline]] inline root_t *prepare_team(task_t &parent, unsigned &size, void (*fn)(void *), void *data,
                                                    group_t *group) noexcept {
-    root_t *root = claim_root(parent.active_level);
+    root_t *root = claim_root(parent.root_level);
     if (!root) return nullptr;
     settings_t const &s = loaded_settings();
     // A root's first spawn makes the threads of nthreads-var at once, unless the region is nested (whose roots
@@ -866,6 +868,7 @@ void run_serial(task_t &parent, void (*fn)(void *), void *data, loop_shape_t con
     update(header.size, size);
     update(header.level, parent.level + 1);
     update(header.active_level, parent.active_level + 1);
+    update(header.root_level, parent.root_level + 1);
     update(header.parent, &parent);
     // Without per-level lists (the usual case) the implicit tasks inherit the parent's ICVs as they are.
     if ((s.nthreads_list_size | s.bind_list_size) > 1) [[unlikely]]
@@ -1128,6 +1131,7 @@ void start_parallel(void (*fn)(void *), void *data, unsigned nthreads, loop_shap
         master->parent = &parent;
         master->level = parent.level + 1;
         master->active_level = parent.active_level;
+        master->root_level = parent.root_level;
         if (loop) loop_enter(*master, *loop, nullptr, 0);
         if (sections) sections_enter(*master, *sections, nullptr, 0);
         swap_current_task(master);

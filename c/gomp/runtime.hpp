@@ -353,6 +353,10 @@ struct task_t {
     unsigned team_size = 1;
     int level = 0;        ///< Nesting of parallel regions, active or not.
     int active_level = 0; ///< Nesting of parallel regions with more than one thread.
+    /**  The active regions this thread is in, counted across the `target` regions it runs (each of which starts
+     *   again at level 0, as a device's initial task): the level its roots are claimed at (`claim_root`), so a
+     *   region inside a `target` region never takes the root of a region around it. */
+    int root_level = 0;
     bool in_final = false;
     /**  A task that runs a host `teams` region's bodies, or a `target` region: the state of its teams (a copy of
      *   `teams_state` that its thread keeps), which the threads of regions nested inside it find through their
@@ -470,6 +474,7 @@ struct team_t {
         unsigned capacity = 0; ///< Threads the cursor table has lines for.
         int level = 0;
         int active_level = 0;
+        int root_level = 0;       ///< The members' `task_t::root_level`.
         bool prepared = false;    ///< A combined construct: the first worksharing construct is set up.
         bool end_barrier = false; ///< Members meet in a barrier (helping `taskloop`s) before the join.
         bool end_gate = false;    ///< The master waits for the members' `fn` to return, spin then futex.

@@ -22,6 +22,7 @@
 #include "omp_api.hpp"
 #include "runtime.hpp"
 
+#include <climits> // `INT_MAX`
 #include <cstdio>  // `std::fprintf`
 #include <cstdlib> // `std::aligned_alloc`
 #include <cstring> // `std::memcpy`
@@ -523,6 +524,7 @@ task_t task_in_context_of(task_t const &context, task_icv_t const &icv, bool in_
     task.team_size = context.team_size;
     task.level = context.level;
     task.active_level = context.active_level;
+    task.root_level = context.root_level;
     task.in_final = in_final;
     return task;
 }
@@ -1081,6 +1083,9 @@ FORKUNION_GOMP_EXPORT unsigned GOMP_parallel_reductions(void (*fn)(void *), void
 
 namespace forkunion::gomp {
 constinit thread_local teams_state_t teams_state FORKUNION_GOMP_TLS;
+/**  The `thread_limit` of the `target` region the calling thread runs (0: none), which a `teams` in it keeps unless
+ *   its own clause says otherwise. */
+constinit thread_local int device_thread_limit FORKUNION_GOMP_TLS = 0;
 
 namespace {
 /**  Copies this thread's state to the one its current task shows the threads of nested regions (the `target`
@@ -1141,15 +1146,18 @@ FORKUNION_GOMP_EXPORT bool GOMP_teams4(unsigned num_teams_low, unsigned num_team
                                        bool first) {
     // The loop GCC wraps around a `teams` body: true while there is a team left to run on this thread.
     if (first) {
-        // As libgomp's host fallback: the clause's lower bound, else one team (nteams-var is the host's).
+        // As libgomp's host fallback: the clause's lower bound, else one team (nteams-var is the host's), and the
+        // clause's thread limit, else the target region's (teams-thread-limit-var is the host's too).
         unsigned count = num_teams_low ? num_teams_low : num_teams_high;
         if (count == 0) count = 1;
-        teams_state = {0, static_cast<int>(count), static_cast<int>(teams_limit(thread_limit))};
+        int const limit =
+            thread_limit ? static_cast<int>(thread_limit > INT_MAX ? INT_MAX : thread_limit) : device_thread_limit;
+        teams_state = {0, static_cast<int>(count), limit};
         publish_teams_state();
         return true;
     }
     if (teams_state.number + 1 >= teams_state.count) {
-        teams_state = teams_state_t{};
+        teams_state = teams_state_t{0, 1, device_thread_limit};
         publish_teams_state();
         return false;
     }
@@ -1177,59 +1185,172 @@ FORKUNION_GOMP_EXPORT void GOMP_error(char const *message, std::size_t length) {
 
 // ---- `target` on the host, the only device: what libgomp does without offload plugins ----
 //
-// A target region runs on the encountering thread, in its current task (a region inside it is a nested one when the
-// thread is in an active region; libgomp would start a new initial task there), on the host's data: `map` clauses
-// share it, so `target data`, `enter`/`exit data` and `update` move nothing. `firstprivate` items (map kind 12, the
-// alignment's log2 in the kind's high byte) are copied into a block the region gets instead. `nowait` and `depend`
-// need nothing: the region finishes before the call returns, as an undeferred task.
+// A target region runs on the encountering thread as the device's initial task, as libgomp's host fallback runs it:
+// a task of its own at level 0 with no team, the device's initial ICVs (the environment's, not the encountering
+// task's) and its own `teams` state, whatever encloses the construct on the host. So `omp for` inside it binds to it
+// alone and a `parallel` inside it is an outermost one (a full team under max-active-levels 1); its roots are the
+// thread's next ones up (`task_t::root_level`), never those of the regions around it. Data: `map` clauses share the
+// host's, so `target data`, `enter`/`exit data` and `update` move nothing; `firstprivate` items (map kind 12, the
+// alignment's log2 in the kind's high byte) are copied into a block the region gets instead. A region runs before
+// the call returns, as an undeferred task, unless it has `nowait` and `depend` while some task is incomplete: then
+// it is a task (`target_block_t`) that starts once the tasks it depends on complete.
 
 namespace {
 constexpr unsigned map_firstprivate_k = 12;
-} // namespace
 
-FORKUNION_GOMP_EXPORT void GOMP_target_ext(int device, void (*fn)(void *), std::size_t mapnum, void **hostaddrs,
-                                           std::size_t *sizes, unsigned short *kinds, unsigned flags, void **depend,
-                                           void **args) {
-    (void)device, (void)flags, (void)depend, (void)args;
-    // The region is the device's initial task: outside any `teams`, whatever encloses the construct on the host
-    // (whose state is back once it returns). Its own state hides the enclosing teams' from `current_teams` (the
-    // nearest task that has one wins) and from the threads of regions nested in it; the threads of the enclosing
-    // region read the enclosing teams' copy, which this leaves alone.
-    struct teams_scope_t {
-        task_t &task = current_task();
-        teams_state_t const saved = teams_state;
-        teams_state_t *const saved_pointer = task.teams;
-        teams_state_t own;
-        teams_scope_t() noexcept { teams_state = teams_state_t{}, task.teams = &own; }
-        ~teams_scope_t() noexcept { teams_state = saved, task.teams = saved_pointer; }
-    } teams_scope;
-    std::size_t align = 1, bytes = 0;
+/**  The `thread_limit` clause of a `target` construct in GCC's `args` list (0 when absent): each entry is an id,
+ *   with its value above bit 16 or, with the subsequent-parameter bit, in the next entry. */
+unsigned target_thread_limit(void **args) noexcept {
+    constexpr std::intptr_t device_mask_k = (1 << 7) - 1, subsequent_k = 1 << 7, id_mask_k = 0xff << 8;
+    constexpr std::intptr_t thread_limit_k = 2 << 8;
+    constexpr int value_shift_k = 16;
+    if (!args) return 0;
+    while (*args) {
+        auto const id = reinterpret_cast<std::intptr_t>(*args++);
+        std::intptr_t value = id >> value_shift_k;
+        if (id & subsequent_k) {
+            if (!*args) break;
+            value = reinterpret_cast<std::intptr_t>(*args++);
+        }
+        if ((id & device_mask_k) != 0 || (id & id_mask_k) != thread_limit_k) continue; // another device's, or not it
+        return value <= 0 ? 0 : value > INT_MAX ? static_cast<unsigned>(INT_MAX) : static_cast<unsigned>(value);
+    }
+    return 0;
+}
+
+/**  Runs `fn(data)` as the host device's initial task (see above); `thread_limit` is the construct's clause. */
+void run_on_host_device(void (*fn)(void *), void *data, unsigned thread_limit) noexcept {
+    task_t &encountering = current_task();
+    task_t device;
+    device.icv = settings().initial;
+    device.implicit = &device;
+    // The region the encountering task would open claims the root at its `root_level`; it cannot open one while it
+    // runs this, so a region opened in here may take that root.
+    device.root_level = encountering.root_level;
+    // Its own `teams` state: the threads of the enclosing region read the enclosing one's copy, left alone; the
+    // threads of regions nested in this one find this one through their tasks' ancestors (`current_teams`).
+    teams_state_t const saved_teams = teams_state;
+    int const saved_limit = device_thread_limit;
+    device_thread_limit = thread_limit > INT_MAX ? INT_MAX : static_cast<int>(thread_limit);
+    teams_state = teams_state_t{0, 1, device_thread_limit};
+    teams_state_t own = teams_state;
+    device.teams = &own;
+    task_t *const saved = swap_current_task(&device);
+    fn(data);
+    if (tasks_incomplete()) [[unlikely]]
+        finish_region_tasks(&device);
+    swap_current_task(saved);
+    teams_state = saved_teams;
+    device_thread_limit = saved_limit;
+}
+
+/**  The bytes of the `firstprivate` items (map kind 12) among `mapnum` items, laid out in turn at their alignments
+ *   (the log2 of each is the kind's high byte), and the largest alignment. */
+std::size_t private_bytes(std::size_t mapnum, std::size_t const *sizes, unsigned short const *kinds,
+                          std::size_t &align) noexcept {
+    std::size_t bytes = 0;
+    align = 1;
     for (std::size_t i = 0; i != mapnum; ++i)
         if ((kinds[i] & 0xff) == map_firstprivate_k) {
             std::size_t const item_align = std::size_t(1) << (kinds[i] >> 8);
             if (align < item_align) align = item_align;
             bytes = (bytes + item_align - 1) / item_align * item_align + sizes[i];
         }
-    if (!bytes) return fn(hostaddrs);
-    void *block = heap_block(bytes, align, "GOMP_target_ext (firstprivate data of a target region)");
+    return bytes;
+}
+
+/**  Copies the `firstprivate` items `addrs` points at into `block` (laid out as `private_bytes` says) and points
+ *   `addrs` at the copies. */
+void copy_private(std::size_t mapnum, void **addrs, std::size_t const *sizes, unsigned short const *kinds,
+                  char *block) noexcept {
     std::size_t offset = 0;
     for (std::size_t i = 0; i != mapnum; ++i)
         if ((kinds[i] & 0xff) == map_firstprivate_k) {
             std::size_t const item_align = std::size_t(1) << (kinds[i] >> 8);
             offset = (offset + item_align - 1) / item_align * item_align;
-            if (hostaddrs[i]) std::memcpy(static_cast<char *>(block) + offset, hostaddrs[i], sizes[i]);
-            hostaddrs[i] = static_cast<char *>(block) + offset;
+            if (addrs[i]) std::memcpy(block + offset, addrs[i], sizes[i]);
+            addrs[i] = block + offset;
             offset += sizes[i];
         }
-    fn(hostaddrs);
+}
+
+/**
+ *  A `target nowait` region that depends on an incomplete task, as the task it stands for: one data block holding
+ *  this header, the region's address list and its `firstprivate` copies (made at the construct, as OpenMP
+ *  says). `GOMP_task` copies the block with `copy_target_block`, which points the list at the new copies.
+ */
+struct target_block_t {
+    void (*fn)(void *);
+    std::size_t bytes;     ///< The whole block.
+    std::size_t mapnum;    ///< Entries of the address list, which follows this header.
+    std::size_t copies_at; ///< Offset of the `firstprivate` copies.
+    unsigned thread_limit;
+};
+void **target_addresses(void *block) noexcept {
+    return reinterpret_cast<void **>(static_cast<char *>(block) + sizeof(target_block_t));
+}
+void copy_target_block(void *destination, void *source) noexcept {
+    auto const &header = *static_cast<target_block_t const *>(source);
+    std::memcpy(destination, source, header.bytes);
+    auto const from = reinterpret_cast<std::uintptr_t>(source), to = reinterpret_cast<std::uintptr_t>(destination);
+    void **addrs = target_addresses(destination);
+    for (std::size_t i = 0; i != header.mapnum; ++i) {
+        auto const address = reinterpret_cast<std::uintptr_t>(addrs[i]);
+        if (address >= from + header.copies_at && address < from + header.bytes) // a copy inside the block
+            addrs[i] = reinterpret_cast<void *>(address - from + to);
+    }
+}
+void run_target_block(void *block) noexcept {
+    auto const &header = *static_cast<target_block_t const *>(block);
+    run_on_host_device(header.fn, target_addresses(block), header.thread_limit);
+}
+
+constexpr unsigned target_nowait_k = 1;
+
+/**  Whether a construct's `nowait` and `depend` make it a task that may have to wait for others: only while some
+ *   task is incomplete (see `GOMP_task`). libgomp's host fallback defers those likewise; without `nowait` neither
+ *   waits for the dependences. */
+bool deferred_target(unsigned flags, void **depend) noexcept {
+    return (flags & target_nowait_k) && depend && incomplete_tasks.load(std::memory_order_relaxed);
+}
+} // namespace
+
+FORKUNION_GOMP_EXPORT void GOMP_target_ext(int device, void (*fn)(void *), std::size_t mapnum, void **hostaddrs,
+                                           std::size_t *sizes, unsigned short *kinds, unsigned flags, void **depend,
+                                           void **args) {
+    (void)device;
+    unsigned const thread_limit = target_thread_limit(args);
+    std::size_t align = 1;
+    std::size_t const bytes = private_bytes(mapnum, sizes, kinds, align);
+    if (deferred_target(flags, depend)) [[unlikely]] {
+        std::size_t const list = sizeof(target_block_t) + mapnum * sizeof(void *);
+        if (align < alignof(target_block_t)) align = alignof(target_block_t);
+        std::size_t const copies_at = (list + align - 1) / align * align;
+        std::size_t const total = copies_at + bytes;
+        auto *block = static_cast<char *>(heap_block(total, align, "GOMP_target_ext (a deferred target region)"));
+        auto &header = *reinterpret_cast<target_block_t *>(block);
+        header = {fn, total, mapnum, copies_at, thread_limit};
+        void **addrs = target_addresses(block);
+        for (std::size_t i = 0; i != mapnum; ++i) addrs[i] = hostaddrs[i];
+        copy_private(mapnum, addrs, sizes, kinds, block + copies_at);
+        // Runs it now, defers it until the tasks it depends on complete, or discards it in a cancelled taskgroup.
+        GOMP_task(run_target_block, block, copy_target_block, static_cast<long>(total), static_cast<long>(align), true,
+                  task_depend_k, depend, 0, nullptr);
+        std::free(block);
+        return;
+    }
+    if (!bytes) return run_on_host_device(fn, hostaddrs, thread_limit);
+    void *block = heap_block(bytes, align, "GOMP_target_ext (firstprivate data of a target region)");
+    copy_private(mapnum, hostaddrs, sizes, kinds, static_cast<char *>(block));
+    run_on_host_device(fn, hostaddrs, thread_limit);
     std::free(block);
 }
 
 FORKUNION_GOMP_EXPORT void GOMP_target(int device, void (*fn)(void *), void const *unused, std::size_t mapnum,
                                        void **hostaddrs, std::size_t *sizes, unsigned char *kinds) {
-    // The GCC 4.9 form: no firstprivate items.
+    // The GCC 4.9 form: no firstprivate items, no clauses.
     (void)device, (void)unused, (void)mapnum, (void)sizes, (void)kinds;
-    fn(hostaddrs);
+    run_on_host_device(fn, hostaddrs, 0);
 }
 
 FORKUNION_GOMP_EXPORT void GOMP_target_data(int, void const *, std::size_t, void **, std::size_t *, unsigned char *) {}
@@ -1237,10 +1358,18 @@ FORKUNION_GOMP_EXPORT void GOMP_target_data_ext(int, std::size_t, void **, std::
 FORKUNION_GOMP_EXPORT void GOMP_target_end_data(void) {}
 FORKUNION_GOMP_EXPORT void GOMP_target_update(int, void const *, std::size_t, void **, std::size_t *, unsigned char *) {
 }
-FORKUNION_GOMP_EXPORT void GOMP_target_update_ext(int, std::size_t, void **, std::size_t *, unsigned short *, unsigned,
-                                                  void **) {}
+// `target update` and `target enter`/`exit data` move nothing; with `nowait` and `depend` they are still tasks that
+// the tasks depending on them wait for, behind the tasks they depend on.
+FORKUNION_GOMP_EXPORT void GOMP_target_update_ext(int, std::size_t, void **, std::size_t *, unsigned short *,
+                                                  unsigned flags, void **depend) {
+    if (deferred_target(flags, depend)) [[unlikely]]
+        GOMP_task([](void *) noexcept {}, nullptr, nullptr, 0, 1, true, task_depend_k, depend, 0, nullptr);
+}
 FORKUNION_GOMP_EXPORT void GOMP_target_enter_exit_data(int, std::size_t, void **, std::size_t *, unsigned short *,
-                                                       unsigned, void **) {}
+                                                       unsigned flags, void **depend) {
+    if (deferred_target(flags, depend)) [[unlikely]]
+        GOMP_task([](void *) noexcept {}, nullptr, nullptr, 0, 1, true, task_depend_k, depend, 0, nullptr);
+}
 
 // Offload images register themselves from constructors of programs built with offloading: there is no device to
 // give them to, so nothing happens, and every region runs on the host.
