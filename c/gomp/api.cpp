@@ -135,7 +135,13 @@ void *allocate(std::size_t alignment, std::size_t size, std::uintptr_t handle, b
         }
         int const fallback = custom ? custom->fallback : 11;
         if (fallback == 12) return nullptr; // null_fb
-        if (fallback == 13) refuse("an allocation", "the allocator's fallback is abort_fb and the memory ran out");
+        if (fallback == 13) {               // abort_fb: the program stops, with libgomp's exit status
+            std::fprintf(stderr,
+                         "forkunion gomp: out of memory allocating %zu bytes (the allocator's fallback is abort_fb); "
+                         "exiting\n",
+                         size);
+            std::exit(EXIT_FAILURE);
+        }
         if (fallback == 14 && custom) { // allocator_fb
             handle = resolve(custom->fallback_allocator);
             continue;
@@ -819,14 +825,14 @@ FORKUNION_GOMP_EXPORT void *omp_realloc(void *pointer, std::size_t size, std::ui
 
 FORKUNION_GOMP_EXPORT void *GOMP_alloc(std::size_t alignment, std::size_t size, std::uintptr_t allocator) {
     // The `allocate` clause: GCC's code uses the block without a check, so a request no allocator (and no fallback)
-    // serves stops the program here, naming itself, as libgomp's does.
+    // serves stops the program here, naming itself, with libgomp's exit status.
     void *block = allocate(alignment, size, allocator, false);
     if (!block && size) {
         std::fprintf(stderr,
                      "forkunion gomp: GOMP_alloc (an allocate clause): no memory for %zu bytes aligned to %zu from "
-                     "allocator %#llx (or its fallback); aborting\n",
+                     "allocator %#llx (or its fallback); exiting\n",
                      size, alignment, static_cast<unsigned long long>(allocator));
-        std::abort();
+        std::exit(EXIT_FAILURE);
     }
     return block;
 }

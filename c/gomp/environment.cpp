@@ -13,6 +13,7 @@
 #include "runtime.hpp"
 
 #include <cctype>  // `std::tolower`
+#include <climits> // `UINT_MAX`
 #include <cstdio>  // `std::fprintf`
 #include <cstdlib> // `std::getenv`
 #include <cstring> // `std::strlen`
@@ -505,15 +506,18 @@ void read_wait_policy(settings_t &s) noexcept {
         complain("OMP_WAIT_POLICY", value, "active or passive");
 }
 
+/**  The predefined allocators, handle `i + 1` at index `i`. */
+constexpr char const *allocator_names_k[] = {"omp_default_mem_alloc", "omp_large_cap_mem_alloc", "omp_const_mem_alloc",
+                                             "omp_high_bw_mem_alloc", "omp_low_lat_mem_alloc",   "omp_cgroup_mem_alloc",
+                                             "omp_pteam_mem_alloc",   "omp_thread_mem_alloc"};
+
 void read_allocator(settings_t &s) noexcept {
     char const *value = std::getenv("OMP_ALLOCATOR");
     if (!value) return;
-    static constexpr char const *names[] = {"omp_default_mem_alloc", "omp_large_cap_mem_alloc", "omp_const_mem_alloc",
-                                            "omp_high_bw_mem_alloc", "omp_low_lat_mem_alloc",   "omp_cgroup_mem_alloc",
-                                            "omp_pteam_mem_alloc",   "omp_thread_mem_alloc"};
     text_t const text = trimmed(value, std::strlen(value));
     for (std::uintptr_t handle = 0; handle != 8; ++handle)
-        if (equals_ignoring_case(text, names[handle])) return void(s.initial.default_allocator = handle + 1);
+        if (equals_ignoring_case(text, allocator_names_k[handle]))
+            return void(s.initial.default_allocator = handle + 1);
     complain("OMP_ALLOCATOR", value, "the name of a predefined allocator, like omp_default_mem_alloc");
 }
 
@@ -679,7 +683,8 @@ void display_environment(settings_t const &s, bool verbose) noexcept {
     std::fprintf(out, "'\n");
     std::fprintf(out, "  OMP_STACKSIZE = '%zu'\n", s.stack_bytes);
     std::fprintf(out, "  OMP_WAIT_POLICY = '%s'\n", s.wait_policy > 0 ? "ACTIVE" : "PASSIVE");
-    std::fprintf(out, "  OMP_THREAD_LIMIT = '%u'\n", s.thread_limit);
+    // As libgomp prints them: no limit as the largest `unsigned`, a predefined allocator by its name.
+    std::fprintf(out, "  OMP_THREAD_LIMIT = '%u'\n", s.thread_limit == unlimited_threads_k ? UINT_MAX : s.thread_limit);
     std::fprintf(out, "  OMP_MAX_ACTIVE_LEVELS = '%d'\n", s.max_active_levels.load(std::memory_order_relaxed));
     std::fprintf(out, "  OMP_NUM_TEAMS = '%d'\n", s.num_teams.load(std::memory_order_relaxed));
     std::fprintf(out, "  OMP_TEAMS_THREAD_LIMIT = '%d'\n", s.teams_thread_limit.load(std::memory_order_relaxed));
@@ -688,7 +693,11 @@ void display_environment(settings_t const &s, bool verbose) noexcept {
     std::fprintf(out, "  OMP_MAX_TASK_PRIORITY = '%d'\n", s.max_task_priority);
     std::fprintf(out, "  OMP_DISPLAY_AFFINITY = '%s'\n", s.display_affinity ? "TRUE" : "FALSE");
     std::fprintf(out, "  OMP_AFFINITY_FORMAT = '%s'\n", s.affinity_format);
-    std::fprintf(out, "  OMP_ALLOCATOR = '%lu'\n", static_cast<unsigned long>(s.initial.default_allocator));
+    std::uintptr_t const allocator = s.initial.default_allocator;
+    if (allocator >= 1 && allocator <= 8)
+        std::fprintf(out, "  OMP_ALLOCATOR = '%s'\n", allocator_names_k[allocator - 1]);
+    else
+        std::fprintf(out, "  OMP_ALLOCATOR = '%lu'\n", static_cast<unsigned long>(allocator));
     std::fprintf(out, "  OMP_TARGET_OFFLOAD = 'DEFAULT'\n");
     if (verbose) {
         std::fprintf(out, "  GOMP_CPU_AFFINITY = ''\n");

@@ -1168,16 +1168,18 @@ FORKUNION_GOMP_EXPORT bool GOMP_teams4(unsigned num_teams_low, unsigned num_team
 
 // ---- `error` directive and the `allocate` clause ----
 
+// The wording is libgomp's, after the drop-in's own prefix.
 FORKUNION_GOMP_EXPORT void GOMP_warning(char const *message, std::size_t length) {
     if (message)
-        std::fprintf(stderr, "forkunion gomp: warning: %.*s\n", static_cast<int>(length), message);
+        std::fprintf(stderr, "forkunion gomp: error directive encountered: %.*s\n", static_cast<int>(length), message);
     else
-        std::fprintf(stderr, "forkunion gomp: warning: error directive encountered\n");
+        std::fprintf(stderr, "forkunion gomp: error directive encountered\n");
 }
 
 FORKUNION_GOMP_EXPORT void GOMP_error(char const *message, std::size_t length) {
     if (message)
-        std::fprintf(stderr, "forkunion gomp: fatal error: %.*s\n", static_cast<int>(length), message);
+        std::fprintf(stderr, "forkunion gomp: fatal error: error directive encountered: %.*s\n",
+                     static_cast<int>(length), message);
     else
         std::fprintf(stderr, "forkunion gomp: fatal error: error directive encountered\n");
     std::exit(EXIT_FAILURE);

@@ -2,7 +2,8 @@
  *  OpenMP leaves undefined, an `allocate` clause no allocator can serve, and a doacross loop with more chunks than
  *  any memory could track must stop the program with a message naming the call (run.cmake's `refuse` mode expects
  *  the abort). `cancel parallel` is served: with OMP_CANCELLATION (`cancel`) the master's cancellation ends the
- *  region, without it (`cancel_unset`) it is the no-op OpenMP prescribes; both complete under every runtime. */
+ *  region, without it (`cancel_unset`) it is the no-op OpenMP prescribes; both complete under every runtime. The
+ *  `error` directive at execution warns (`error_warning`) or stops the program (`error_fatal`), as libgomp's does. */
 #include "gomp_test.h"
 
 int main(int argc, char **argv) {
@@ -53,6 +54,18 @@ int main(int argc, char **argv) {
             sum += 1; // the drop-in aborts at the loop's start
 #pragma omp ordered depend(source)
         }
+    } else if (strcmp(construct, "error_warning") == 0) {
+        // The `error` directive at execution: a warning is said on stderr by every thread and the program goes on.
+#pragma omp parallel reduction(+ : sum)
+        {
+#pragma omp error at(execution) severity(warning) message("refusals.c warns here")
+            sum += 1;
+        }
+        CHECK(sum == omp_get_max_threads());
+        sum = 1;
+    } else if (strcmp(construct, "error_fatal") == 0) {
+#pragma omp error at(execution) severity(fatal) message("refusals.c stops here")
+        sum += 1; // every runtime exits before this
     } else {
         fprintf(stderr, "unknown construct %s\n", construct);
         return 2;
