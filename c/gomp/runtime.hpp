@@ -325,6 +325,7 @@ struct ws_state_t {
     bool holds_chunk = false; ///< `[first, last)` is this thread's and not yet handed on (`ordered`).
     bool pending = false;     ///< Team of one: the whole loop is still to be handed out.
     bool open = false;        ///< Inside a loop or `sections` this thread entered (`loop_enter`), until it left.
+    bool additive = false;    ///< Shared and guided cursors: `additive_claims` holds for the loop and its team.
     copy_role_t copy = copy_role_t::none_k;
     void *solo_memory = nullptr; ///< Team of one: the scratch memory `GOMP_loop_start` asked for.
     unsigned doacross_dims = 0;

@@ -166,7 +166,7 @@ bool claim_shared(task_t &task, std::uint64_t &first, std::uint64_t &last) noexc
     loop_shape_t const &shape = task.ws.loop;
     std::atomic<std::uint64_t> &cursor = task.ws.slot->cursor.value;
     bool const guided = shape.kind == loop_kind_t::guided_k;
-    if (!additive_claims(shape, team.header.size)) [[unlikely]]
+    if (!task.ws.additive) [[unlikely]]
         return claim_exact_slow(cursor, shape, team.header.size, guided, first, last);
     std::uint64_t take = shape.chunk;
     if (guided) {
@@ -359,6 +359,7 @@ void loop_enter(task_t &task, loop_shape_t const &requested, void **memory, std:
     // Only what some schedule reads before setting it (see `ws_state_t`).
     ws.slot = nullptr;
     ws.plain_cursor = nullptr;
+    ws.additive = false;
     ws.loop = requested;
     ws.id = task.ws_next++;
     ws.open = true;
@@ -408,8 +409,8 @@ void loop_enter(task_t &task, loop_shape_t const &requested, void **memory, std:
         if (entry == entry_t::cancelled) [[unlikely]]
             return enter_cancelled(task, memory, memory_bytes, reductions);
         ws.slot = &slot_of(*team, ws.id);
-        if (shape.kind == loop_kind_t::shared_k && !shape.ordered && additive_claims(shape, size) &&
-            !settings().cancellation)
+        ws.additive = additive_claims(shape, size);
+        if (shape.kind == loop_kind_t::shared_k && !shape.ordered && ws.additive && !settings().cancellation)
             ws.plain_cursor = &ws.slot->cursor.value;
         if (reductions) {
             bool const combiner = task.thread_num == 0;
