@@ -1220,30 +1220,42 @@ unsigned target_thread_limit(void **args) noexcept {
     return 0;
 }
 
-/**  Runs `fn(data)` as the host device's initial task (see above); `thread_limit` is the construct's clause. */
-void run_on_host_device(void (*fn)(void *), void *data, unsigned thread_limit) noexcept {
-    task_t &encountering = current_task();
-    task_t device;
-    device.icv = settings().initial;
-    device.implicit = &device;
-    // The region the encountering task would open claims the root at its `root_level`; it cannot open one while it
-    // runs this, so a region opened in here may take that root.
-    device.root_level = encountering.root_level;
-    // Its own `teams` state: the threads of the enclosing region read the enclosing one's copy, left alone; the
-    // threads of regions nested in this one find this one through their tasks' ancestors (`current_teams`).
-    teams_state_t const saved_teams = teams_state;
-    int const saved_limit = device_thread_limit;
-    device_thread_limit = thread_limit > INT_MAX ? INT_MAX : static_cast<int>(thread_limit);
-    teams_state = teams_state_t{0, 1, device_thread_limit};
-    teams_state_t own = teams_state;
-    device.teams = &own;
-    task_t *const saved = swap_current_task(&device);
+/**
+ *  Runs `fn(data)` as the host device's initial task (see above); `thread_limit` is the construct's clause. Not
+ *  `noexcept`: a `pthread_exit` in the region unwinds through it (as through a region's body), restoring the
+ *  thread's task and teams state on the way, so the thread's exit finds them as they were around the construct.
+ */
+void run_on_host_device(void (*fn)(void *), void *data, unsigned thread_limit) {
+    struct scope_t {
+        task_t device;
+        teams_state_t own;
+        teams_state_t const saved_teams = teams_state;
+        int const saved_limit = device_thread_limit;
+        task_t *saved = nullptr;
+        explicit scope_t(unsigned limit) noexcept {
+            task_t &encountering = current_task();
+            device.icv = settings().initial;
+            device.implicit = &device;
+            // The region the encountering task would open claims the root at its `root_level`; it cannot open one
+            // while it runs this, so a region opened in here may take that root.
+            device.root_level = encountering.root_level;
+            // Its own `teams` state: the threads of the enclosing region read the enclosing one's copy, left alone;
+            // the threads of regions nested in this one find this one through their tasks' ancestors.
+            device_thread_limit = limit > INT_MAX ? INT_MAX : static_cast<int>(limit);
+            teams_state = teams_state_t{0, 1, device_thread_limit};
+            own = teams_state;
+            device.teams = &own;
+            saved = swap_current_task(&device);
+        }
+        ~scope_t() {
+            swap_current_task(saved);
+            teams_state = saved_teams;
+            device_thread_limit = saved_limit;
+        }
+    } scope(thread_limit);
     fn(data);
     if (tasks_incomplete()) [[unlikely]]
-        finish_region_tasks(&device);
-    swap_current_task(saved);
-    teams_state = saved_teams;
-    device_thread_limit = saved_limit;
+        finish_region_tasks(&scope.device);
 }
 
 /**  The bytes of the `firstprivate` items (map kind 12) among `mapnum` items, laid out in turn at their alignments
@@ -1302,7 +1314,7 @@ void copy_target_block(void *destination, void *source) noexcept {
             addrs[i] = reinterpret_cast<void *>(address - from + to);
     }
 }
-void run_target_block(void *block) noexcept {
+void run_target_block(void *block) {
     auto const &header = *static_cast<target_block_t const *>(block);
     run_on_host_device(header.fn, target_addresses(block), header.thread_limit);
 }

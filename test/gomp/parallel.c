@@ -1,7 +1,8 @@
 /*  `parallel`: team sizes (`num_threads`, `if`, `omp_set_num_threads`, teams larger than the first one), the team
  *  and level queries, nested regions (a team of one), many regions in a row, and the GOMP_1.0 entry points that
  *  older GCCs emitted (`GOMP_parallel_start`/`_end` and the combined `_start` forms), called directly. With the
- *  argument `exit_in_region`: the master calls `exit(0)` inside a region while its team waits in a barrier. */
+ *  argument `exit_in_region`: the master calls `exit(0)` inside a region while its team waits in a barrier; with
+ *  `exit_in_target`, inside a `target` region there. */
 #include "gomp_test.h"
 
 #include <stdbool.h>
@@ -77,14 +78,20 @@ static void legacy_sections_body(void *data) {
 
 int main(int argc, char **argv) {
     report_server();
-    if (argc == 2 && !strcmp(argv[1], "exit_in_region")) {
-        // `exit` from a region's body, its team still inside: the process ends with that status, and promptly.
+    if (argc == 2 && (!strcmp(argv[1], "exit_in_region") || !strcmp(argv[1], "exit_in_target"))) {
+        // `exit` from a region's body (or from a `target` region there), its team still inside: the process ends
+        // with that status, and promptly.
+        int const in_target = !strcmp(argv[1], "exit_in_target");
 #pragma omp parallel num_threads(3)
         {
 #pragma omp barrier
             if (omp_get_thread_num() == 0) {
                 printf("exit from the master inside a region of %d\n", omp_get_num_threads());
                 fflush(stdout);
+                if (in_target) {
+#pragma omp target
+                    exit(0);
+                }
                 exit(0);
             }
 #pragma omp barrier
