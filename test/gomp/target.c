@@ -185,8 +185,6 @@ static void target_tasks_and_limits(void) {
  *  leaves through `pthread_exit` inside a target region.
  */
 static void target_exits_and_pauses(void) {
-    // A pause inside a target region inside a region leaves the region's threads alone (libgomp answers 0 there,
-    // pausing nothing of that region; the drop-in answers -1, as anywhere inside a region), and both go on.
     int paused = 1, members = 0;
 #pragma omp parallel num_threads(2) reduction(+ : members)
     {
@@ -347,11 +345,11 @@ int main(void) {
         per_thread[me] = mine;
     }
     printf("target in a region: %d %d\n", per_thread[0], per_thread[1]);
-    target_is_an_initial_task();
-    target_tasks_and_limits();
     CHECK(per_thread[0] == 100 && per_thread[1] == 101);
     printf("devices %d, initial device %d, is initial device %d\n", omp_get_num_devices(), omp_get_initial_device(),
            omp_is_initial_device());
+    target_is_an_initial_task();
+    target_tasks_and_limits();
 
     if (served_by_forkunion()) {
         target_exits_and_pauses();
