@@ -46,81 +46,85 @@ char const *__asan_default_options(void) {
     return "allocator_may_return_null=1";
 }
 
+/**  Contention on one pool: a pool of `pool_size` bytes (null fallback), a block of `held_bytes` from it, and a
+ *   thread running `body` against it until `end_contention`, already running when this returns: `body` counts its
+ *   requests in `contender_attempts`. Returns the held block. */
+static omp_allocator_handle_t contended_pool;
+static atomic_int contention_done;
+static atomic_long contender_attempts;
+static void *start_contention(omp_uintptr_t pool_size, size_t held_bytes, void *(*body)(void *), pthread_t *thread) {
+    omp_alloctrait_t traits[] = {{omp_atk_pool_size, pool_size}, {omp_atk_fallback, omp_atv_null_fb}};
+    contended_pool = omp_init_allocator(omp_default_mem_space, 2, traits);
+    CHECK(contended_pool != omp_null_allocator);
+    void *held = omp_alloc(held_bytes, contended_pool);
+    CHECK(held != NULL);
+    atomic_store(&contention_done, 0);
+    atomic_store(&contender_attempts, 0);
+    CHECK(pthread_create(thread, NULL, body, NULL) == 0);
+    while (atomic_load(&contender_attempts) == 0) { // the two overlap from the first request on
+    }
+    return held;
+}
+/**  At least 50,000 requests on each side, overlapping (at most 2,000,000 here if the other side is starved). */
+static int contention_goes_on(long requests) {
+    return requests < 2000000 && (requests < 50000 || atomic_load(&contender_attempts) < 50000);
+}
+static void end_contention(pthread_t thread, void *held) {
+    atomic_store(&contention_done, 1);
+    pthread_join(thread, NULL);
+    omp_free(held, contended_pool);
+    omp_destroy_allocator(contended_pool);
+}
+
 /**  A pool of 1000 bytes, 500 of them held: one thread keeps asking for 600 (never fits) while another allocates
  *   and frees 400 (always fits). Returns how many of the 400-byte requests failed. */
-static omp_allocator_handle_t contended_pool;
-static atomic_int pool_done;
-static atomic_long greedy_attempts;
 static void *ask_too_much(void *argument) {
     (void)argument;
-    while (!atomic_load(&pool_done)) {
+    while (!atomic_load(&contention_done)) {
         void *never = omp_alloc(600, contended_pool);
         if (never) omp_free(never, contended_pool);
-        atomic_fetch_add(&greedy_attempts, 1);
+        atomic_fetch_add(&contender_attempts, 1);
     }
     return NULL;
 }
 static long pool_refusals_of_fitting_requests(void) {
-    omp_alloctrait_t traits[] = {{omp_atk_pool_size, 1000}, {omp_atk_fallback, omp_atv_null_fb}};
-    contended_pool = omp_init_allocator(omp_default_mem_space, 2, traits);
-    CHECK(contended_pool != omp_null_allocator);
-    void *held = omp_alloc(500, contended_pool);
-    CHECK(held != NULL);
     pthread_t greedy;
-    CHECK(pthread_create(&greedy, NULL, ask_too_much, NULL) == 0);
+    void *held = start_contention(1000, 500, ask_too_much, &greedy);
     long refused = 0;
-    while (atomic_load(&greedy_attempts) == 0) { // the two overlap from the first request on
-    }
-    // At least 50,000 requests each side, overlapping (at most 2,000,000 here if the other side is starved).
-    for (long i = 0; i < 2000000 && (i < 50000 || atomic_load(&greedy_attempts) < 50000); ++i) {
+    for (long i = 0; contention_goes_on(i); ++i) {
         void *fits = omp_alloc(400, contended_pool);
         refused += fits == NULL;
         omp_free(fits, contended_pool);
     }
-    atomic_store(&pool_done, 1);
-    pthread_join(greedy, NULL);
-    omp_free(held, contended_pool);
-    omp_destroy_allocator(contended_pool);
+    end_contention(greedy, held);
     return refused;
 }
 
 /**  A pool of 100 bytes whose one 60-byte block one thread keeps moving (`omp_realloc` to 61 bytes and back, which
  *   always fits) while another keeps asking for 50 (which never fits beside it). Sets how many moves failed and
  *   returns how many 50-byte requests were granted: both 0 when the pool counts a moving block without a gap. */
-static omp_allocator_handle_t moving_pool;
-static atomic_int moving_done;
-static atomic_long intruder_attempts, intruders_granted;
+static atomic_long intruders_granted;
 static void *intrude(void *argument) {
     (void)argument;
-    while (!atomic_load(&moving_done)) {
-        void *intruder = omp_alloc(50, moving_pool);
-        if (intruder) atomic_fetch_add(&intruders_granted, 1), omp_free(intruder, moving_pool);
-        atomic_fetch_add(&intruder_attempts, 1);
+    while (!atomic_load(&contention_done)) {
+        void *intruder = omp_alloc(50, contended_pool);
+        if (intruder) atomic_fetch_add(&intruders_granted, 1), omp_free(intruder, contended_pool);
+        atomic_fetch_add(&contender_attempts, 1);
     }
     return NULL;
 }
 static long pool_overdrafts_beside_a_moving_block(long *failed_moves) {
-    omp_alloctrait_t traits[] = {{omp_atk_pool_size, 100}, {omp_atk_fallback, omp_atv_null_fb}};
-    moving_pool = omp_init_allocator(omp_default_mem_space, 2, traits);
-    CHECK(moving_pool != omp_null_allocator);
-    void *block = omp_alloc(60, moving_pool);
-    CHECK(block != NULL);
     pthread_t intruder;
-    CHECK(pthread_create(&intruder, NULL, intrude, NULL) == 0);
-    while (atomic_load(&intruder_attempts) == 0) { // the two overlap from the first move on
-    }
+    void *block = start_contention(100, 60, intrude, &intruder);
     *failed_moves = 0;
-    for (long i = 0; i < 2000000 && (i < 50000 || atomic_load(&intruder_attempts) < 50000); ++i) {
-        void *moved = omp_realloc(block, (size_t)(60 + (i & 1)), moving_pool, moving_pool);
+    for (long i = 0; contention_goes_on(i); ++i) {
+        void *moved = omp_realloc(block, (size_t)(60 + (i & 1)), contended_pool, contended_pool);
         if (moved)
             block = moved;
         else
             ++*failed_moves;
     }
-    atomic_store(&moving_done, 1);
-    pthread_join(intruder, NULL);
-    omp_free(block, moving_pool);
-    omp_destroy_allocator(moving_pool);
+    end_contention(intruder, block);
     return atomic_load(&intruders_granted);
 }
 
