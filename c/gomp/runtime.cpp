@@ -599,6 +599,13 @@ void stop_segments(root_t &root, unsigned first) noexcept {
 // A region's steps below are `always_inline`: the master's path from `GOMP_parallel` to its join is one function,
 // with no call that saves and restores registers between the steps.
 
+/**  Whether `task` runs inside a region, active or not, or inside a `target` region within one (which starts again
+ *   at level 0, but whose `root_level` counts the active regions around it): its thread's roots may be running
+ *   regions. False for null (a thread that made no OpenMP call). */
+bool inside_a_region(task_t const *task) noexcept {
+    return task && (task->level != 0 || task->root_level != 0);
+}
+
 /**
  *  Hands the calling thread's roots back when the thread exits, for the next threads that have none: the destructor
  *  of `keeper_key_`, which a thread's claim of a free root sets. POSIX runs key destructors after the thread's C++
@@ -610,8 +617,7 @@ void release_thread_roots(void *) noexcept {
     thread_state_t &state = thread_state;
     // Not in a `fork()` child that forgot the roots (their pools' threads stayed in the parent).
     if (state.home_forks != forks_.load(std::memory_order_relaxed)) return;
-    // Nor inside a `target` region within a region (level 0 again, but `root_level` counts the regions around).
-    if (current_task_pointer && (current_task_pointer->level != 0 || current_task_pointer->root_level != 0)) return;
+    if (inside_a_region(current_task_pointer)) return;
     if (state.home) state.home->release();
     state.home = nullptr;
     for (unsigned level = 0; level != state.nested_capacity; ++level)
@@ -984,8 +990,7 @@ unsigned thread_limit_of(task_t const &task) noexcept {
 
 int pause_idle_roots() noexcept {
     // Inside any region, as libgomp: a running one's threads cannot be released, and an inactive one answers alike.
-    // So too in a `target` region inside one (level 0 again; `root_level` counts the regions around it).
-    if (task_t const &task = current_task(); task.level > 0 || task.root_level > 0) return -1;
+    if (inside_a_region(&current_task())) return -1;
     unsigned const forks = forks_.load(std::memory_order_relaxed);
     for (auto &slot : roots_) {
         root_t *root = slot.load(std::memory_order_acquire);
@@ -1218,8 +1223,7 @@ __attribute__((destructor)) void unload() noexcept {
     // exit; a root another live thread holds (it may be in a region) is left running, its workers parked or soon,
     // and so are the calling thread's own when it exits from inside a region (`exit` in a region's body): their
     // regions are still running, and stopping a pool waits for its dispatch to end.
-    bool const in_region =
-        current_task_pointer && (current_task_pointer->level != 0 || current_task_pointer->root_level != 0);
+    bool const in_region = inside_a_region(current_task_pointer);
     for (auto &slot : roots_) {
         root_t *root = slot.load(std::memory_order_acquire);
         if (!root) break; // roots are appended: none after the first empty entry

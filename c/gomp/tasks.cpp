@@ -1200,9 +1200,9 @@ FORKUNION_GOMP_EXPORT void GOMP_error(char const *message, std::size_t length) {
 namespace {
 constexpr unsigned map_firstprivate_k = 12;
 
-/**  The `thread_limit` clause of a `target` construct in GCC's `args` list (0 when absent): each entry is an id,
- *   with its value above bit 16 or, with the subsequent-parameter bit, in the next entry. */
-unsigned target_thread_limit(void **args) noexcept {
+/**  The `thread_limit` clause of a `target` construct in GCC's `args` list (0 when absent), at most `INT_MAX`: each
+ *   entry is an id, with its value above bit 16 or, with the subsequent-parameter bit, in the next entry. */
+int target_thread_limit(void **args) noexcept {
     constexpr std::intptr_t device_mask_k = (1 << 7) - 1, subsequent_k = 1 << 7, id_mask_k = 0xff << 8;
     constexpr std::intptr_t thread_limit_k = 2 << 8;
     constexpr int value_shift_k = 16;
@@ -1215,24 +1215,25 @@ unsigned target_thread_limit(void **args) noexcept {
             value = reinterpret_cast<std::intptr_t>(*args++);
         }
         if ((id & device_mask_k) != 0 || (id & id_mask_k) != thread_limit_k) continue; // another device's, or not it
-        return value <= 0 ? 0 : value > INT_MAX ? static_cast<unsigned>(INT_MAX) : static_cast<unsigned>(value);
+        return value <= 0 ? 0 : value > INT_MAX ? INT_MAX : static_cast<int>(value);
     }
     return 0;
 }
 
 /**
- *  Runs `fn(data)` as the host device's initial task (see above); `thread_limit` is the construct's clause. Not
- *  `noexcept`: a `pthread_exit` in the region unwinds through it (as through a region's body), restoring the
- *  thread's task and teams state on the way, so the thread's exit finds them as they were around the construct.
+ *  Runs `fn(data)` as the host device's initial task (see above); `thread_limit` is the construct's clause (0 for
+ *  none; `target_thread_limit`). Not `noexcept`: a `pthread_exit` in the region unwinds through it (as through a
+ *  region's body), restoring the thread's task and teams state on the way, so the thread's exit finds them as they
+ *  were around the construct.
  */
-void run_on_host_device(void (*fn)(void *), void *data, unsigned thread_limit) {
+void run_on_host_device(void (*fn)(void *), void *data, int thread_limit) {
     struct scope_t {
         task_t device;
         teams_state_t own;
         teams_state_t const saved_teams = teams_state;
         int const saved_limit = device_thread_limit;
         task_t *saved = nullptr;
-        explicit scope_t(unsigned limit) noexcept {
+        explicit scope_t(int limit) noexcept {
             task_t &encountering = current_task();
             device.icv = settings().initial;
             device.implicit = &device;
@@ -1241,7 +1242,7 @@ void run_on_host_device(void (*fn)(void *), void *data, unsigned thread_limit) {
             device.root_level = encountering.root_level;
             // Its own `teams` state: the threads of the enclosing region read the enclosing one's copy, left alone;
             // the threads of regions nested in this one find this one through their tasks' ancestors.
-            device_thread_limit = limit > INT_MAX ? INT_MAX : static_cast<int>(limit);
+            device_thread_limit = limit;
             teams_state = teams_state_t{0, 1, device_thread_limit};
             own = teams_state;
             device.teams = &own;
@@ -1298,7 +1299,7 @@ struct target_block_t {
     std::size_t bytes;     ///< The whole block.
     std::size_t mapnum;    ///< Entries of the address list, which follows this header.
     std::size_t copies_at; ///< Offset of the `firstprivate` copies.
-    unsigned thread_limit;
+    int thread_limit;
 };
 void **target_addresses(void *block) noexcept {
     return reinterpret_cast<void **>(static_cast<char *>(block) + sizeof(target_block_t));
@@ -1333,7 +1334,7 @@ FORKUNION_GOMP_EXPORT void GOMP_target_ext(int device, void (*fn)(void *), std::
                                            std::size_t *sizes, unsigned short *kinds, unsigned flags, void **depend,
                                            void **args) {
     (void)device;
-    unsigned const thread_limit = target_thread_limit(args);
+    int const thread_limit = target_thread_limit(args);
     std::size_t align = 1;
     std::size_t const bytes = private_bytes(mapnum, sizes, kinds, align);
     if (deferred_target(flags, depend)) [[unlikely]] {

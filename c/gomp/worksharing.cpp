@@ -651,19 +651,11 @@ template <loop_kind_t expected_, typename value_type_>
     }
 }
 
-bool signed_next(task_t &task, long *istart, long *iend) noexcept {
-    return loop_next(task, istart, iend);
-}
-
-bool unsigned_next(task_t &task, unsigned long long *istart, unsigned long long *iend) noexcept {
-    return loop_next(task, istart, iend);
-}
-
 bool signed_start(loop_kind_t kind, bool ordered, long start, long end, long incr, long chunk, long *istart,
                   long *iend) noexcept {
     task_t &task = implicit_task();
     loop_enter(task, signed_shape(start, end, incr, chunk, kind, ordered), nullptr, 0);
-    return signed_next(task, istart, iend);
+    return loop_next(task, istart, iend);
 }
 
 bool unsigned_start(loop_kind_t kind, bool ordered, bool up, unsigned long long start, unsigned long long end,
@@ -671,7 +663,7 @@ bool unsigned_start(loop_kind_t kind, bool ordered, bool up, unsigned long long 
                     unsigned long long *iend) noexcept {
     task_t &task = implicit_task();
     loop_enter(task, unsigned_shape(up, start, end, incr, chunk, kind, ordered), nullptr, 0);
-    return unsigned_next(task, istart, iend);
+    return loop_next(task, istart, iend);
 }
 
 /**  `schedule(runtime)`: the kind and chunk come from the thread's run-sched-var. */
@@ -729,7 +721,7 @@ loop_kind_t decode_sched(long sched, long &chunk, bool ordered) noexcept {
         return signed_runtime(monotonic, ordered, start, end, incr, istart, iend);                                     \
     }                                                                                                                  \
     FORKUNION_GOMP_EXPORT bool GOMP_loop_##name##_next(long *istart, long *iend) {                                     \
-        return signed_next(implicit_task(), istart, iend);                                                             \
+        return loop_next(implicit_task(), istart, iend);                                                               \
     }                                                                                                                  \
     FORKUNION_GOMP_EXPORT bool GOMP_loop_ull_##name##_start(bool up, unsigned long long start, unsigned long long end, \
                                                             unsigned long long incr, unsigned long long *istart,       \
@@ -737,7 +729,7 @@ loop_kind_t decode_sched(long sched, long &chunk, bool ordered) noexcept {
         return unsigned_runtime(monotonic, ordered, up, start, end, incr, istart, iend);                               \
     }                                                                                                                  \
     FORKUNION_GOMP_EXPORT bool GOMP_loop_ull_##name##_next(unsigned long long *istart, unsigned long long *iend) {     \
-        return unsigned_next(implicit_task(), istart, iend);                                                           \
+        return loop_next(implicit_task(), istart, iend);                                                               \
     }
 
 FORKUNION_GOMP_SIGNED_LOOP(static, loop_kind_t::static_k, false)
@@ -772,7 +764,7 @@ bool signed_start_50(char const *entry, bool ordered, long start, long end, long
     loop_enter(task, signed_shape(start, end, incr, chunk, kind, ordered), mem,
                mem ? *reinterpret_cast<std::uintptr_t *>(mem) : 0, reductions);
     // Without `istart` GCC schedules the loop itself and only wants the construct (and its memory) set up.
-    return istart ? signed_next(task, istart, iend) : true;
+    return istart ? loop_next(task, istart, iend) : true;
 }
 
 bool unsigned_start_50(char const *entry, bool ordered, bool up, unsigned long long start, unsigned long long end,
@@ -784,7 +776,7 @@ bool unsigned_start_50(char const *entry, bool ordered, bool up, unsigned long l
     task_t &task = implicit_task();
     loop_enter(task, unsigned_shape(up, start, end, incr, static_cast<unsigned long long>(signed_chunk), kind, ordered),
                mem, mem ? *reinterpret_cast<std::uintptr_t *>(mem) : 0, reductions);
-    return istart ? unsigned_next(task, istart, iend) : true;
+    return istart ? loop_next(task, istart, iend) : true;
 }
 
 } // namespace
