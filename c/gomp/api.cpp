@@ -226,13 +226,14 @@ FORKUNION_GOMP_EXPORT int omp_get_supported_active_levels(void) {
 }
 
 FORKUNION_GOMP_EXPORT void omp_set_max_active_levels(int levels) {
-    // More levels than supported: max-active-levels becomes the supported number, as the specification says.
+    // The calling task's ICV (its descendants inherit it). More levels than supported: the supported number, as
+    // the specification says; a negative number changes nothing.
     if (levels < 0) return;
-    settings().max_active_levels.store(levels < supported_active_levels_k ? levels : supported_active_levels_k,
-                                       std::memory_order_relaxed);
+    task().icv.max_active_levels =
+        static_cast<std::uint8_t>(levels < supported_active_levels_k ? levels : supported_active_levels_k);
 }
 FORKUNION_GOMP_EXPORT int omp_get_max_active_levels(void) {
-    return settings().max_active_levels.load(std::memory_order_relaxed);
+    return task().icv.max_active_levels;
 }
 FORKUNION_GOMP_EXPORT void omp_set_nested(int on) {
     // As libgomp: on allows every supported level; off leaves 0 and 1 alone and turns more into 1.

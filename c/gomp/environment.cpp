@@ -613,13 +613,12 @@ void read_environment(settings_t &s) noexcept {
     // `OMP_NESTED`, else every supported level when `OMP_NUM_THREADS` or `OMP_PROC_BIND` lists several levels.
     bool nested = false;
     if (read_integer("OMP_MAX_ACTIVE_LEVELS", 0, 0x7fffffffu, number, "a non-negative integer"))
-        s.max_active_levels.store(number < supported_active_levels_k ? static_cast<int>(number)
-                                                                     : supported_active_levels_k,
-                                  std::memory_order_relaxed);
+        s.initial.max_active_levels = static_cast<std::uint8_t>(
+            number < supported_active_levels_k ? static_cast<int>(number) : supported_active_levels_k);
     else if (read_boolean("OMP_NESTED", nested))
-        s.max_active_levels.store(nested ? supported_active_levels_k : 1, std::memory_order_relaxed);
+        s.initial.max_active_levels = nested ? supported_active_levels_k : 1;
     else if (s.nthreads_list_size > 1 || s.bind_list_size > 1)
-        s.max_active_levels.store(supported_active_levels_k, std::memory_order_relaxed);
+        s.initial.max_active_levels = supported_active_levels_k;
     bool flag = false;
     if (read_boolean("OMP_CANCELLATION", flag)) s.cancellation = flag;
     if (read_boolean("OMP_DISPLAY_AFFINITY", flag)) s.display_affinity = flag;
@@ -658,8 +657,7 @@ void display_environment(settings_t const &s, bool verbose) noexcept {
     std::fprintf(out, "\nOPENMP DISPLAY ENVIRONMENT BEGIN\n");
     std::fprintf(out, "  _OPENMP = '201511'\n");
     std::fprintf(out, "  OMP_DYNAMIC = '%s'\n", s.initial.dynamic ? "TRUE" : "FALSE");
-    std::fprintf(out, "  OMP_NESTED = '%s'\n",
-                 s.max_active_levels.load(std::memory_order_relaxed) > 1 ? "TRUE" : "FALSE");
+    std::fprintf(out, "  OMP_NESTED = '%s'\n", s.initial.max_active_levels > 1 ? "TRUE" : "FALSE");
     std::fprintf(out, "  OMP_NUM_THREADS = '");
     if (s.nthreads_list_size == 0) std::fprintf(out, "%u", s.initial.nthreads);
     for (unsigned i = 0; i != s.nthreads_list_size; ++i) std::fprintf(out, "%s%u", i ? "," : "", s.nthreads_list[i]);
@@ -685,7 +683,7 @@ void display_environment(settings_t const &s, bool verbose) noexcept {
     std::fprintf(out, "  OMP_WAIT_POLICY = '%s'\n", s.wait_policy > 0 ? "ACTIVE" : "PASSIVE");
     // As libgomp prints them: no limit as the largest `unsigned`, a predefined allocator by its name.
     std::fprintf(out, "  OMP_THREAD_LIMIT = '%u'\n", s.thread_limit == unlimited_threads_k ? UINT_MAX : s.thread_limit);
-    std::fprintf(out, "  OMP_MAX_ACTIVE_LEVELS = '%d'\n", s.max_active_levels.load(std::memory_order_relaxed));
+    std::fprintf(out, "  OMP_MAX_ACTIVE_LEVELS = '%d'\n", s.initial.max_active_levels);
     std::fprintf(out, "  OMP_NUM_TEAMS = '%d'\n", s.num_teams.load(std::memory_order_relaxed));
     std::fprintf(out, "  OMP_TEAMS_THREAD_LIMIT = '%d'\n", s.teams_thread_limit.load(std::memory_order_relaxed));
     std::fprintf(out, "  OMP_CANCELLATION = '%s'\n", s.cancellation ? "TRUE" : "FALSE");

@@ -793,7 +793,7 @@ unsigned outer_thread_limit() noexcept {
 /**  How many threads a region asked for with `nthreads` (0 = nthreads-var) gets, per the specification's rules. */
 [[gnu::always_inline]] inline unsigned team_size_for(task_t const &parent, unsigned nthreads) noexcept {
     settings_t const &s = loaded_settings();
-    if (parent.active_level >= s.max_active_levels.load(std::memory_order_relaxed)) return 1;
+    if (parent.active_level >= parent.icv.max_active_levels) return 1;
     unsigned size = nthreads ? nthreads : parent.icv.nthreads;
     // A nested region's limit is its contention group's (`take_threads`), which is this one where it started.
     if (unsigned const limit = outer_thread_limit(); size > limit) size = limit;

@@ -74,8 +74,11 @@ struct task_icv_t {
     int run_chunk = 1;                                     ///< run-sched-var chunk (0 = the schedule's default).
     int default_device = 0;                                ///< default-device-var.
     bool dynamic = false;                                  ///< dyn-var.
-    bool spare[3] = {};                                    ///< Unused, always zero: named, so not padding.
-    std::uintptr_t default_allocator = 1;                  ///< def-allocator-var (`omp_default_mem_alloc`).
+    /**  max-active-levels-var: per task, as OpenMP 5 scopes it (data environment) and libgomp 12 keeps it; at most
+     *   `supported_active_levels_k`, so one byte. */
+    std::uint8_t max_active_levels = 1;
+    bool spare[2] = {};                   ///< Unused, always zero: named, so not padding.
+    std::uintptr_t default_allocator = 1; ///< def-allocator-var (`omp_default_mem_alloc`).
 
     bool operator==(task_icv_t const &other) const noexcept { return std::memcmp(this, &other, sizeof(other)) == 0; }
 };
@@ -98,9 +101,8 @@ struct settings_t {
     unsigned nthreads_list_size = 0;
     int bind_list[8] = {0}; ///< `OMP_PROC_BIND` list.
     unsigned bind_list_size = 0;
-    unsigned thread_limit = 0x7fffffffu;   ///< thread-limit-var; `unlimited_threads_k` when unset.
-    std::atomic<int> max_active_levels{1}; ///< max-active-levels-var, clamped to `supported_active_levels_k`.
-    bool cancellation = false;             ///< cancel-var.
+    unsigned thread_limit = 0x7fffffffu; ///< thread-limit-var; `unlimited_threads_k` when unset.
+    bool cancellation = false;           ///< cancel-var.
     int max_task_priority = 0;
     std::size_t stack_bytes = 0; ///< `OMP_STACKSIZE`, 0 = the platform's default.
     bool stack_set = false;
@@ -119,6 +121,7 @@ struct settings_t {
 
 /**  Deepest nesting of active regions that max-active-levels-var may allow: libgomp's 255. */
 inline constexpr int supported_active_levels_k = 255;
+static_assert(supported_active_levels_k <= UINT8_MAX, "task_icv_t::max_active_levels is one byte");
 
 /**  thread-limit-var when neither `OMP_THREAD_LIMIT` nor a `teams` region sets it: no limit, nothing counted. */
 inline constexpr unsigned unlimited_threads_k = 0x7fffffffu;

@@ -2,8 +2,9 @@
  *  inside an active region gets the team it asks for, within the thread limit, as under libgomp. A parallel
  *  quicksort that splits with `num_threads(2)` and gives each half to one thread number (so a team of one would
  *  leave half the array unsorted); nested team sizes, thread numbers, levels and ancestors three levels deep; the
- *  ICVs the setters leave (clamped to the supported levels, which the API reports); and the thread limit shared by
- *  the nested teams of one contention group (`OMP_THREAD_LIMIT`, or a `teams` region's `thread_limit`). */
+ *  ICVs the setters leave (clamped to the supported levels, which the API reports) and the task they belong to; and
+ *  the thread limit shared by the nested teams of one contention group (`OMP_THREAD_LIMIT`, or a `teams` region's
+ *  `thread_limit`). */
 #include "gomp_test.h"
 
 #include <sched.h>
@@ -134,6 +135,38 @@ static void check_icvs(void) {
     printf("omp_set_nested(0): max %d nested %d\n", omp_get_max_active_levels(), omp_get_nested());
 }
 
+/**  max-active-levels-var belongs to a task's data environment (OpenMP 5; libgomp 12 keeps it per task): a member
+ *   that raises it nests alone while its team mate and the region's encountering task keep theirs, and an explicit
+ *   task's setting ends with the task. */
+static void check_icv_scope(void) {
+    omp_set_max_active_levels(1);
+    int seen[2] = {0}, nested_size[2] = {0};
+#pragma omp parallel num_threads(2)
+    {
+        int const me = omp_get_thread_num();
+        if (me == 1) omp_set_max_active_levels(2);
+#pragma omp barrier
+        seen[me] = omp_get_max_active_levels();
+#pragma omp parallel num_threads(2)
+#pragma omp master
+        nested_size[me] = omp_get_num_threads();
+    }
+    int const after_region = omp_get_max_active_levels();
+    int in_task = 0;
+#pragma omp task shared(in_task)
+    {
+        omp_set_max_active_levels(3);
+        in_task = omp_get_max_active_levels();
+    }
+#pragma omp taskwait
+    int const after_task = omp_get_max_active_levels();
+    printf("max-active-levels per task: members see %d and %d, nested teams %d and %d; after the region %d; "
+           "in a task %d, after it %d\n",
+           seen[0], seen[1], nested_size[0], nested_size[1], after_region, in_task, after_task);
+    CHECK(seen[0] == 1 && seen[1] == 2 && nested_size[0] == 1 && nested_size[1] == 2);
+    CHECK(after_region == 1 && in_task == 3 && after_task == 1);
+}
+
 /**  With `limit` threads in the contention group, an outer team of 3 whose members each open a nested region of 4
  *   at the same time: the nested teams share what the limit leaves (libgomp hands it out first come, first
  *   served), so the threads of all of them at once are exactly the limit. Each nested master waits until all three
@@ -183,6 +216,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     check_icvs();
+    check_icv_scope();
     check_quicksort();
     check_three_levels();
     return 0;

@@ -66,7 +66,8 @@ static void device_memory(void) {
 
 /**
  *  A target region is the device's initial task, on the host as on a device: level 0, no team, the device's initial
- *  ICVs (the environment's nthreads-var, not what the encountering task set), its `thread_limit` clause as the
+ *  ICVs (the environment's nthreads-var and max-active-levels-var, not what the encountering task set; what it sets
+ *  there ends with it), its `thread_limit` clause as the
  *  thread limit. So a worksharing loop inside it, in a thread of a parallel region, runs every iteration on that
  *  thread (it binds to the target region), a `parallel` inside it gets a full team even under max-active-levels 1,
  *  and a monotonic loop around such a region hands out its iterations as if the region were not there.
@@ -74,8 +75,8 @@ static void device_memory(void) {
 static void target_is_an_initial_task(void) {
     int const environment_threads = omp_get_max_threads();
     omp_set_num_threads(environment_threads + 1);
-    int const levels = omp_get_max_active_levels();
-    omp_set_max_active_levels(1);
+    int const levels = omp_get_max_active_levels(); // the environment's: nothing set it yet
+    omp_set_max_active_levels(levels + 2);
     int wrong = 0, loop_hits[2][10] = {{0}}, inner_teams[2] = {0};
 #pragma omp parallel num_threads(2) reduction(+ : wrong)
     {
@@ -84,7 +85,8 @@ static void target_is_an_initial_task(void) {
         {
             wrong += omp_get_level() != 0 || omp_get_active_level() != 0 || omp_in_parallel() ||
                      omp_get_num_threads() != 1 || omp_get_thread_num() != 0 || omp_get_team_size(0) != 1 ||
-                     omp_get_max_threads() != environment_threads;
+                     omp_get_max_threads() != environment_threads || omp_get_max_active_levels() != levels;
+            omp_set_max_active_levels(levels + 5); // the target region's own, gone with it
 #pragma omp for schedule(static)
             for (int j = 0; j < 10; ++j) loop_hits[me][j]++;
 #pragma omp parallel num_threads(2)
@@ -100,6 +102,7 @@ static void target_is_an_initial_task(void) {
 #pragma omp single
         limited = omp_get_num_threads();
     }
+    wrong += omp_get_max_active_levels() != levels + 2;
     omp_set_max_active_levels(levels);
     omp_set_num_threads(environment_threads);
     int misplaced = 0;
@@ -128,11 +131,6 @@ static void target_is_an_initial_task(void) {
     CHECK(inner_teams[0] == 21 && inner_teams[1] == 21);
 }
 
-/**
- *  `target nowait depend(in: x)` behind a detached task that writes x: the region is a task that starts only once
- *  the event is fulfilled, after the code that follows the construct ran; and `target teams` takes the thread limit
- *  of the target region (none here), not the host's teams-thread-limit-var.
- */
 /**  A user thread that leaves through `pthread_exit` inside a `target` region: the thread's task and roots are as
  *   they were around the construct when it exits, and the joiner gets its value. */
 static void *exit_inside_target(void *argument) {
@@ -145,6 +143,12 @@ static void *exit_inside_target(void *argument) {
 static int thread_limit_here(void) { // GCC refuses the call lexically inside `teams`
     return omp_get_thread_limit();
 }
+
+/**
+ *  `target nowait depend(in: x)` behind a detached task that writes x: the region is a task that starts only once
+ *  the event is fulfilled, after the code that follows the construct ran; and `target teams` takes the thread limit
+ *  of the target region (none here), not the host's teams-thread-limit-var.
+ */
 static void target_tasks_and_limits(void) {
     int x = 0, seen = -1, flag = 0;
     omp_event_handle_t event;
