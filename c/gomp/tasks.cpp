@@ -529,18 +529,30 @@ task_t task_in_context_of(task_t const &context, task_icv_t const &icv, bool in_
     return task;
 }
 
-/**  Runs `fn` on a private copy of `data` (built by `cpyfn` when given), as a child task of `parent`. */
+/**
+ *  Runs `fn` on a private copy of `data` (built by `cpyfn` when given), as a child task of `parent`. Not `noexcept`:
+ *  a `pthread_exit` in the task's body unwinds through it (as libgomp's does), ending the task on the way, so the
+ *  thread's exit finds its task and the task tracking as they were around the construct.
+ */
 template <typename prepare_type_>
 void run_task(task_t &parent, bool final, void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
-              long arg_align, prepare_type_ &&prepare) noexcept {
-    task_t task = task_in_context_of(parent, parent.icv, parent.in_final || final);
+              long arg_align, prepare_type_ &&prepare) {
+    struct scope_t {
+        task_t task;
+        task_t *saved = nullptr;
+        void *heap = nullptr;
+        ~scope_t() {
+            if (saved) swap_current_task(saved); // not before the body started (a copy constructor threw)
+            forget_children(task);
+            std::free(heap);
+        }
+    } scope{task_in_context_of(parent, parent.icv, parent.in_final || final)};
 
     std::size_t const align = arg_align > 0 ? static_cast<std::size_t>(arg_align) : 1;
     std::size_t const size = arg_size > 0 ? static_cast<std::size_t>(arg_size) : 0;
-    void *heap = nullptr;
     void *block = nullptr;
     if (size > static_cast<std::size_t>(stack_block_k))
-        block = heap = heap_block(size, align, "a task's data block");
+        block = scope.heap = heap_block(size, align, "a task's data block");
     else if (size)
         block = align_up(__builtin_alloca(size + align - 1), align);
     if (block) {
@@ -550,11 +562,8 @@ void run_task(task_t &parent, bool final, void (*fn)(void *), void *data, void (
             std::memcpy(block, data, size);
     }
     prepare(block);
-    task_t *const saved = swap_current_task(&task);
+    scope.saved = swap_current_task(&scope.task);
     fn(block);
-    swap_current_task(saved);
-    forget_children(task);
-    std::free(heap);
 }
 
 /**  Runs the deferred task `record` on the calling thread, in a task of the thread's current context with the data
@@ -582,9 +591,10 @@ void run_deferred(record_t &record) noexcept {
     ring_completions();
 }
 
-/**  `GOMP_task` for a detached task, or any task while incomplete tasks exist (its dependences may name one). */
+/**  `GOMP_task` for a detached task, or any task while incomplete tasks exist (its dependences may name one). Not
+ *   `noexcept`, as `run_task`: a task run here that leaves through `pthread_exit` releases its record on the way. */
 void run_tracked_task(task_t &parent, void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
-                      long arg_align, bool if_clause, unsigned flags, void **depend, void *detach) noexcept {
+                      long arg_align, bool if_clause, unsigned flags, void **depend, void *detach) {
     bool const detached = (flags & task_detach_k) != 0;
     if (detached && !detach) refuse("GOMP_task (a task with a detach clause)", "no event handle to write");
     if (taskgroup_depth > max_taskgroup_depth_k)
@@ -651,13 +661,18 @@ void run_tracked_task(task_t &parent, void (*fn)(void *), void *data, void (*cpy
     unlock_tracking();
     if (start_now) return run_deferred(*record);
     if (waits) return; // started by a wait, or a scheduling point, once every task it depends on completed
+    struct release_t {
+        record_t &record;
+        ~release_t() {
+            lock_tracking();
+            release(record);
+            unlock_tracking();
+            ring_completions();
+        }
+    } const release_at_end{*record};
     run_task(parent, final, fn, data, cpyfn, arg_size, arg_align, [&](void *block) noexcept {
         if (block) std::memcpy(block, &event, sizeof(event));
     });
-    lock_tracking();
-    release(*record);
-    unlock_tracking();
-    ring_completions();
 }
 
 // ---- taskloop ----

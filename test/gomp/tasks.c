@@ -1,10 +1,12 @@
 /*  Tasks: `task` (shared, firstprivate and large data, `if`, `final`, `untied`, `mergeable`, `priority`),
  *  `taskwait`, `taskgroup`, `taskyield`, `depend` chains, recursive tasks, and `taskloop` (grainsize, num_tasks,
  *  strict, nogroup, counting down, unsigned long long), including a check that its tasks really run on more than
- *  one thread of the team. */
+ *  one thread of the team; user threads that leave through `pthread_exit` inside a task. */
 #include "gomp_test.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <unistd.h>
 
 static long fib(int n) {
@@ -141,8 +143,48 @@ static long taskloop_after_nested_help(int rounds) {
     return atomic_load(&sum);
 }
 
+/**  A user thread that leaves through `pthread_exit` inside a task, outside any region (libgomp unwinds there): a
+ *   plain task, a detached one that fulfilled its event first, and one whose `firstprivate` copy is on the heap. */
+static void *exit_in_task(void *argument) {
+    intptr_t const kind = (intptr_t)argument;
+    if (kind == 0) {
+#pragma omp task
+        pthread_exit((void *)40);
+    } else if (kind == 1) {
+        omp_event_handle_t event;
+#pragma omp task detach(event)
+        {
+            omp_fulfill_event(event);
+            pthread_exit((void *)41);
+        }
+    } else {
+        static int big[8192]; // copied into the task's data block: past what stays on the stack
+        big[8191] = 42;
+#pragma omp task firstprivate(big)
+        pthread_exit((void *)(intptr_t)big[8191]);
+    }
+    return NULL;
+}
+
+/**  Each kind of `exit_in_task` twice: the joiner gets the thread's value, and the tasks and regions after it (the
+ *   rest of this program) run as before. */
+static void check_exit_in_task(void) {
+    long values[6] = {0};
+    for (int i = 0; i < 6; ++i) {
+        pthread_t thread;
+        void *value = NULL;
+        CHECK(pthread_create(&thread, NULL, exit_in_task, (void *)(intptr_t)(i % 3)) == 0);
+        CHECK(pthread_join(thread, &value) == 0);
+        values[i] = (long)(intptr_t)value;
+    }
+    printf("pthread_exit in a task: %ld %ld %ld %ld %ld %ld\n", values[0], values[1], values[2], values[3], values[4],
+           values[5]);
+    for (int i = 0; i < 6; ++i) CHECK(values[i] == 40 + i % 3);
+}
+
 int main(void) {
     report_server();
+    check_exit_in_task();
     long f = 0;
 #pragma omp parallel
 #pragma omp single
