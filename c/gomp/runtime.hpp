@@ -655,7 +655,8 @@ bool help_taskloop(team_t &team) noexcept;
 /**  Sets up `task`'s state for construct `task.ws_next` as a loop of `shape` (entering the slot if it needs one). */
 void loop_enter(task_t &task, loop_shape_t const &shape, void **memory, std::uint64_t memory_bytes,
                 std::uintptr_t *reductions = nullptr) noexcept;
-/**  Whether a taskgroup whose task set the calling thread's current task belongs to was cancelled. */
+/**  Whether the calling thread's innermost taskgroup (the one a task created now belongs to) was cancelled; an
+ *   enclosing taskgroup's cancellation does not count, as in libgomp. */
 bool taskgroup_cancelled() noexcept;
 /**  `cancel taskgroup`: cancels the calling thread's innermost taskgroup; false when there is none. */
 bool cancel_taskgroup() noexcept;

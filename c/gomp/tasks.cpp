@@ -151,8 +151,9 @@ void own_innermost_registration() noexcept {
 
 /**  The cancellation flag of the calling thread's innermost taskgroup; `word` null outside any (or too deep). */
 flag_ref_t innermost_taskgroup_flag() noexcept {
-    if (taskgroup_depth == 0 || taskgroup_depth > max_taskgroup_depth_k) return {};
-    if (taskgroup_depth == loop_depth) return loop_flag;
+    if (taskgroup_depth == 0) return {};
+    if (taskgroup_depth == loop_depth) return loop_flag; // a frame of a task run away from its taskgroup, any depth
+    if (taskgroup_depth > max_taskgroup_depth_k) return {};
     return {&cancelled_taskgroups, std::uint64_t(1) << (taskgroup_depth - 1)};
 }
 
@@ -200,24 +201,22 @@ void *register_reductions(std::uintptr_t *data, unsigned threads) noexcept {
 } // namespace
 
 bool taskgroup_cancelled() noexcept {
-    unsigned depth = taskgroup_depth < max_taskgroup_depth_k ? taskgroup_depth : max_taskgroup_depth_k;
-    if (depth == 0) return false;
-    std::uint8_t const level = level_byte(current_task());
+    // The innermost taskgroup only, as libgomp and LLVM's libomp answer: a taskgroup nested in a cancelled one starts
+    // uncancelled, and its tasks run.
+    if (taskgroup_depth == 0) return false;
+    if (taskgroup_depth <= max_taskgroup_depth_k && taskgroup_levels[taskgroup_depth - 1] != level_byte(current_task()))
+        return false; // opened outside the region this task runs in: not its taskgroup
+    flag_ref_t const flag = innermost_taskgroup_flag();
     // Acquire pairs with the release in `cancel_taskgroup`.
-    std::uint64_t const cancelled = cancelled_taskgroups.load(std::memory_order_acquire);
-    while (depth--) {
-        if (taskgroup_levels[depth] != level) return false;
-        if (depth + 1 == loop_depth)
-            return loop_flag.word && (loop_flag.word->load(std::memory_order_acquire) & loop_flag.mask);
-        if (cancelled & (std::uint64_t(1) << depth)) return true;
-    }
-    return false;
+    return flag.word && (flag.word->load(std::memory_order_acquire) & flag.mask);
 }
 
 bool cancel_taskgroup() noexcept {
-    if (taskgroup_depth > max_taskgroup_depth_k) refuse("cancel taskgroup", "taskgroups nested more than 64 deep");
     flag_ref_t const flag = innermost_taskgroup_flag();
-    if (!flag.word) return false; // no enclosing taskgroup: nothing to cancel
+    if (!flag.word) {
+        if (taskgroup_depth > max_taskgroup_depth_k) refuse("cancel taskgroup", "taskgroups nested more than 64 deep");
+        return false; // no enclosing taskgroup: nothing to cancel
+    }
     // Release pairs with the acquire in `taskgroup_cancelled` and `drain_taskloop`.
     flag.word->fetch_or(flag.mask, std::memory_order_release);
     return true;
@@ -300,6 +299,7 @@ struct record_t {
     task_icv_t icv;
     bool in_final = false;
     std::uintptr_t *reductions = nullptr;
+    flag_ref_t group; ///< The cancellation flag of its taskgroup (the creating thread's), or none.
 };
 
 /**  The list of incomplete tasks and the table of unfulfilled events: slot `i` holds the record of the handle
@@ -566,22 +566,37 @@ void run_task(task_t &parent, bool final, void (*fn)(void *), void *data, void (
     fn(block);
 }
 
-/**  Runs the deferred task `record` on the calling thread, in a task of the thread's current context with the data
- *   environment it was created in, then releases it. `record` was taken under the lock (no longer `deferred`). */
+/**
+ *  Runs the deferred task `record` on the calling thread, in a task of the thread's current context with the data
+ *  environment it was created in, then releases it. `record` was taken under the lock (no longer `deferred`). It
+ *  runs in a frame of its taskgroup, as a shared `taskloop`'s tasks do (`run_taskloop_tasks`): the thread's own
+ *  taskgroups do not enclose it, so `cancel taskgroup` and cancellation points in it, and the tasks it creates, use
+ *  its taskgroup's flag and key; a task whose taskgroup was cancelled before it started is discarded (cancel-var
+ *  true): its body does not run.
+ */
 void run_deferred(record_t &record) noexcept {
     task_t &here = current_task();
     task_t task = task_in_context_of(here, record.icv, record.in_final);
-    // Its descendants belong to its taskgroup (not to this thread's), and it sees the task reductions it was
-    // created under.
+    flag_ref_t const saved_flag = loop_flag;
+    unsigned const saved_loop_depth = loop_depth;
     void const *const saved_taskgroup = frame_taskgroup;
     unsigned const saved_depth = frame_depth;
     std::uintptr_t *const saved_reductions_pointer = current_reductions;
+    push_taskgroup();
+    loop_flag = record.group, loop_depth = taskgroup_depth;
     frame_taskgroup = record.taskgroup, frame_depth = taskgroup_depth;
     current_reductions = record.reductions;
-    task_t *const saved = swap_current_task(&task);
-    record.fn(record.block);
-    swap_current_task(saved);
+    // Acquire pairs with the release in `cancel_taskgroup`.
+    bool const discarded = record.group.word && settings().cancellation &&
+                           (record.group.word->load(std::memory_order_acquire) & record.group.mask);
+    if (!discarded) {
+        task_t *const saved = swap_current_task(&task);
+        record.fn(record.block);
+        swap_current_task(saved);
+    }
+    pop_taskgroup();
     current_reductions = saved_reductions_pointer;
+    loop_flag = saved_flag, loop_depth = saved_loop_depth;
     frame_taskgroup = saved_taskgroup, frame_depth = saved_depth;
     forget_children(task);
     std::free(record.block);
@@ -652,6 +667,7 @@ void run_tracked_task(task_t &parent, void (*fn)(void *), void *data, void (*cpy
         start_now = !record->deferred;
         record->fn = fn, record->block = block, record->icv = parent.icv, record->in_final = final;
         record->reductions = current_reductions;
+        record->group = innermost_taskgroup_flag();
         if (detached && block) std::memcpy(block, &event, sizeof(event));
     }
     record->next = tracking_.first;
@@ -919,9 +935,10 @@ FORKUNION_GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyf
         if ((flags & task_detach_k) && detach) std::memcpy(detach, &discarded_event_k, sizeof(discarded_event_k));
         return;
     }
-    // Relaxed: every incomplete sibling of the new task was created on this thread (by `parent`), so a 0 here means
-    // none, and without incomplete siblings the creation order satisfies every dependence.
-    if ((flags & task_detach_k) || incomplete_tasks.load(std::memory_order_relaxed)) [[unlikely]]
+    // Every incomplete sibling of the new task was created on this thread (by `parent`), so a 0 here means none, and
+    // without incomplete siblings the creation order satisfies every dependence. Acquire pairs with the release of
+    // `complete`: a sibling that was deferred and completed on another thread made the writes this task may read.
+    if ((flags & task_detach_k) || incomplete_tasks.load(std::memory_order_acquire)) [[unlikely]]
         return run_tracked_task(parent, fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, detach);
     run_task(parent, (flags & task_final_k) != 0, fn, data, cpyfn, arg_size, arg_align, [](void *) noexcept {});
 }
@@ -1341,7 +1358,7 @@ constexpr unsigned target_nowait_k = 1;
  *   task is incomplete (see `GOMP_task`). libgomp's host fallback defers those likewise; without `nowait` neither
  *   waits for the dependences. */
 bool deferred_target(unsigned flags, void **depend) noexcept {
-    return (flags & target_nowait_k) && depend && incomplete_tasks.load(std::memory_order_relaxed);
+    return (flags & target_nowait_k) && depend && incomplete_tasks.load(std::memory_order_acquire);
 }
 } // namespace
 

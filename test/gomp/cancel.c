@@ -3,8 +3,9 @@
  *  whose `if` is false changes nothing, and the construct after a cancelled one runs whole (also the
  *  `schedule(static)` loops GCC runs itself, whose start the runtime never sees). `cancel taskgroup` discards the
  *  group's tasks not yet started (tasks, a `taskloop`'s tasks, a `nogroup` taskloop's in the enclosing group) and
- *  ends the cancelling task; the next taskgroup runs whole. Counts of iterations or tasks run depend on timing, so
- *  only verdicts are printed. Run with and without cancel-var. */
+ *  ends the cancelling task; the next taskgroup, and one nested in the cancelled one, run whole; a deferred task
+ *  cancels the taskgroup it belongs to, on whichever thread it runs. Counts of iterations or tasks run depend on
+ *  timing, so only verdicts are printed. Run with and without cancel-var. */
 #include "gomp_test.h"
 
 enum { span_k = 200000, hit_k = 777 };
@@ -250,11 +251,83 @@ static void taskgroup_nested_region(void) {
     CHECK(nested >= 10 && (!omp_get_cancellation() || discarded <= 1));
 }
 
+/* A taskgroup nested in a cancelled one starts uncancelled: its tasks run and their cancellation points pass, as in
+ * libgomp (which checks a task's innermost taskgroup only); a task created in the cancelled one afterwards is
+ * discarded. */
+static void taskgroup_nested_in_cancelled(void) {
+    int inner_ran = 0, inner_passed = 0, outer_after = 0;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+#pragma omp taskgroup
+    {
+#pragma omp task
+        {
+#pragma omp cancel taskgroup
+        }
+#pragma omp taskwait
+#pragma omp taskgroup
+        {
+#pragma omp task shared(inner_ran, inner_passed)
+            {
+                inner_ran = 1;
+#pragma omp cancellation point taskgroup
+                inner_passed = 1;
+            }
+        }
+#pragma omp task shared(outer_after)
+        outer_after = 1;
+    }
+    int const cancelling = omp_get_cancellation();
+    printf("taskgroup nested in a cancelled one: its task ran %d, passed its cancellation point %d; a task of the "
+           "cancelled one after it ran %d\n",
+           inner_ran, inner_passed, outer_after);
+    CHECK(inner_ran == 1 && inner_passed == 1 && outer_after == !cancelling);
+}
+
+/* A task deferred behind a detached one (its event fulfilled at once) cancels the taskgroup it belongs to, wherever
+ * it runs: on another thread at a barrier, or on the creating thread at a `taskwait` inside a nested taskgroup. The
+ * code after its `cancel` does not run, the nested taskgroup's task runs, and a task of the cancelled group created
+ * after it is discarded. */
+static void deferred_task_cancels_its_group(void) {
+    static int x;
+    int d_ran = 0, after_cancel = 0, inner_ran = 0, outer_after = 0;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+#pragma omp taskgroup
+    {
+        omp_event_handle_t event;
+#pragma omp task detach(event) depend(out : x)
+        x = 1;
+#pragma omp task depend(in : x) shared(d_ran, after_cancel)
+        {
+            d_ran = 1;
+#pragma omp cancel taskgroup
+            after_cancel = 1;
+        }
+        omp_fulfill_event(event);
+#pragma omp taskgroup
+        {
+#pragma omp taskwait
+#pragma omp task shared(inner_ran)
+            inner_ran = 1;
+        }
+#pragma omp task shared(outer_after)
+        outer_after = 1;
+    }
+    int const cancelling = omp_get_cancellation();
+    printf("a deferred task cancels its taskgroup: it ran %d, past its cancel %d; nested taskgroup's task %d; a task "
+           "of its group after it %d\n",
+           d_ran, after_cancel, inner_ran, outer_after);
+    CHECK(d_ran == 1 && inner_ran == 1 && after_cancel == !cancelling && outer_after == !cancelling);
+}
+
 int main(void) {
     report_server();
     static_loops(); // first: the process's first construct is among them
     taskgroup_nested_region();
     taskgroup_cancel();
+    taskgroup_nested_in_cancelled();
+    deferred_task_cancels_its_group();
     taskloop_cancel(0);
     taskloop_cancel(1);
     search(1);
