@@ -473,6 +473,7 @@ void read_stack_size(settings_t &s) noexcept {
                                        : "a positive size with an optional unit B, K, M or G");
     s.stack_bytes = static_cast<std::size_t>(size * factor);
     s.stack_set = true;
+    if (s.stack_bytes / 4 < s.task_stack_budget) s.task_stack_budget = s.stack_bytes / 4;
 }
 
 void read_spin_count(settings_t &s) noexcept {

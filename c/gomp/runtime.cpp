@@ -599,13 +599,6 @@ void stop_segments(root_t &root, unsigned first) noexcept {
 // A region's steps below are `always_inline`: the master's path from `GOMP_parallel` to its join is one function,
 // with no call that saves and restores registers between the steps.
 
-/**  Whether `task` runs inside a region, active or not, or inside a `target` region within one (which starts again
- *   at level 0, but whose `root_level` counts the active regions around it): its thread's roots may be running
- *   regions. False for null (a thread that made no OpenMP call). */
-bool inside_a_region(task_t const *task) noexcept {
-    return task && (task->level != 0 || task->root_level != 0);
-}
-
 /**
  *  Hands the calling thread's roots back when the thread exits, for the next threads that have none: the destructor
  *  of `keeper_key_`, which a thread's claim of a free root sets. POSIX runs key destructors after the thread's C++

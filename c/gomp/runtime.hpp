@@ -105,6 +105,9 @@ struct settings_t {
     bool cancellation = false;           ///< cancel-var.
     int max_task_priority = 0;
     std::size_t stack_bytes = 0; ///< `OMP_STACKSIZE`, 0 = the platform's default.
+    /**  Stack a thread's nested undeferred tasks may use before a new task inside a region is deferred instead
+     *   (`GOMP_task`): 256 KiB, or a quarter of a smaller `OMP_STACKSIZE`. */
+    std::size_t task_stack_budget = std::size_t(256) << 10;
     bool stack_set = false;
     int wait_policy = 0;                             ///< -1 passive, 0 unset, 1 active.
     std::uint64_t spin_count = default_spin_count_k; ///< `GOMP_SPINCOUNT` or its default for the wait policy.
@@ -385,6 +388,12 @@ extern constinit thread_local task_t *current_task_pointer FORKUNION_GOMP_TLS;
 inline task_t &current_task() noexcept {
     task_t *const task = current_task_pointer;
     return task ? *task : initial_task_slow();
+}
+/**  Whether `task` runs inside a region, active or not, or inside a `target` region within one (which starts again
+ *   at level 0, but whose `root_level` counts the active regions around it): its thread's roots may be running
+ *   regions, and the region's end waits for its tasks. False for null (a thread that made no OpenMP call). */
+inline bool inside_a_region(task_t const *task) noexcept {
+    return task && (task->level != 0 || task->root_level != 0);
 }
 /**  Makes `task` the calling thread's innermost task and returns the one it replaces. */
 inline task_t *swap_current_task(task_t *task) noexcept {

@@ -7,9 +7,11 @@
  *  undeferred, and this schedule satisfies every `depend` clause (sibling tasks run in the order they are created),
  *  so `taskwait`, `taskwait depend`, `taskgroup` and `taskyield` have nothing left to wait for. A task still gets its
  *  own data environment (ICVs, `omp_in_final`), and its data block is copied (or built by GCC's copy function)
- *  before it runs, as a deferred task's would be. Two exceptions, both from `detach`: a detached task completes only
- *  once its event is fulfilled too, and a task that depends on an incomplete one is deferred until it completes;
- *  the waits and barriers then wait for them (see "Incomplete tasks" below).
+ *  before it runs, as a deferred task's would be. Three exceptions: a detached task completes only once its event is
+ *  fulfilled too, a task that depends on an incomplete one is deferred until it completes, and inside a region a
+ *  task created while its thread's nested tasks hold more stack than `task_stack_budget` is deferred, so a chain of
+ *  tasks that each create the next cannot exhaust the stack; the waits and barriers then wait for them (see
+ *  "Incomplete tasks" below).
  *
  *  A `taskloop` splits its iterations into tasks as its clauses say and shares them with the team: the encountering
  *  thread publishes it on the team (`team_t::taskloop`) and takes tasks from an atomic counter, in batches
@@ -46,6 +48,31 @@ constexpr unsigned task_nogroup_k = 2048;
 constexpr unsigned task_reduction_k = 4096;
 constexpr unsigned task_detach_k = 8192;
 constexpr unsigned task_strict_k = 16384;
+
+/**  The frame of the outermost task the calling thread runs (0: none): how deep its nested undeferred tasks went is
+ *   measured from there (`task_stack_used`). */
+constinit thread_local std::uintptr_t task_stack_top FORKUNION_GOMP_TLS = 0;
+
+/**  Marks the calling frame as the outermost task frame of the thread, unless one is already marked; unmarks it at
+ *   its end (a return, or a `pthread_exit` unwinding through it). */
+struct task_stack_mark_t {
+    bool const outermost = task_stack_top == 0;
+    task_stack_mark_t() noexcept {
+        if (outermost) task_stack_top = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+    }
+    ~task_stack_mark_t() {
+        if (outermost) task_stack_top = 0;
+    }
+    task_stack_mark_t(task_stack_mark_t const &) = delete;
+    task_stack_mark_t &operator=(task_stack_mark_t const &) = delete;
+};
+
+/**  Stack the calling thread's running tasks use below the outermost one's frame (0 outside any task). */
+[[gnu::always_inline]] inline std::uintptr_t task_stack_used() noexcept {
+    std::uintptr_t const top = task_stack_top;
+    std::uintptr_t const here = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+    return top > here ? top - here : 0;
+}
 
 /**  Data blocks up to this size live on the stack of the thread that runs the task; larger ones on the heap. */
 constexpr long stack_block_k = 16 * 1024;
@@ -260,7 +287,8 @@ void *private_copy(void *item, void **original) noexcept {
 
 // ---- Incomplete tasks: detached tasks, and the tasks that depend on them ----
 //
-// Two kinds of task stay incomplete after their construct returns. A detached task (`detach(event)`) runs its body at
+// Three kinds of task stay incomplete after their construct returns: those deferred for their thread's stack (see
+// `GOMP_task`), and the two that come from `detach`. A detached task (`detach(event)`) runs its body at
 // once, like every task here, but completes only once its event is fulfilled too (`omp_fulfill_event`, by any
 // thread, before or after the body returns). A task whose `depend` clause names a list item of an incomplete sibling
 // (in any but an `in`-with-`in` pair) may not start before that sibling completes: its data block is copied (or
@@ -537,6 +565,7 @@ task_t task_in_context_of(task_t const &context, task_icv_t const &icv, bool in_
 template <typename prepare_type_>
 void run_task(task_t &parent, bool final, void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
               long arg_align, prepare_type_ &&prepare) {
+    task_stack_mark_t const mark;
     struct scope_t {
         task_t task;
         task_t *saved = nullptr;
@@ -575,6 +604,7 @@ void run_task(task_t &parent, bool final, void (*fn)(void *), void *data, void (
  *  true): its body does not run.
  */
 void run_deferred(record_t &record) noexcept {
+    task_stack_mark_t const mark;
     task_t &here = current_task();
     task_t task = task_in_context_of(here, record.icv, record.in_final);
     flag_ref_t const saved_flag = loop_flag;
@@ -606,10 +636,12 @@ void run_deferred(record_t &record) noexcept {
     ring_completions();
 }
 
-/**  `GOMP_task` for a detached task, or any task while incomplete tasks exist (its dependences may name one). Not
- *   `noexcept`, as `run_task`: a task run here that leaves through `pthread_exit` releases its record on the way. */
+/**  `GOMP_task` for a detached task, any task while incomplete tasks exist (its dependences may name one), and a
+ *   task to `defer` (its encountering thread's tasks are nested too deep: `GOMP_task`), which then waits for a
+ *   scheduling point even with nothing to wait for. Not `noexcept`, as `run_task`: a task run here that leaves
+ *   through `pthread_exit` releases its record on the way. */
 void run_tracked_task(task_t &parent, void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
-                      long arg_align, bool if_clause, unsigned flags, void **depend, void *detach) {
+                      long arg_align, bool if_clause, unsigned flags, void **depend, void *detach, bool defer) {
     bool const detached = (flags & task_detach_k) != 0;
     if (detached && !detach) refuse("GOMP_task (a task with a detach clause)", "no event handle to write");
     if (taskgroup_depth > max_taskgroup_depth_k)
@@ -628,14 +660,15 @@ void run_tracked_task(task_t &parent, void (*fn)(void *), void *data, void (*cpy
         lock_tracking(); // none came back: only this thread creates children of `parent`
         waits = 0;
     }
-    if (!waits && !detached) {
+    if (!waits && !detached && !defer) {
         unlock_tracking();
         std::free(items);
         run_task(parent, final, fn, data, cpyfn, arg_size, arg_align, [](void *) noexcept {});
         return;
     }
+    bool const deferring = waits || defer;
     void *block = nullptr;
-    if (waits) {
+    if (deferring) {
         // Deferred: its own copy of the data block, built outside the lock (a copy function is the program's code).
         unlock_tracking();
         std::size_t const size = arg_size > 0 ? static_cast<std::size_t>(arg_size) : 0;
@@ -661,9 +694,9 @@ void run_tracked_task(task_t &parent, void (*fn)(void *), void *data, void (*cpy
     // GCC reads the handle from the encountering task's variable, and the task's from the first word of its block.
     if (detached) std::memcpy(detach, &event, sizeof(event));
     bool start_now = false; // deferred, but its predecessors completed while its block was built
-    if (waits) {
+    if (deferring) {
         record->waits = predecessors(parent, items, count, record);
-        record->deferred = record->waits != 0;
+        record->deferred = defer || record->waits != 0;
         start_now = !record->deferred;
         record->fn = fn, record->block = block, record->icv = parent.icv, record->in_final = final;
         record->reductions = current_reductions;
@@ -676,7 +709,7 @@ void run_tracked_task(task_t &parent, void (*fn)(void *), void *data, void (*cpy
     incomplete_tasks.fetch_add(1, std::memory_order_relaxed);
     unlock_tracking();
     if (start_now) return run_deferred(*record);
-    if (waits) return; // started by a wait, or a scheduling point, once every task it depends on completed
+    if (deferring) return; // started by a wait, or a scheduling point, once every task it depends on completed
     struct release_t {
         record_t &record;
         ~release_t() {
@@ -715,6 +748,7 @@ void task_range(shared_taskloop_t const &loop, std::uint64_t index, std::uint64_
  *  started (cancel-var true) is discarded: not run.
  */
 void run_taskloop_tasks(shared_taskloop_t const &loop, std::uint64_t index, std::uint64_t last) noexcept {
+    task_stack_mark_t const mark;
     // The calling thread's context (team, thread number, level), the encountering task's ICVs, the loop's finality: a
     // task inherits its data environment from the task that generated it, whichever thread runs it. The
     // encountering task changes neither while its loop runs (it waits for the loop, running its own tasks in
@@ -938,8 +972,13 @@ FORKUNION_GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyf
     // Every incomplete sibling of the new task was created on this thread (by `parent`), so a 0 here means none, and
     // without incomplete siblings the creation order satisfies every dependence. Acquire pairs with the release of
     // `complete`: a sibling that was deferred and completed on another thread made the writes this task may read.
-    if ((flags & task_detach_k) || incomplete_tasks.load(std::memory_order_acquire)) [[unlikely]]
-        return run_tracked_task(parent, fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, detach);
+    // A task nested so deep in undeferred ones that the thread's stack could run out is deferred instead, where a
+    // wait is sure to start it (inside a region: its end waits for its tasks), as libgomp defers every task there:
+    // a chain of tasks that each create the next then needs no more stack than the budget.
+    bool const defer = task_stack_used() > settings().task_stack_budget && if_clause && !parent.in_final &&
+                       inside_a_region(&parent) && taskgroup_depth <= max_taskgroup_depth_k;
+    if ((flags & task_detach_k) || incomplete_tasks.load(std::memory_order_acquire) || defer) [[unlikely]]
+        return run_tracked_task(parent, fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, detach, defer);
     run_task(parent, (flags & task_final_k) != 0, fn, data, cpyfn, arg_size, arg_align, [](void *) noexcept {});
 }
 

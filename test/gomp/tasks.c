@@ -1,7 +1,8 @@
 /*  Tasks: `task` (shared, firstprivate and large data, `if`, `final`, `untied`, `mergeable`, `priority`),
  *  `taskwait`, `taskgroup`, `taskyield`, `depend` chains, recursive tasks, and `taskloop` (grainsize, num_tasks,
  *  strict, nogroup, counting down, unsigned long long), including a check that its tasks really run on more than
- *  one thread of the team; user threads that leave through `pthread_exit` inside a task. */
+ *  one thread of the team; chains of tasks that each create the next (60,000 long, and with 12 KiB data blocks);
+ *  user threads that leave through `pthread_exit` inside a task. */
 #include "gomp_test.h"
 
 #include <pthread.h>
@@ -143,6 +144,56 @@ static long taskloop_after_nested_help(int rounds) {
     return atomic_load(&sum);
 }
 
+/**  Tasks that each create the next and never wait, inside a region: as deep as the chain is long if every task ran
+ *   at its construct on one stack. Each link checks it runs in the region with the ICVs its creator set. */
+enum { chain_k = 60000, big_chain_k = 3000 };
+static long chain_links, chain_wrong;
+static void chain_link(long i, int threads) {
+    if (i == chain_k) return;
+#pragma omp atomic
+    chain_links += 1;
+    if (!omp_in_parallel() || omp_get_max_threads() != threads || omp_in_final()) {
+#pragma omp atomic
+        chain_wrong += 1;
+    }
+    omp_set_num_threads(threads + 1); // what the next link inherits
+#pragma omp task firstprivate(i, threads)
+    chain_link(i + 1, threads + 1);
+}
+
+typedef struct {
+    long index;
+    char bytes[12 * 1024]; // a data block past what a task keeps on the stack of its creator's frame
+} big_link_t;
+static long big_links;
+static void big_chain_link(big_link_t link) {
+    if (link.index == big_chain_k) return;
+    if (link.bytes[link.index % sizeof(link.bytes)] == (char)(link.index & 0x7f)) {
+#pragma omp atomic
+        big_links += 1;
+    }
+    link.index += 1;
+    link.bytes[link.index % sizeof(link.bytes)] = (char)(link.index & 0x7f);
+#pragma omp task firstprivate(link)
+    big_chain_link(link);
+}
+
+static void check_chains(void) {
+#pragma omp parallel
+#pragma omp single
+    {
+        omp_set_num_threads(1000);
+        chain_link(0, 1000);
+    }
+    static big_link_t first; // zeroed: index 0 expects byte 0 to be 0
+#pragma omp parallel
+#pragma omp single
+    big_chain_link(first);
+    printf("chains of tasks that create the next: %ld of %d links, %ld wrong; with 12 KiB blocks: %ld of %d\n",
+           chain_links, chain_k, chain_wrong, big_links, big_chain_k);
+    CHECK(chain_links == chain_k && chain_wrong == 0 && big_links == big_chain_k);
+}
+
 /**  A user thread that leaves through `pthread_exit` inside a task, outside any region (libgomp unwinds there): a
  *   plain task, a detached one that fulfilled its event first, and one whose `firstprivate` copy is on the heap. */
 static void *exit_in_task(void *argument) {
@@ -185,6 +236,7 @@ static void check_exit_in_task(void) {
 int main(void) {
     report_server();
     check_exit_in_task();
+    check_chains();
     long f = 0;
 #pragma omp parallel
 #pragma omp single
