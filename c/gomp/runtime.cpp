@@ -295,6 +295,12 @@ bool team_barrier(team_t &team) noexcept {
             spins = 0;
             continue;
         }
+        // So are the region's deferred tasks that became ready after this member arrived (the barrier cannot
+        // complete before they do): a member spinning until one has run needs a partner to run it.
+        if (run_ready_region_task(team)) [[unlikely]] {
+            spins = 0;
+            continue;
+        }
         if (spins < window) {
             ++spins;
             pause_once();
@@ -302,8 +308,11 @@ bool team_barrier(team_t &team) noexcept {
         }
         slept = true;
         team.release.sleepers.fetch_add(1, std::memory_order_seq_cst);
+        // A process that deferred a task looks again every millisecond (`tasks_deferred_once`); any other sleeps
+        // until the release.
         if (team.release.generation.load(std::memory_order_seq_cst) == generation)
-            kernel_wait(team.release.generation, generation, 0);
+            kernel_wait(team.release.generation, generation,
+                        tasks_deferred_once.load(std::memory_order_relaxed) ? 1000 : 0);
         team.release.sleepers.fetch_sub(1, std::memory_order_relaxed);
     }
     if (waited) in_region_waited(policy, window, slept); // one satisfied at once says nothing about spinning

@@ -640,12 +640,23 @@ bool team_wait_unless_cancelled(team_t &team, ready_fn_type_ &&ready) noexcept {
 // ---- Incomplete tasks: detached ones, and those deferred until the tasks they depend on complete (tasks.cpp) ----
 
 /**  Tasks of the process that are not complete although the thread that met them has moved on: a detached task whose
- *   event is unfulfilled or whose body still runs, and a task deferred because it depends on such a task. Zero unless
- *   the program uses `detach`: every wait reads it first (acquire: a task completed by another thread is visible). */
+ *   event is unfulfilled or whose body still runs, a task deferred because it depends on such a task, and a task
+ *   deferred for its thread's stack. Zero unless the program uses `detach` or nests tasks deep: every wait reads it
+ *   first (acquire: a task completed by another thread is visible). */
 extern std::atomic<std::uint64_t> incomplete_tasks;
 inline bool tasks_incomplete() noexcept {
     return incomplete_tasks.load(std::memory_order_acquire) != 0;
 }
+/**  Deferred tasks that could start now (nothing left to wait for) and no thread has taken: what a member waiting in
+ *   a barrier looks at before it takes the lock to run one (`run_ready_region_task`). Changed under the lock. */
+extern std::atomic<std::uint64_t> ready_tasks;
+/**  Set once the process deferred a task: from then on, a member sleeping in a barrier wakes every millisecond to
+ *   look for ready ones, besides being woken when one becomes ready (a wake-up that can be missed: it does not
+ *   change the word the member sleeps on). Relaxed: a late look only delays. */
+extern std::atomic<bool> tasks_deferred_once;
+/**  Runs one deferred task of `team`'s region that is ready, if any; true if it ran one. For a member that has
+ *   arrived at a barrier (the barrier cannot complete while the task is incomplete). Any member. */
+bool run_ready_region_task(team_t const &team) noexcept;
 /**  Returns once every incomplete task of `region` (its team, or the implicit task of a team of one) completed,
  *   running those of its deferred tasks that became ready, as tasks of the calling thread's current task. A team of
  *   one's barriers call it, and every region's end after the join; a team's barriers call the variant below before

@@ -35,6 +35,8 @@
 namespace forkunion::gomp {
 
 alignas(line_k) std::atomic<std::uint64_t> incomplete_tasks{0};
+alignas(line_k) std::atomic<std::uint64_t> ready_tasks{0};
+std::atomic<bool> tasks_deferred_once{false};
 
 namespace {
 
@@ -313,6 +315,7 @@ struct record_t {
     task_t const *parent = nullptr;  ///< The generating task while its body runs (`taskwait`), then null.
     void const *taskgroup = nullptr; ///< The key of the innermost taskgroup it belongs to, or null.
     void const *region = nullptr;    ///< Its team, or the implicit task of a team of one (barriers, the end).
+    team_t *team = nullptr;          ///< Its team, or null for a team of one: whose waiting members to wake.
     unsigned holds = 0;              ///< Its body has not returned (1), plus its event is unfulfilled (1).
     std::size_t waits = 0;           ///< Deferred: incomplete tasks it depends on.
     bool deferred = false;           ///< Its body waits to be started.
@@ -373,6 +376,7 @@ void forget_incomplete_tasks_in_child() noexcept {
     new (&tracking_) tracking_t();
     completions_.sleepers.store(0, std::memory_order_relaxed);
     incomplete_tasks.store(0, std::memory_order_relaxed);
+    ready_tasks.store(0, std::memory_order_relaxed);
 }
 [[gnu::constructor]] void register_incomplete_tasks_fork_handler() noexcept {
     pthread_atfork(nullptr, nullptr, forget_incomplete_tasks_in_child);
@@ -410,6 +414,14 @@ tracking_t::slot_t *event_slot(std::uint64_t handle) noexcept {
     return &slot;
 }
 
+/**  The deferred task `record` has nothing left to wait for: counted ready, and its team's members asleep in a
+ *   barrier are woken to run it (`run_ready_region_task`). Under the lock. */
+void made_ready(record_t const &record) noexcept {
+    ready_tasks.fetch_add(1, std::memory_order_seq_cst);
+    if (record.team && record.team->release.sleepers.load(std::memory_order_seq_cst))
+        kernel_wake_all(record.team->release.generation);
+}
+
 /**  `record` is complete: off the list, its successors one predecessor closer to ready, freed. Under the lock. */
 void complete(record_t &record) noexcept {
     if (record.previous)
@@ -417,7 +429,8 @@ void complete(record_t &record) noexcept {
     else
         tracking_.first = record.next;
     if (record.next) record.next->previous = record.previous;
-    for (std::size_t i = 0; i != record.successors_count; ++i) --record.successors[i]->waits;
+    for (std::size_t i = 0; i != record.successors_count; ++i)
+        if (--record.successors[i]->waits == 0 && record.successors[i]->deferred) made_ready(*record.successors[i]);
     // Release pairs with the acquire of `tasks_incomplete`: a wait that reads 0 sees every write of the task.
     incomplete_tasks.fetch_sub(1, std::memory_order_release);
     std::free(record.items);
@@ -484,6 +497,12 @@ depend_item_t *depend_items(void *const *depend, std::size_t &count) noexcept {
 
 void run_deferred(record_t &record) noexcept;
 
+/**  Takes the ready deferred task `record` to run it on the calling thread. Under the lock. */
+void take_ready(record_t &record) noexcept {
+    record.deferred = false;
+    ready_tasks.fetch_sub(1, std::memory_order_relaxed);
+}
+
 /**
  *  Returns once `done()` holds (read under the lock), running meanwhile the ready deferred tasks that `runnable`
  *  accepts (a task scheduling point: the caller passes only tasks the scheduling constraints let it start). Spins
@@ -501,7 +520,7 @@ void wait_for_tasks(done_type_ &&done, runnable_type_ &&runnable) noexcept {
         bool const finished = done();
         if (!finished)
             for (record_t *r = tracking_.first; r && !ready; r = r->next)
-                if (r->deferred && r->waits == 0 && runnable(*r)) ready = r, r->deferred = false;
+                if (r->deferred && r->waits == 0 && runnable(*r)) ready = r, take_ready(*r);
         unlock_tracking();
         if (finished) return;
         if (ready) {
@@ -687,6 +706,7 @@ void run_tracked_task(task_t &parent, void (*fn)(void *), void *data, void (*cpy
     record->parent = &parent;
     record->taskgroup = taskgroup_key();
     record->region = parent.implicit->team ? static_cast<void const *>(parent.implicit->team) : parent.implicit;
+    record->team = parent.implicit->team;
     record->holds = detached ? 2 : 1;
     record->items = items, record->items_count = count;
     std::uint64_t const event = detached ? new_event(record) : 0;
@@ -697,6 +717,8 @@ void run_tracked_task(task_t &parent, void (*fn)(void *), void *data, void (*cpy
     if (deferring) {
         record->waits = predecessors(parent, items, count, record);
         record->deferred = defer || record->waits != 0;
+        if (record->deferred) tasks_deferred_once.store(true, std::memory_order_relaxed);
+        if (record->deferred && record->waits == 0) made_ready(*record);
         start_now = !record->deferred;
         record->fn = fn, record->block = block, record->icv = parent.icv, record->in_final = final;
         record->reductions = current_reductions;
@@ -932,6 +954,18 @@ bool finish_region_tasks_unless_cancelled(team_t const &team) noexcept {
     return !cancelled;
 }
 
+bool run_ready_region_task(team_t const &team) noexcept {
+    if (!ready_tasks.load(std::memory_order_relaxed)) return false; // the lock's acquire orders what follows
+    record_t *ready = nullptr;
+    lock_tracking();
+    for (record_t *r = tracking_.first; r && !ready; r = r->next)
+        if (r->deferred && r->waits == 0 && r->region == &team) ready = r, take_ready(*r);
+    unlock_tracking();
+    if (!ready) return false;
+    run_deferred(*ready);
+    return true;
+}
+
 void wake_task_waiters() noexcept {
     ring_completions();
 }
@@ -1059,7 +1093,7 @@ FORKUNION_GOMP_EXPORT void GOMP_taskyield(void) {
         record_t *ready = nullptr;
         lock_tracking();
         for (record_t *r = tracking_.first; r && !ready; r = r->next)
-            if (r->deferred && r->waits == 0 && r->parent == &task) ready = r, r->deferred = false;
+            if (r->deferred && r->waits == 0 && r->parent == &task) ready = r, take_ready(*r);
         unlock_tracking();
         if (!ready) return;
         run_deferred(*ready);

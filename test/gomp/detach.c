@@ -4,7 +4,7 @@
  *  thread announced its wait; `taskwait`, `taskgroup`, `taskloop`, barriers and the end of a region wait for it; tasks
  *  that depend on a detached task (`depend(in:x)` after its `depend(out:x)`, and a chain after them) start only once
  *  it completed, in dependence order; 40 events in a loop are fulfilled in reverse, alone and with a dependent task
- *  each. Every check reads a flag written just before the fulfilment, so a runtime that let a wait or a dependent task
+ *  each; a member waiting in a barrier runs a dependent task that became ready after it arrived. Every check reads a flag written just before the fulfilment, so a runtime that let a wait or a dependent task
  *  through early fails it. Event variables start at 0 only for the compiler, which copies them into the task's data
  *  before the runtime writes the handle.
  *
@@ -492,6 +492,36 @@ static int cancelled_loop_reductions(void) {
     return atomic_load(&runner);
 }
 
+/**  A member that arrived at a barrier before a deferred task became ready runs it while it waits: the other member
+ *   spins, with no scheduling point, until the task has run (libgomp's barrier runs queued tasks too). The member
+ *   announces itself just before the barrier, so it has usually arrived by the time the task becomes ready; a
+ *   runtime whose waiting members never look fails in `spin_until`. Returns the rounds whose task ran, of 20. */
+static int ready_after_arrival(void) {
+    int rounds = 0;
+    for (int round = 0; round < 20; ++round) {
+        atomic_int arriving = 0, ran = 0;
+        int x = 0;
+#pragma omp parallel num_threads(2) shared(arriving, ran, x)
+        {
+            if (omp_get_thread_num() == 1) {
+                atomic_store(&arriving, 1);
+            } else {
+                spin_until(&arriving, 1);
+                omp_event_handle_t event;
+#pragma omp task detach(event) depend(out : x) shared(x)
+                x = 1;
+#pragma omp task depend(in : x) shared(ran, x)
+                atomic_store(&ran, x);
+                omp_fulfill_event(event);
+                spin_until(&ran, 1);
+            }
+#pragma omp barrier
+        }
+        rounds += atomic_load(&ran);
+    }
+    return rounds;
+}
+
 int main(int argc, char **argv) {
     report_server();
     if (argc == 2 && strcmp(argv[1], "drop_in_only") == 0) {
@@ -521,6 +551,9 @@ int main(int argc, char **argv) {
     printf("40 events: %d\n", many_events(40, 0));
     printf("40 events with dependent tasks: %d\n", many_events(40, 1));
     printf("taskloop events: %d\n", taskloop_events());
+    int const after_arrival = ready_after_arrival();
+    printf("a task ready after a member arrived at the barrier, run there: %d of 20\n", after_arrival);
+    CHECK(after_arrival == 20);
     printf("tasks run at a region's end, outside it: %d\n", region_end_context());
     printf("taskloop tasks run at a region's end, outside it: %d\n", taskloop_end_context());
     printf("empty bodies run: %d\n", atomic_load(&bodies));
