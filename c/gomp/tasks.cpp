@@ -1338,6 +1338,10 @@ void run_on_host_device(void (*fn)(void *), void *data, int thread_limit) {
         teams_state_t const saved_teams = teams_state;
         int const saved_limit = device_thread_limit;
         task_t *saved = nullptr;
+        flag_ref_t const saved_flag = loop_flag;
+        unsigned const saved_loop_depth = loop_depth;
+        void const *const saved_taskgroup = frame_taskgroup;
+        unsigned const saved_frame_depth = frame_depth;
         explicit scope_t(int limit) noexcept {
             task_t &encountering = current_task();
             device.icv = settings().initial;
@@ -1352,11 +1356,20 @@ void run_on_host_device(void (*fn)(void *), void *data, int thread_limit) {
             own = teams_state;
             device.teams = &own;
             saved = swap_current_task(&device);
+            // No taskgroup encloses the device's initial task: a frame with no flag and no key hides the thread's
+            // own (a cancelled one among them must not discard the tasks created in here), as a deferred task's
+            // frame hides them behind its own taskgroup.
+            push_taskgroup();
+            loop_flag = {}, loop_depth = taskgroup_depth;
+            frame_taskgroup = nullptr, frame_depth = taskgroup_depth;
         }
         ~scope_t() {
             swap_current_task(saved);
             teams_state = saved_teams;
             device_thread_limit = saved_limit;
+            pop_taskgroup();
+            loop_flag = saved_flag, loop_depth = saved_loop_depth;
+            frame_taskgroup = saved_taskgroup, frame_depth = saved_frame_depth;
         }
     } scope(thread_limit);
     fn(data);
@@ -1428,10 +1441,16 @@ void run_target_block(void *block) {
 constexpr unsigned target_nowait_k = 1;
 
 /**  Whether a construct's `nowait` and `depend` make it a task that may have to wait for others: only while some
- *   task is incomplete (see `GOMP_task`). libgomp's host fallback defers those likewise; without `nowait` neither
- *   waits for the dependences. */
+ *   task is incomplete (see `GOMP_task`). libgomp's host fallback defers those likewise. */
 bool deferred_target(unsigned flags, void **depend) noexcept {
     return (flags & target_nowait_k) && depend && incomplete_tasks.load(std::memory_order_acquire);
+}
+
+/**  A construct without `nowait` is an undeferred target task: with `depend`, it first waits for the tasks it
+ *   depends on, as an `if(0)` task does (`GOMP_taskwait_depend`), and as libgomp's does. */
+void wait_for_target_dependences(unsigned flags, void **depend) {
+    if (!(flags & target_nowait_k) && depend && tasks_incomplete()) [[unlikely]]
+        GOMP_taskwait_depend(depend);
 }
 } // namespace
 
@@ -1459,6 +1478,7 @@ FORKUNION_GOMP_EXPORT void GOMP_target_ext(int device, void (*fn)(void *), std::
         std::free(block);
         return;
     }
+    wait_for_target_dependences(flags, depend);
     if (!bytes) return run_on_host_device(fn, hostaddrs, thread_limit);
     void *block = heap_block(bytes, align, "GOMP_target_ext (firstprivate data of a target region)");
     copy_private(mapnum, hostaddrs, sizes, kinds, static_cast<char *>(block));
@@ -1479,16 +1499,18 @@ FORKUNION_GOMP_EXPORT void GOMP_target_end_data(void) {}
 FORKUNION_GOMP_EXPORT void GOMP_target_update(int, void const *, std::size_t, void **, std::size_t *, unsigned char *) {
 }
 // `target update` and `target enter`/`exit data` move nothing; with `nowait` and `depend` they are still tasks that
-// the tasks depending on them wait for, behind the tasks they depend on.
+// the tasks depending on them wait for, behind the tasks they depend on, and without `nowait` they wait for those.
 FORKUNION_GOMP_EXPORT void GOMP_target_update_ext(int, std::size_t, void **, std::size_t *, unsigned short *,
                                                   unsigned flags, void **depend) {
     if (deferred_target(flags, depend)) [[unlikely]]
-        GOMP_task([](void *) noexcept {}, nullptr, nullptr, 0, 1, true, task_depend_k, depend, 0, nullptr);
+        return GOMP_task([](void *) noexcept {}, nullptr, nullptr, 0, 1, true, task_depend_k, depend, 0, nullptr);
+    wait_for_target_dependences(flags, depend);
 }
 FORKUNION_GOMP_EXPORT void GOMP_target_enter_exit_data(int, std::size_t, void **, std::size_t *, unsigned short *,
                                                        unsigned flags, void **depend) {
     if (deferred_target(flags, depend)) [[unlikely]]
-        GOMP_task([](void *) noexcept {}, nullptr, nullptr, 0, 1, true, task_depend_k, depend, 0, nullptr);
+        return GOMP_task([](void *) noexcept {}, nullptr, nullptr, 0, 1, true, task_depend_k, depend, 0, nullptr);
+    wait_for_target_dependences(flags, depend);
 }
 
 // Offload images register themselves from constructors of programs built with offloading: there is no device to

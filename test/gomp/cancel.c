@@ -4,8 +4,9 @@
  *  `schedule(static)` loops GCC runs itself, whose start the runtime never sees). `cancel taskgroup` discards the
  *  group's tasks not yet started (tasks, a `taskloop`'s tasks, a `nogroup` taskloop's in the enclosing group) and
  *  ends the cancelling task; the next taskgroup, and one nested in the cancelled one, run whole; a deferred task
- *  cancels the taskgroup it belongs to, on whichever thread it runs. Counts of iterations or tasks run depend on
- *  timing, so only verdicts are printed. Run with and without cancel-var. */
+ *  cancels the taskgroup it belongs to, on whichever thread it runs; a `target` region inside a cancelled taskgroup
+ *  runs its tasks. Counts of iterations or tasks run depend on timing, so only verdicts are printed. Run with and
+ *  without cancel-var. */
 #include "gomp_test.h"
 
 enum { span_k = 200000, hit_k = 777 };
@@ -321,6 +322,44 @@ static void deferred_task_cancels_its_group(void) {
     CHECK(d_ran == 1 && inner_ran == 1 && after_cancel == !cancelling && outer_after == !cancelling);
 }
 
+/* A `target` region run inside a cancelled taskgroup is the device's initial task, which no taskgroup encloses: the
+ * tasks created in it, directly and in a region inside it, all run. */
+static void target_in_cancelled_taskgroup(void) {
+    int created = 0, ran = 0;
+#pragma omp parallel num_threads(2) shared(created, ran)
+#pragma omp single
+#pragma omp taskgroup
+    {
+#pragma omp task
+        {
+#pragma omp cancel taskgroup
+        }
+#pragma omp taskwait
+#pragma omp target map(tofrom : created, ran)
+        {
+#pragma omp task shared(ran)
+            {
+#pragma omp atomic
+                ran += 1;
+            }
+#pragma omp atomic
+            created += 1;
+#pragma omp parallel num_threads(2) shared(created, ran)
+            {
+#pragma omp task shared(ran)
+                {
+#pragma omp atomic
+                    ran += 1;
+                }
+#pragma omp atomic
+                created += 1;
+            }
+        }
+    }
+    printf("tasks of a target region inside a cancelled taskgroup: %d of %d ran\n", ran, created);
+    CHECK(created == 3 && ran == 3);
+}
+
 int main(void) {
     report_server();
     static_loops(); // first: the process's first construct is among them
@@ -328,6 +367,7 @@ int main(void) {
     taskgroup_cancel();
     taskgroup_nested_in_cancelled();
     deferred_task_cancels_its_group();
+    target_in_cancelled_taskgroup();
     taskloop_cancel(0);
     taskloop_cancel(1);
     search(1);
