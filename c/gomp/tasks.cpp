@@ -105,7 +105,8 @@ void *align_up(void *raw, std::size_t align) noexcept {
 // in the block, and combines the blocks after the construct). Tasks run on the thread that encounters them, so the
 // registrations visible to a task are the calling thread's: a stack that `taskgroup` pushes and pops.
 
-/**  Deepest `taskgroup` nesting whose task reductions and cancellation the calling thread tracks. */
+/**  `taskgroup` nesting depths whose task reductions and cancellation the calling thread tracks in thread-local
+ *   storage; deeper ones, in heap chunks of as many (`taskgroup_chunk_t`). */
 constexpr unsigned max_taskgroup_depth_k = 64;
 /**  The calling thread's innermost task reduction registration, or null. */
 constinit thread_local std::uintptr_t *current_reductions FORKUNION_GOMP_TLS = nullptr;
@@ -134,11 +135,49 @@ constinit thread_local bool helping_taskloop FORKUNION_GOMP_TLS = false;
 constinit thread_local void const *frame_taskgroup FORKUNION_GOMP_TLS = nullptr;
 constinit thread_local unsigned frame_depth FORKUNION_GOMP_TLS = 0;
 
+/**  The calling thread's taskgroups at depths `[64 k, 64 k + 64)` for `k` of 1 and more, as the thread-local arrays
+ *   above hold depths 0 to 63: made by the `push_taskgroup` that reaches the chunk, freed by the `pop_taskgroup`
+ *   that leaves it (its taskgroups have ended: nothing points into it any more). */
+struct taskgroup_chunk_t {
+    std::uintptr_t *saved_reductions[max_taskgroup_depth_k] = {};
+    std::uint8_t levels[max_taskgroup_depth_k] = {};
+    std::uint64_t owned = 0;
+    std::atomic<std::uint64_t> cancelled{0};
+    taskgroup_chunk_t *deeper = nullptr;
+};
+/**  The chunk of depths 64 to 127, or null. */
+constinit thread_local taskgroup_chunk_t *deep_taskgroups FORKUNION_GOMP_TLS = nullptr;
+
+/**  Where the calling thread keeps the state of its taskgroup at depth `depth` (0-based, below `taskgroup_depth`). */
+struct taskgroup_slot_t {
+    std::uintptr_t **saved_reductions;
+    std::uint8_t *level;
+    std::uint64_t *owned;
+    std::atomic<std::uint64_t> *cancelled;
+    std::uint64_t bit;
+};
+taskgroup_slot_t taskgroup_slot(unsigned depth) noexcept {
+    unsigned const index = depth % max_taskgroup_depth_k;
+    std::uint64_t const bit = std::uint64_t(1) << index;
+    if (depth < max_taskgroup_depth_k) [[likely]]
+        return {&saved_reductions[index], &taskgroup_levels[index], &owned_registrations, &cancelled_taskgroups, bit};
+    taskgroup_chunk_t *chunk = deep_taskgroups;
+    for (unsigned k = depth / max_taskgroup_depth_k - 1; k; --k) chunk = chunk->deeper;
+    return {&chunk->saved_reductions[index], &chunk->levels[index], &chunk->owned, &chunk->cancelled, bit};
+}
+
+/**  The link that holds the chunk of depth `depth`'s (a multiple of 64, at least 64). */
+taskgroup_chunk_t *&taskgroup_chunk_link(unsigned depth) noexcept {
+    taskgroup_chunk_t **link = &deep_taskgroups;
+    for (unsigned k = depth / max_taskgroup_depth_k - 1; k; --k) link = &(*link)->deeper;
+    return *link;
+}
+
 /**  The key of the calling thread's innermost taskgroup for incomplete tasks; null outside any. */
 void const *taskgroup_key() noexcept {
     if (taskgroup_depth == frame_depth) return frame_taskgroup;
-    if (taskgroup_depth == 0 || taskgroup_depth > max_taskgroup_depth_k) return nullptr;
-    return &saved_reductions[taskgroup_depth - 1];
+    if (taskgroup_depth == 0) return nullptr;
+    return taskgroup_slot(taskgroup_depth - 1).saved_reductions;
 }
 
 std::uint8_t level_byte(task_t const &task) noexcept {
@@ -146,44 +185,52 @@ std::uint8_t level_byte(task_t const &task) noexcept {
 }
 
 void push_taskgroup() noexcept {
-    if (taskgroup_depth < max_taskgroup_depth_k) {
-        saved_reductions[taskgroup_depth] = current_reductions;
-        taskgroup_levels[taskgroup_depth] = level_byte(current_task());
-        // A locked instruction only when the bit is set: a taskloop's task pushes a taskgroup per task.
-        std::uint64_t const bit = std::uint64_t(1) << taskgroup_depth;
-        if (cancelled_taskgroups.load(std::memory_order_relaxed) & bit)
-            cancelled_taskgroups.fetch_and(~bit, std::memory_order_relaxed);
+    unsigned const depth = taskgroup_depth;
+    if (depth >= max_taskgroup_depth_k && depth % max_taskgroup_depth_k == 0) [[unlikely]] {
+        taskgroup_chunk_t *&chunk = taskgroup_chunk_link(depth);
+        chunk = new (std::nothrow) taskgroup_chunk_t();
+        if (!chunk) refuse("taskgroup (nested more than 64 deep)", "out of memory");
     }
-    ++taskgroup_depth;
+    taskgroup_slot_t const slot = taskgroup_slot(depth);
+    *slot.saved_reductions = current_reductions;
+    *slot.level = level_byte(current_task());
+    // A locked instruction only when the bit is set: a taskloop's task pushes a taskgroup per task.
+    if (slot.cancelled->load(std::memory_order_relaxed) & slot.bit)
+        slot.cancelled->fetch_and(~slot.bit, std::memory_order_relaxed);
+    taskgroup_depth = depth + 1;
 }
 void pop_taskgroup() noexcept {
     if (taskgroup_depth == 0) return; // an unmatched end: nothing to restore
-    --taskgroup_depth;
-    if (taskgroup_depth < max_taskgroup_depth_k) {
-        current_reductions = saved_reductions[taskgroup_depth];
-        owned_registrations &= ~(std::uint64_t(1) << taskgroup_depth);
+    unsigned const depth = --taskgroup_depth;
+    taskgroup_slot_t const slot = taskgroup_slot(depth);
+    current_reductions = *slot.saved_reductions;
+    *slot.owned &= ~slot.bit;
+    if (depth >= max_taskgroup_depth_k && depth % max_taskgroup_depth_k == 0) [[unlikely]] {
+        taskgroup_chunk_t *&chunk = taskgroup_chunk_link(depth);
+        delete chunk;
+        chunk = nullptr;
     }
 }
 
 /**  Whether the calling thread frees the registration of its innermost taskgroup (see `owned_registrations`). */
 bool owns_innermost_registration() noexcept {
-    if (taskgroup_depth == 0 || taskgroup_depth > max_taskgroup_depth_k) return false;
-    return (owned_registrations >> (taskgroup_depth - 1)) & 1;
+    if (taskgroup_depth == 0) return false;
+    taskgroup_slot_t const slot = taskgroup_slot(taskgroup_depth - 1);
+    return (*slot.owned & slot.bit) != 0;
 }
 
 /**  Marks the registration of the taskgroup just pushed as the calling thread's to free. */
 void own_innermost_registration() noexcept {
-    if (taskgroup_depth > max_taskgroup_depth_k)
-        refuse("a task reduction", "taskgroups nested more than 64 deep around it");
-    owned_registrations |= std::uint64_t(1) << (taskgroup_depth - 1);
+    taskgroup_slot_t const slot = taskgroup_slot(taskgroup_depth - 1);
+    *slot.owned |= slot.bit;
 }
 
-/**  The cancellation flag of the calling thread's innermost taskgroup; `word` null outside any (or too deep). */
+/**  The cancellation flag of the calling thread's innermost taskgroup; `word` null outside any. */
 flag_ref_t innermost_taskgroup_flag() noexcept {
     if (taskgroup_depth == 0) return {};
     if (taskgroup_depth == loop_depth) return loop_flag; // a frame of a task run away from its taskgroup, any depth
-    if (taskgroup_depth > max_taskgroup_depth_k) return {};
-    return {&cancelled_taskgroups, std::uint64_t(1) << (taskgroup_depth - 1)};
+    taskgroup_slot_t const slot = taskgroup_slot(taskgroup_depth - 1);
+    return {slot.cancelled, slot.bit};
 }
 
 /**
@@ -217,8 +264,6 @@ std::size_t lay_out_reductions(std::uintptr_t *data, unsigned threads, std::uint
  *   first array's copies start it: `GOMP_taskgroup_reduction_unregister` frees that), and makes it the calling
  *   thread's innermost registration. */
 void *register_reductions(std::uintptr_t *data, unsigned threads) noexcept {
-    if (taskgroup_depth > max_taskgroup_depth_k)
-        refuse("a task reduction", "taskgroups nested more than 64 deep around it");
     std::size_t align = 0;
     std::size_t const bytes = lay_out_reductions(data, threads, 0, align);
     void *const blocks = heap_block(bytes ? bytes : 1, align, "a task reduction's private copies");
@@ -233,7 +278,7 @@ bool taskgroup_cancelled() noexcept {
     // The innermost taskgroup only, as libgomp and LLVM's libomp answer: a taskgroup nested in a cancelled one starts
     // uncancelled, and its tasks run.
     if (taskgroup_depth == 0) return false;
-    if (taskgroup_depth <= max_taskgroup_depth_k && taskgroup_levels[taskgroup_depth - 1] != level_byte(current_task()))
+    if (*taskgroup_slot(taskgroup_depth - 1).level != level_byte(current_task()))
         return false; // opened outside the region this task runs in: not its taskgroup
     flag_ref_t const flag = innermost_taskgroup_flag();
     // Acquire pairs with the release in `cancel_taskgroup`.
@@ -242,10 +287,7 @@ bool taskgroup_cancelled() noexcept {
 
 bool cancel_taskgroup() noexcept {
     flag_ref_t const flag = innermost_taskgroup_flag();
-    if (!flag.word) {
-        if (taskgroup_depth > max_taskgroup_depth_k) refuse("cancel taskgroup", "taskgroups nested more than 64 deep");
-        return false; // no enclosing taskgroup: nothing to cancel
-    }
+    if (!flag.word) return false; // no enclosing taskgroup: nothing to cancel
     // Release pairs with the acquire in `taskgroup_cancelled` and `drain_taskloop`.
     flag.word->fetch_or(flag.mask, std::memory_order_release);
     return true;
@@ -663,8 +705,6 @@ void run_tracked_task(task_t &parent, void (*fn)(void *), void *data, void (*cpy
                       long arg_align, bool if_clause, unsigned flags, void **depend, void *detach, bool defer) {
     bool const detached = (flags & task_detach_k) != 0;
     if (detached && !detach) refuse("GOMP_task (a task with a detach clause)", "no event handle to write");
-    if (taskgroup_depth > max_taskgroup_depth_k)
-        refuse("GOMP_task (a detached task, or one depending on one)", "taskgroups nested more than 64 deep");
     std::size_t count = 0;
     depend_item_t *items = (flags & task_depend_k) && depend ? depend_items(depend, count) : nullptr;
     bool const final = parent.in_final || (flags & task_final_k) != 0;
@@ -1009,8 +1049,8 @@ FORKUNION_GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyf
     // A task nested so deep in undeferred ones that the thread's stack could run out is deferred instead, where a
     // wait is sure to start it (inside a region: its end waits for its tasks), as libgomp defers every task there:
     // a chain of tasks that each create the next then needs no more stack than the budget.
-    bool const defer = task_stack_used() > settings().task_stack_budget && if_clause && !parent.in_final &&
-                       inside_a_region(&parent) && taskgroup_depth <= max_taskgroup_depth_k;
+    bool const defer =
+        task_stack_used() > settings().task_stack_budget && if_clause && !parent.in_final && inside_a_region(&parent);
     if ((flags & task_detach_k) || incomplete_tasks.load(std::memory_order_acquire) || defer) [[unlikely]]
         return run_tracked_task(parent, fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, detach, defer);
     run_task(parent, (flags & task_final_k) != 0, fn, data, cpyfn, arg_size, arg_align, [](void *) noexcept {});

@@ -5,8 +5,8 @@
  *  group's tasks not yet started (tasks, a `taskloop`'s tasks, a `nogroup` taskloop's in the enclosing group) and
  *  ends the cancelling task; the next taskgroup, and one nested in the cancelled one, run whole; a deferred task
  *  cancels the taskgroup it belongs to, on whichever thread it runs; a `target` region inside a cancelled taskgroup
- *  runs its tasks. Counts of iterations or tasks run depend on timing, so only verdicts are printed. Run with and
- *  without cancel-var. */
+ *  runs its tasks, and one 150 taskgroups deep cancels. Counts of iterations or tasks run depend on timing, so only
+ *  verdicts are printed. Run with and without cancel-var. */
 #include "gomp_test.h"
 
 enum { span_k = 200000, hit_k = 777 };
@@ -360,6 +360,45 @@ static void target_in_cancelled_taskgroup(void) {
     CHECK(created == 3 && ran == 3);
 }
 
+/* `cancel taskgroup` 150 taskgroups deep (one per level of a recursion of tasks): the innermost group's later task
+ * is discarded; every enclosing level's task, created after the inner levels returned, runs. */
+static int deep_discarded, deep_enclosing;
+static void deep_level(int depth) {
+#pragma omp taskgroup
+    {
+        if (depth > 0) {
+#pragma omp task
+            deep_level(depth - 1);
+#pragma omp taskwait
+#pragma omp task
+            {
+#pragma omp atomic
+                deep_enclosing += 1;
+            }
+        } else {
+#pragma omp task
+            {
+#pragma omp cancel taskgroup
+            }
+#pragma omp taskwait
+#pragma omp task
+            {
+#pragma omp atomic
+                deep_discarded += 1;
+            }
+        }
+    }
+}
+static void deep_taskgroup_cancel(void) {
+#pragma omp parallel num_threads(2)
+#pragma omp single
+    deep_level(150);
+    int const cancelling = omp_get_cancellation();
+    printf("cancel taskgroup 150 taskgroups deep: its later task ran %d; enclosing levels' tasks ran %d of 150\n",
+           deep_discarded, deep_enclosing);
+    CHECK(deep_discarded == !cancelling && deep_enclosing == 150);
+}
+
 int main(void) {
     report_server();
     static_loops(); // first: the process's first construct is among them
@@ -368,6 +407,7 @@ int main(void) {
     taskgroup_nested_in_cancelled();
     deferred_task_cancels_its_group();
     target_in_cancelled_taskgroup();
+    deep_taskgroup_cancel();
     taskloop_cancel(0);
     taskloop_cancel(1);
     search(1);

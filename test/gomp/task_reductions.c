@@ -1,6 +1,6 @@
 /*  Task reductions: `taskgroup task_reduction` with `task in_reduction` (sums, products, minima, nested taskgroups
  *  whose tasks reduce into both), `taskloop reduction` (in a `single`, outside any region, with a grain size),
- *  `taskloop in_reduction` inside a `taskgroup task_reduction`, and the `task` modifier on `parallel`, `for` (also a
+ *  `taskloop in_reduction` inside a `taskgroup task_reduction`, one 150 taskgroups deep, and the `task` modifier on `parallel`, `for` (also a
  *  doacross one), `sections` and `scope`.
  *  Every result is exact (integers, powers of two), so each runtime prints the same lines. */
 #include "gomp_test.h"
@@ -195,6 +195,33 @@ static void scope_around_constructs(void) {
     CHECK(scoped == 20 + 435 && singles == 20 && copied == 7 * team);
 }
 
+/**  A `taskgroup task_reduction` opened `depth` taskgroups deep (one per level of a recursion of tasks), whose
+ *   `in_reduction` tasks add the level numbers below it: past the 64 taskgroups a thread tracks in thread-local
+ *   storage. */
+static long deep_sum;
+static void deep_level(int depth) {
+#pragma omp taskgroup
+    {
+        if (depth > 0) {
+#pragma omp task
+            deep_level(depth - 1);
+        } else {
+#pragma omp taskgroup task_reduction(+ : deep_sum)
+            for (int i = 1; i <= 100; ++i) {
+#pragma omp task in_reduction(+ : deep_sum) firstprivate(i)
+                deep_sum += i;
+            }
+        }
+    }
+}
+static void deep_taskgroups(void) {
+#pragma omp parallel num_threads(2)
+#pragma omp single
+    deep_level(150);
+    printf("task reduction 150 taskgroups deep: %ld\n", deep_sum);
+    CHECK(deep_sum == 5050);
+}
+
 int main(int argc, char **argv) {
     report_server();
     // libgomp 12.2 hangs now and then at the end of a region that uses the `task` modifier (`parallel`, `for`,
@@ -211,5 +238,6 @@ int main(int argc, char **argv) {
     }
     taskgroups();
     taskloops();
+    deep_taskgroups();
     return 0;
 }
