@@ -474,6 +474,7 @@ void read_stack_size(settings_t &s) noexcept {
     s.stack_bytes = static_cast<std::size_t>(size * factor);
     s.stack_set = true;
     if (s.stack_bytes / 4 < s.task_stack_budget) s.task_stack_budget = s.stack_bytes / 4;
+    if (s.task_stack_budget / 2 < s.task_stack_block) s.task_stack_block = s.task_stack_budget / 2;
 }
 
 void read_spin_count(settings_t &s) noexcept {

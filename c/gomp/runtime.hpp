@@ -108,6 +108,9 @@ struct settings_t {
     /**  Stack a thread's nested undeferred tasks may use before a new task inside a region is deferred instead
      *   (`GOMP_task`): 256 KiB, or a quarter of a smaller `OMP_STACKSIZE`. */
     std::size_t task_stack_budget = std::size_t(256) << 10;
+    /**  Largest data block a task keeps on the stack of the thread that runs it (larger ones go to the heap): 16 KiB,
+     *   or half the budget when a small `OMP_STACKSIZE` makes that smaller. */
+    std::size_t task_stack_block = std::size_t(16) << 10;
     bool stack_set = false;
     int wait_policy = 0;                             ///< -1 passive, 0 unset, 1 active.
     std::uint64_t spin_count = default_spin_count_k; ///< `GOMP_SPINCOUNT` or its default for the wait policy.
@@ -365,6 +368,9 @@ struct task_t {
      *   region inside a `target` region never takes the root of a region around it. */
     int root_level = 0;
     bool in_final = false;
+    /**  An explicit task that created a tracked task (`run_tracked_task`): its end walks the list of incomplete tasks
+     *   to forget its children there (`forget_children`); other tasks' ends skip it. */
+    bool tracked_children = false;
     /**  A task that runs a host `teams` region's bodies, or a `target` region: the state of its teams (a copy of
      *   `teams_state` that its thread keeps), which the threads of regions nested inside it find through their
      *   tasks' ancestors (`current_teams`). */

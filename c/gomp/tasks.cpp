@@ -76,9 +76,6 @@ struct task_stack_mark_t {
     return top > here ? top - here : 0;
 }
 
-/**  Data blocks up to this size live on the stack of the thread that runs the task; larger ones on the heap. */
-constexpr long stack_block_k = 16 * 1024;
-
 /**  `size` bytes of heap at `align` (at least `std::max_align_t`'s), for `std::free`; stops the program, naming
  *   `what`, when out of memory. `aligned_alloc` wants a size that is a multiple of the alignment. */
 void *heap_block(std::size_t size, std::size_t align, char const *what) noexcept {
@@ -497,6 +494,7 @@ bool conflicts(record_t const &record, depend_item_t const *items, std::size_t c
  *   successor of each. Under the lock. */
 std::size_t predecessors(task_t const &parent, depend_item_t const *items, std::size_t count,
                          record_t *successor = nullptr) noexcept {
+    if (count == 0) return 0; // no `depend` clause: no walk (tasks deferred for the stack come in thousands)
     std::size_t found = 0;
     for (record_t *r = tracking_.first; r; r = r->next) {
         if (r->parent != &parent || !conflicts(*r, items, count)) continue;
@@ -594,8 +592,9 @@ void wait_for_tasks(belongs_type_ &&belongs) noexcept {
 
 /**  `task`'s body returned: its incomplete children are no longer anyone's to wait for with `taskwait` (a later task
  *   at the same address is not their parent). */
-void forget_children(task_t const &task) noexcept {
-    if (!incomplete_tasks.load(std::memory_order_relaxed)) return; // its children were counted by this thread
+void forget_children(task_t &task) noexcept {
+    if (!task.tracked_children) return; // none of its children is on the list: no walk, no lock
+    task.tracked_children = false;      // a task frame may serve the next task (`run_taskloop_tasks`)
     lock_tracking();
     for (record_t *r = tracking_.first; r; r = r->next)
         if (r->parent == &task) r->parent = nullptr;
@@ -641,7 +640,7 @@ void run_task(task_t &parent, bool final, void (*fn)(void *), void *data, void (
     std::size_t const align = arg_align > 0 ? static_cast<std::size_t>(arg_align) : 1;
     std::size_t const size = arg_size > 0 ? static_cast<std::size_t>(arg_size) : 0;
     void *block = nullptr;
-    if (size > static_cast<std::size_t>(stack_block_k))
+    if (size > settings().task_stack_block)
         block = scope.heap = heap_block(size, align, "a task's data block");
     else if (size)
         block = align_up(__builtin_alloca(size + align - 1), align);
@@ -744,6 +743,7 @@ void run_tracked_task(task_t &parent, void (*fn)(void *), void *data, void (*cpy
     auto *record = new (std::nothrow) record_t();
     if (!record) refuse("GOMP_task (a detached task, or one depending on one)", "out of memory");
     record->parent = &parent;
+    parent.tracked_children = true;
     record->taskgroup = taskgroup_key();
     record->region = parent.implicit->team ? static_cast<void const *>(parent.implicit->team) : parent.implicit;
     record->team = parent.implicit->team;
@@ -762,7 +762,9 @@ void run_tracked_task(task_t &parent, void (*fn)(void *), void *data, void (*cpy
         start_now = !record->deferred;
         record->fn = fn, record->block = block, record->icv = parent.icv, record->in_final = final;
         record->reductions = current_reductions;
-        record->group = innermost_taskgroup_flag();
+        // Only a taskgroup it belongs to, which waits for it: a `nogroup` taskloop outside any taskgroup keeps a
+        // flag on its encountering thread's stack that would outlive the loop, not the task.
+        record->group = record->taskgroup ? innermost_taskgroup_flag() : flag_ref_t{};
         if (detached && block) std::memcpy(block, &event, sizeof(event));
     }
     record->next = tracking_.first;
@@ -824,7 +826,7 @@ void run_taskloop_tasks(shared_taskloop_t const &loop, std::uint64_t index, std:
     std::size_t const bytes = size < 2 * sizeof(std::uint64_t) ? 2 * sizeof(std::uint64_t) : size;
     void *heap = nullptr;
     void *block = nullptr;
-    if (bytes > static_cast<std::size_t>(stack_block_k))
+    if (bytes > settings().task_stack_block)
         block = heap = heap_block(bytes, align, "a task's data block");
     else
         block = align_up(__builtin_alloca(bytes + align - 1), align);

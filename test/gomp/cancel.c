@@ -5,8 +5,9 @@
  *  group's tasks not yet started (tasks, a `taskloop`'s tasks, a `nogroup` taskloop's in the enclosing group) and
  *  ends the cancelling task; the next taskgroup, and one nested in the cancelled one, run whole; a deferred task
  *  cancels the taskgroup it belongs to, on whichever thread it runs; a `target` region inside a cancelled taskgroup
- *  runs its tasks, and one 150 taskgroups deep cancels. Counts of iterations or tasks run depend on timing, so only
- *  verdicts are printed. Run with and without cancel-var. */
+ *  runs its tasks, one 150 taskgroups deep cancels, and tasks deferred in a `nogroup` taskloop's tasks run after it.
+ *  Counts of iterations or tasks run depend on timing, so only verdicts are printed. Run with and without cancel-var.
+ */
 #include "gomp_test.h"
 
 enum { span_k = 200000, hit_k = 777 };
@@ -399,6 +400,40 @@ static void deep_taskgroup_cancel(void) {
     CHECK(deep_discarded == !cancelling && deep_enclosing == 150);
 }
 
+/* A `nogroup` taskloop outside any taskgroup whose tasks each create 8 tasks under a frame of 300 KiB, so that the
+ * drop-in defers those (its stack budget is 256 KiB): they belong to no taskgroup and run after the loop has
+ * returned, at the region's end, after the stack the loop used has been written over. All of them run. */
+static int nogroup_children;
+__attribute__((noinline)) static void overwrite_stack(void) {
+    volatile long junk[4096];
+    for (int k = 0; k < 4096; ++k) junk[k] = -1;
+    (void)junk[4095];
+}
+__attribute__((noinline)) static void nogroup_loop(void) {
+#pragma omp taskloop nogroup num_tasks(4)
+    for (int i = 0; i < 4; ++i) {
+        volatile char frame[300 * 1024];
+        memset((char *)frame, 1, sizeof(frame));
+        for (int j = 0; j < 8; ++j) {
+#pragma omp task
+            {
+#pragma omp atomic
+                nogroup_children += 1;
+            }
+        }
+        (void)frame[i];
+    }
+}
+static void deferred_tasks_of_a_nogroup_loop(void) {
+#pragma omp parallel num_threads(2)
+    {
+        nogroup_loop();
+        overwrite_stack();
+    }
+    printf("tasks deferred in a nogroup taskloop's tasks: %d of 64 ran\n", nogroup_children);
+    CHECK(nogroup_children == 64);
+}
+
 int main(void) {
     report_server();
     static_loops(); // first: the process's first construct is among them
@@ -408,6 +443,7 @@ int main(void) {
     deferred_task_cancels_its_group();
     target_in_cancelled_taskgroup();
     deep_taskgroup_cancel();
+    deferred_tasks_of_a_nogroup_loop();
     taskloop_cancel(0);
     taskloop_cancel(1);
     search(1);

@@ -186,12 +186,18 @@ static void check_chains(void) {
         chain_link(0, 1000);
     }
     static big_link_t first; // zeroed: index 0 expects byte 0 to be 0
-#pragma omp parallel
+    int threads = 0;
+#pragma omp parallel shared(threads)
+    {
 #pragma omp single
-    big_chain_link(first);
-    printf("chains of tasks that create the next: %ld of %d links, %ld wrong; with 12 KiB blocks: %ld of %d\n",
-           chain_links, chain_k, chain_wrong, big_links, big_chain_k);
-    CHECK(chain_links == chain_k && chain_wrong == 0 && big_links == big_chain_k);
+        threads = omp_get_num_threads();
+        big_link_t mine = first; // on every thread's stack: the workers' too (`OMP_STACKSIZE` may be small)
+        big_chain_link(mine);
+    }
+    printf("chains of tasks that create the next: %ld of %d links, %ld wrong; with 12 KiB blocks, one per thread: "
+           "%s\n",
+           chain_links, chain_k, chain_wrong, big_links == (long)threads * big_chain_k ? "every link" : "LINKS LOST");
+    CHECK(chain_links == chain_k && chain_wrong == 0 && big_links == (long)threads * big_chain_k);
 }
 
 /**  A user thread that leaves through `pthread_exit` inside a task, outside any region (libgomp unwinds there): a
