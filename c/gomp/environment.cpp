@@ -176,11 +176,11 @@ void read_schedule(settings_t &s) noexcept {
     std::uint64_t chunk = kind == sched_static_k ? 0 : 1;
     if (chunk_text.data && !parse_unsigned(chunk_text.data, chunk_text.length, chunk, 0x7fffffffu))
         return complain("OMP_SCHEDULE", value, expected);
-    if (chunk == 0 && kind != sched_static_k && kind != sched_auto_k) chunk = 1;
+    if (chunk == 0 && kind != sched_static_k) chunk = 1;
     // `static` is monotonic unless said otherwise; `dynamic` and `guided` only when said.
     bool const monotonic = modifier > 0 || (kind == sched_static_k && modifier == 0);
     s.initial.run_sched = kind | (monotonic ? static_cast<int>(sched_monotonic_k) : 0);
-    if (kind != sched_auto_k) s.initial.run_chunk = static_cast<int>(chunk);
+    s.initial.run_chunk = static_cast<int>(chunk); // `auto` keeps its chunk too, as libgomp's does (`auto,5`: 5)
 }
 
 int bind_of(text_t word) noexcept {

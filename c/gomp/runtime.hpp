@@ -538,6 +538,13 @@ struct team_t {
         void **deferred_blocks = nullptr;
         std::uint32_t deferred_count = 0, deferred_capacity = 0;
     } taskloop;
+    /**  One past the number of the last `single` (without `copyprivate`) a member won: a member wins `single` `id`
+     *   when it raises this from at most `id` to `id + 1` (`GOMP_single_start`). Every member meets the constructs
+     *   in the same order and numbers only grow on a team, so the first to arrive at each wins, with no slot: a
+     *   member may run any number of `single nowait`s ahead of one that lags. */
+    struct alignas(line_k) single_line_t {
+        std::atomic<std::uint64_t> won{0};
+    } single;
     ws_slot_t slots[ws_slots_k];
 
     team_t() noexcept {

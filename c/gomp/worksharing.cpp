@@ -1110,11 +1110,14 @@ FORKUNION_GOMP_EXPORT bool GOMP_single_start(void) {
     if (!task.team) return true;
     std::uint64_t const id = task.ws_next++;
     depart_single(*task.team, task.thread_num, id);
-    entry_t const entry = slot_enter(*task.team, id, [](ws_slot_t &) noexcept {});
-    if (entry == entry_t::cancelled) [[unlikely]]
-        return false; // a cancelled region: the body is not run here, and the slot was never entered
-    slot_leave(*task.team, id);
-    return entry == entry_t::first;
+    // No slot (see `team_t::single`): a slot is freed only once every member left its previous construct, so a
+    // member that runs ahead past `ws_slots_k` of them would wait for one that lags behind, for ever if that one
+    // waits for it (a lock the first holds across them). Relaxed: the body publishes nothing through this word.
+    std::atomic<std::uint64_t> &won = task.team->single.won;
+    std::uint64_t seen = won.load(std::memory_order_relaxed);
+    while (seen <= id)
+        if (won.compare_exchange_weak(seen, id + 1, std::memory_order_relaxed, std::memory_order_relaxed)) return true;
+    return false;
 }
 
 FORKUNION_GOMP_EXPORT void *GOMP_single_copy_start(void) {

@@ -1,6 +1,6 @@
 /*  Synchronization: `barrier`, `critical` (unnamed and named), `atomic` (lock-free and the types that go through
- *  the runtime's lock), `single` (with `nowait` and `copyprivate`), `master`, `masked`, `sections`, and the lock
- *  API (simple and nested). */
+ *  the runtime's lock), `single` (with `nowait`, also 20 of them run ahead of a member that waits for a lock, and
+ *  `copyprivate`), `master`, `masked`, `sections`, and the lock API (simple and nested). */
 #include "gomp_test.h"
 
 enum { max_threads_k = 64, rounds_k = 200 };
@@ -11,6 +11,46 @@ typedef struct {
 } payload_t;
 
 static int phase[max_threads_k]; // each thread's barrier round
+
+/**  A member may run any number of `single nowait`s ahead of one that lags: thread 0 holds a lock across 20 of them
+ *   while thread 1 waits for it before its own (a runtime that makes thread 0 wait for thread 1 stops here, naming
+ *   the wait). Returns how many of the 20 bodies ran. */
+static int singles_ahead(void) {
+    omp_lock_t lock;
+    omp_init_lock(&lock);
+    int won = 0, held = 0;
+#pragma omp parallel num_threads(2) shared(lock, won, held)
+    {
+        if (omp_get_thread_num() == 0) {
+            omp_set_lock(&lock);
+#pragma omp atomic write
+            held = 1;
+        } else {
+            double const deadline = omp_get_wtime() + 120.0;
+            for (int seen = 0; !seen;) {
+#pragma omp atomic read
+                seen = held;
+            }
+            while (!omp_test_lock(&lock)) {
+                if (omp_get_wtime() > deadline) {
+                    fprintf(stderr, "singles_ahead: thread 0 did not get through 20 single nowait in 120 s\n");
+                    abort();
+                }
+            }
+            omp_unset_lock(&lock);
+        }
+        for (int i = 0; i < 20; ++i) {
+#pragma omp single nowait
+            {
+#pragma omp atomic
+                won += 1;
+            }
+        }
+        if (omp_get_thread_num() == 0) omp_unset_lock(&lock);
+    }
+    omp_destroy_lock(&lock);
+    return won;
+}
 
 int main(void) {
     report_server();
@@ -201,6 +241,10 @@ printf("lock handoffs to waiting threads: %ld\n", handoffs);
 omp_destroy_lock(&lock);
 omp_destroy_nest_lock(&nest);
 printf("locks: guarded %ld, nested depths %ld, test from another task %d\n", guarded, nested_depth_sum, held_elsewhere);
+
+int const singles_run_ahead = singles_ahead();
+printf("single nowait, one member 20 ahead of the other: %d of 20 bodies ran\n", singles_run_ahead);
+CHECK(singles_run_ahead == 20);
 
 // Timers: monotonic, with a positive tick.
 double const before = omp_get_wtime(), tick = omp_get_wtick();
