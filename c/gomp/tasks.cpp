@@ -231,6 +231,31 @@ flag_ref_t innermost_taskgroup_flag() noexcept {
 }
 
 /**
+ *  A frame that runs tasks away from the taskgroup they belong to (a deferred task, a shared `taskloop`'s tasks, a
+ *  `target` region's initial task): one taskgroup level whose cancellation flag is `flag` and whose key for
+ *  incomplete tasks is `key` (none for either: no taskgroup), hiding the calling thread's own taskgroups. Pushed on
+ *  construction, popped (with the thread's task-reduction registration as it was) on destruction, also on unwind.
+ */
+struct taskgroup_frame_t {
+    flag_ref_t const saved_flag = loop_flag;
+    unsigned const saved_loop_depth = loop_depth;
+    void const *const saved_key = frame_taskgroup;
+    unsigned const saved_key_depth = frame_depth;
+    taskgroup_frame_t(flag_ref_t flag, void const *key) noexcept {
+        push_taskgroup();
+        loop_flag = flag, loop_depth = taskgroup_depth;
+        frame_taskgroup = key, frame_depth = taskgroup_depth;
+    }
+    ~taskgroup_frame_t() {
+        pop_taskgroup();
+        loop_flag = saved_flag, loop_depth = saved_loop_depth;
+        frame_taskgroup = saved_key, frame_depth = saved_key_depth;
+    }
+    taskgroup_frame_t(taskgroup_frame_t const &) = delete;
+    taskgroup_frame_t &operator=(taskgroup_frame_t const &) = delete;
+};
+
+/**
  *  Lays out the copies of registration `data` for `threads` threads in one block: every array's copies at the next
  *  multiple of its alignment (d[2] on entry). Returns the bytes the block needs and sets `align` to the largest
  *  alignment. With `blocks` nonzero, also points every array there (d[2] its copies, d[6] their end) and links the
@@ -590,6 +615,19 @@ void wait_for_tasks(belongs_type_ &&belongs) noexcept {
         belongs);
 }
 
+/**  Takes the first ready deferred task that `accepts` allows and runs it on the calling thread; false if none. */
+template <typename accepts_type_>
+bool run_one_ready(accepts_type_ &&accepts) noexcept {
+    record_t *ready = nullptr;
+    lock_tracking();
+    for (record_t *r = tracking_.first; r && !ready; r = r->next)
+        if (r->deferred && r->waits == 0 && accepts(*r)) ready = r, take_ready(*r);
+    unlock_tracking();
+    if (!ready) return false;
+    run_deferred(*ready);
+    return true;
+}
+
 /**  `task`'s body returned: its incomplete children are no longer anyone's to wait for with `taskwait` (a later task
  *   at the same address is not their parent). */
 void forget_children(task_t &task) noexcept {
@@ -667,27 +705,18 @@ void run_deferred(record_t &record) noexcept {
     task_stack_mark_t const mark;
     task_t &here = current_task();
     task_t task = task_in_context_of(here, record.icv, record.in_final);
-    flag_ref_t const saved_flag = loop_flag;
-    unsigned const saved_loop_depth = loop_depth;
-    void const *const saved_taskgroup = frame_taskgroup;
-    unsigned const saved_depth = frame_depth;
-    std::uintptr_t *const saved_reductions_pointer = current_reductions;
-    push_taskgroup();
-    loop_flag = record.group, loop_depth = taskgroup_depth;
-    frame_taskgroup = record.taskgroup, frame_depth = taskgroup_depth;
-    current_reductions = record.reductions;
-    // Acquire pairs with the release in `cancel_taskgroup`.
-    bool const discarded = record.group.word && settings().cancellation &&
-                           (record.group.word->load(std::memory_order_acquire) & record.group.mask);
-    if (!discarded) {
-        task_t *const saved = swap_current_task(&task);
-        record.fn(record.block);
-        swap_current_task(saved);
+    {
+        taskgroup_frame_t const frame(record.group, record.taskgroup);
+        current_reductions = record.reductions; // the frame's end restores the thread's
+        // Acquire pairs with the release in `cancel_taskgroup`.
+        bool const discarded = record.group.word && settings().cancellation &&
+                               (record.group.word->load(std::memory_order_acquire) & record.group.mask);
+        if (!discarded) {
+            task_t *const saved = swap_current_task(&task);
+            record.fn(record.block);
+            swap_current_task(saved);
+        }
     }
-    pop_taskgroup();
-    current_reductions = saved_reductions_pointer;
-    loop_flag = saved_flag, loop_depth = saved_loop_depth;
-    frame_taskgroup = saved_taskgroup, frame_depth = saved_depth;
     forget_children(task);
     std::free(record.block);
     lock_tracking();
@@ -833,36 +862,29 @@ void run_taskloop_tasks(shared_taskloop_t const &loop, std::uint64_t index, std:
     // The tasks run in a frame of their taskgroup's (the thread's own taskgroups do not enclose them). A task
     // leaves the frame as it found it (its own taskgroups and task reductions end inside it, and `cancel
     // taskgroup` at this depth sets the loop's flag), so one frame serves every task of the call.
-    flag_ref_t const saved_flag = loop_flag;
-    unsigned const saved_depth = loop_depth;
-    void const *const saved_taskgroup = frame_taskgroup;
-    unsigned const saved_frame_depth = frame_depth;
-    push_taskgroup();
-    loop_flag = loop.group, loop_depth = taskgroup_depth;
-    frame_taskgroup = loop.taskgroup_key, frame_depth = taskgroup_depth;
-    for (; index != last; ++index) {
-        if (loop.group.word->load(std::memory_order_acquire) & loop.group.mask) continue;
-        std::uint64_t first_iteration = 0, last_iteration = 0;
-        task_range(loop, index, first_iteration, last_iteration);
-        std::uint64_t const start = loop.start + first_iteration * loop.step;
-        std::uint64_t const end = last_iteration == loop.n ? loop.end : loop.start + last_iteration * loop.step;
-        // A helper's task sees the encountering thread's task reductions, with its own thread's copies.
-        current_reductions = loop.reductions;
-        task.icv = encountering.icv;
-        if (loop.cpyfn)
-            loop.cpyfn(block, loop.data);
-        else if (size)
-            std::memcpy(block, loop.data, size);
-        std::memcpy(block, &start, sizeof(start));
-        std::memcpy(static_cast<char *>(block) + sizeof(start), &end, sizeof(end));
-        task_t *const saved = swap_current_task(&task);
-        loop.fn(block);
-        swap_current_task(saved);
-        forget_children(task);
+    {
+        taskgroup_frame_t const frame(loop.group, loop.taskgroup_key);
+        for (; index != last; ++index) {
+            if (loop.group.word->load(std::memory_order_acquire) & loop.group.mask) continue;
+            std::uint64_t first_iteration = 0, last_iteration = 0;
+            task_range(loop, index, first_iteration, last_iteration);
+            std::uint64_t const start = loop.start + first_iteration * loop.step;
+            std::uint64_t const end = last_iteration == loop.n ? loop.end : loop.start + last_iteration * loop.step;
+            // A helper's task sees the encountering thread's task reductions, with its own thread's copies.
+            current_reductions = loop.reductions;
+            task.icv = encountering.icv;
+            if (loop.cpyfn)
+                loop.cpyfn(block, loop.data);
+            else if (size)
+                std::memcpy(block, loop.data, size);
+            std::memcpy(block, &start, sizeof(start));
+            std::memcpy(static_cast<char *>(block) + sizeof(start), &end, sizeof(end));
+            task_t *const saved = swap_current_task(&task);
+            loop.fn(block);
+            swap_current_task(saved);
+            forget_children(task);
+        }
     }
-    pop_taskgroup();
-    loop_flag = saved_flag, loop_depth = saved_depth;
-    frame_taskgroup = saved_taskgroup, frame_depth = saved_frame_depth;
     std::free(heap);
 }
 
@@ -998,14 +1020,7 @@ bool finish_region_tasks_unless_cancelled(team_t const &team) noexcept {
 
 bool run_ready_region_task(team_t const &team) noexcept {
     if (!ready_tasks.load(std::memory_order_relaxed)) return false; // the lock's acquire orders what follows
-    record_t *ready = nullptr;
-    lock_tracking();
-    for (record_t *r = tracking_.first; r && !ready; r = r->next)
-        if (r->deferred && r->waits == 0 && r->region == &team) ready = r, take_ready(*r);
-    unlock_tracking();
-    if (!ready) return false;
-    run_deferred(*ready);
-    return true;
+    return run_one_ready([&](record_t const &r) noexcept { return r.region == &team; });
 }
 
 void wake_task_waiters() noexcept {
@@ -1131,15 +1146,7 @@ FORKUNION_GOMP_EXPORT void GOMP_taskyield(void) {
         return;
     // Runs the ready deferred children of the current task, if any, waiting for nothing.
     task_t const &task = current_task();
-    for (;;) {
-        record_t *ready = nullptr;
-        lock_tracking();
-        for (record_t *r = tracking_.first; r && !ready; r = r->next)
-            if (r->deferred && r->waits == 0 && r->parent == &task) ready = r, take_ready(*r);
-        unlock_tracking();
-        if (!ready) return;
-        run_deferred(*ready);
-    }
+    while (run_one_ready([&](record_t const &r) noexcept { return r.parent == &task; })) {}
 }
 FORKUNION_GOMP_EXPORT void GOMP_taskgroup_start(void) {
     push_taskgroup();
@@ -1380,10 +1387,6 @@ void run_on_host_device(void (*fn)(void *), void *data, int thread_limit) {
         teams_state_t const saved_teams = teams_state;
         int const saved_limit = device_thread_limit;
         task_t *saved = nullptr;
-        flag_ref_t const saved_flag = loop_flag;
-        unsigned const saved_loop_depth = loop_depth;
-        void const *const saved_taskgroup = frame_taskgroup;
-        unsigned const saved_frame_depth = frame_depth;
         explicit scope_t(int limit) noexcept {
             task_t &encountering = current_task();
             device.icv = settings().initial;
@@ -1398,22 +1401,17 @@ void run_on_host_device(void (*fn)(void *), void *data, int thread_limit) {
             own = teams_state;
             device.teams = &own;
             saved = swap_current_task(&device);
-            // No taskgroup encloses the device's initial task: a frame with no flag and no key hides the thread's
-            // own (a cancelled one among them must not discard the tasks created in here), as a deferred task's
-            // frame hides them behind its own taskgroup.
-            push_taskgroup();
-            loop_flag = {}, loop_depth = taskgroup_depth;
-            frame_taskgroup = nullptr, frame_depth = taskgroup_depth;
         }
         ~scope_t() {
             swap_current_task(saved);
             teams_state = saved_teams;
             device_thread_limit = saved_limit;
-            pop_taskgroup();
-            loop_flag = saved_flag, loop_depth = saved_loop_depth;
-            frame_taskgroup = saved_taskgroup, frame_depth = saved_frame_depth;
         }
     } scope(thread_limit);
+    // No taskgroup encloses the device's initial task: a frame with no flag and no key hides the thread's own (a
+    // cancelled one among them must not discard the tasks created in here). Made after `scope`, so it records the
+    // device task's level, and ended before it.
+    taskgroup_frame_t const frame({}, nullptr);
     fn(data);
     if (tasks_incomplete()) [[unlikely]]
         finish_region_tasks(&scope.device);
