@@ -1053,10 +1053,10 @@ FORKUNION_GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyf
                                      void *detach) {
     (void)priority;
     task_t &parent = current_task();
+    settings_t const &s = settings();
     // A task created in a cancelled taskgroup or a cancelled region is discarded (cancel-var true), as OpenMP lets a
     // cancelled task that has not started be; a detached one's event is one that fulfilling does nothing to.
-    if (settings().cancellation && (taskgroup_cancelled() || (parent.team && region_cancelled(*parent.team))))
-        [[unlikely]] {
+    if (s.cancellation && (taskgroup_cancelled() || (parent.team && region_cancelled(*parent.team)))) [[unlikely]] {
         if ((flags & task_detach_k) && detach) std::memcpy(detach, &discarded_event_k, sizeof(discarded_event_k));
         return;
     }
@@ -1067,7 +1067,7 @@ FORKUNION_GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyf
     // wait is sure to start it (inside a region: its end waits for its tasks), as libgomp defers every task there:
     // a chain of tasks that each create the next then needs no more stack than the budget.
     bool const defer =
-        task_stack_used() > settings().task_stack_budget && if_clause && !parent.in_final && inside_a_region(&parent);
+        task_stack_used() > s.task_stack_budget && if_clause && !parent.in_final && inside_a_region(&parent);
     if ((flags & task_detach_k) || incomplete_tasks.load(std::memory_order_acquire) || defer) [[unlikely]]
         return run_tracked_task(parent, fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, detach, defer);
     run_task(parent, (flags & task_final_k) != 0, fn, data, cpyfn, arg_size, arg_align, [](void *) noexcept {});
