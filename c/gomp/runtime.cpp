@@ -37,20 +37,20 @@
  *  active region starts a contention group (`group_t`): its thread limit is `OMP_THREAD_LIMIT` or the `teams`
  *  region's, and when there is one, nested regions take their extra threads from what it leaves.
  *
- *  Worksharing. Every member counts the worksharing constructs it meets; construct `id` uses slot
- *  `id % ws_slots_k` of the team (see `ws_slot_t` for its state machine), and the numbering continues across
- *  regions, so slots need no reset (but after a cancelled region, whose members stopped counting at different
- *  constructs). `schedule(static)` needs no shared state: each member computes its block (the
- *  same split as GCC's inlined static schedule and as `static_slice`) or its round-robin chunks. Nonmonotonic
- *  `dynamic` gives each member its static block of chunks behind a private, padded cursor, then steals from the
- *  others' in a coprime order (the pool's `for_n_dynamic` scheme); a cursor word carries a tag of the construct
- *  number, so a thief never takes from a block whose owner has not entered the construct yet, and an owner
- *  publishes its block only once every member has left the construct that used its cursor row before (each member's
- *  departure word says how far it got), so a late thief's increment never lands on a later construct's block. Such
- *  a loop takes no slot and never waits: an owner that cannot see that drains its block alone. Monotonic `dynamic`,
- *  `guided`, `sections` and every `ordered` loop take chunks from one shared cursor, in increasing order, so the
- *  chunks tile the iterations in hand-out order and `ordered` becomes a turn: the chunk starting at the turn's
- *  iteration may run its `ordered` regions, and hands the turn on (to its end) when its thread asks for the next.
+ *  Worksharing. Every member counts the worksharing constructs it meets; construct `id` uses slot `id % ws_slots_k` of
+ *  the team, or a heap slot when a member reached it that far ahead of another (see `ws_slot_t` for the state machine),
+ *  and the numbering continues across regions, so slots need no reset (but after a cancelled region, whose members
+ *  stopped counting at different constructs). `schedule(static)` needs no shared state: each member computes its block
+ *  (the same split as GCC's inlined static schedule and as `static_slice`) or its round-robin chunks. Nonmonotonic
+ *  `dynamic` gives each member its static block of chunks behind a private, padded cursor, then steals from the others'
+ *  in a coprime order (the pool's `for_n_dynamic` scheme); a cursor word carries a tag of the construct number, so a
+ *  thief never takes from a block whose owner has not entered the construct yet, and an owner publishes its block only
+ *  once every member has left the construct that used its cursor row before (each member's departure word says how far
+ *  it got), so a late thief's increment never lands on a later construct's block. Such a loop takes no slot and never
+ *  waits: an owner that cannot see that drains its block alone. Monotonic `dynamic`, `guided`, `sections` and every
+ *  `ordered` loop take chunks from one shared cursor, in increasing order, so the chunks tile the iterations in hand-out
+ *  order and `ordered` becomes a turn: the chunk starting at the turn's iteration may run its `ordered` regions, and
+ *  hands the turn on (to its end) when its thread asks for the next.
  *
  *  Barriers. One arrival counter and one generation word, each on its own line. The last arrival resets the
  *  counter and bumps the generation (release); the others spin on the generation with the pause hint for the

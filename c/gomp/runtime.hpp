@@ -29,10 +29,12 @@ using pool_t = flat_pool_t;
 inline constexpr std::size_t line_k = default_alignment_k;
 
 /**
- *  Worksharing slots per team: a team member may run up to `ws_slots_k - 1` `nowait` constructs ahead of the
- *  slowest member before it waits for a slot to free. Each slot costs three lines per root, plus one cursor line
- *  per team thread for the stealing schedule. Stealing loops take no slot and never wait: a member that far ahead
- *  drains its own block without publishing it (see `loop_enter`).
+ *  Worksharing slots per team, in a ring: construct `id` uses slot `id % ws_slots_k` unless a member reached it
+ *  while that slot was still held by construct `id - ws_slots_k` or earlier (it ran that far ahead of the slowest
+ *  member with `nowait`); then `id` takes a heap slot of its own (`team_t::overflow`), so no member ever waits for
+ *  one that lags. Each ring slot costs three lines per root, plus one cursor line per team thread for the stealing
+ *  schedule. Stealing loops take no slot: a member that far ahead drains its own block without publishing it (see
+ *  `loop_enter`).
  */
 inline constexpr std::uint64_t ws_slots_k = 8;
 
@@ -409,15 +411,31 @@ inline task_t *swap_current_task(task_t *task) noexcept {
 }
 
 /**
- *  One worksharing slot. `state` encodes `4 * id + {0 free, 1 initializing, 2 ready}`: a slot free for `id` may be
- *  claimed by the first member that reaches any construct `id' >= id` with `id' = id (mod ws_slots_k)`, which
+ *  One worksharing slot: a ring slot of `team_t::slots`, or an overflow slot on the heap (`team_t::overflow`).
+ *
+ *  A ring slot's `state` encodes `4 * id + {0 free, 1 initializing, 2 ready, 3 diverted}`. A slot free for `id` may
+ *  be claimed by the first member that reaches any construct `id' >= id` with `id' = id (mod ws_slots_k)`, which
  *  initializes the shared fields and publishes `ready` with a release; the `team_size`-th member to leave frees it
  *  for `id' + ws_slots_k`. So a slot is never reused while any member is still inside the construct that holds it.
+ *
+ *  A member that reaches construct `c` while the slot is held (ready) by an earlier construct `h` does not wait: under
+ *  the team's overflow lock it marks the slot `diverted` (a compare-and-swap that races with the last leaver's
+ *  free) and raises `diverted` to `c`. Every construct of the slot's residue in `(h, diverted]` then runs in an
+ *  overflow slot, found or made by its first member under that lock. The last member to leave `h` sees the mark
+ *  (its compare-and-swap from `ready` fails), and under the lock frees the ring slot for `diverted + ws_slots_k`.
+ *  So each construct is either in the ring or diverted, the same for every member: a member finds a construct of
+ *  its residue in the ring only at `ready` for that construct, and below the holder or in `(h, diverted]` only in
+ *  overflow. An overflow slot is freed by its last leaver, or at a cancelled region's end (`reset_worksharing`).
  */
 struct ws_slot_t {
     struct alignas(line_k) control_t {
         std::atomic<std::uint64_t> state{0};
         std::atomic<std::uint32_t> left{0}; ///< Members that left the construct; reset by the last one.
+        bool overflow = false;              ///< A heap slot of `team_t::overflow`, for construct `id` only.
+        /**  Ring slots marked `diverted`: the last construct of the slot's residue diverted to overflow. Overflow
+         *   slots: their construct. Under the team's overflow lock. */
+        std::uint64_t diverted = 0;
+        ws_slot_t *next = nullptr; ///< Overflow slots: the next one in use (under the lock).
     } control;
     cursor_line_t cursor; ///< Shared chunk cursor (`shared_k`, `guided_k`, sections).
     struct alignas(line_k) shared_t {
@@ -546,6 +564,12 @@ struct team_t {
         std::atomic<std::uint64_t> won{0};
     } single;
     ws_slot_t slots[ws_slots_k];
+    /**  The overflow slots of constructs diverted from the ring (see `ws_slot_t`), and the lock that orders every
+     *   diversion, lookup and ring free after one: only members that ran `ws_slots_k` constructs ahead take it. */
+    struct alignas(line_k) overflow_line_t {
+        std::atomic<std::uint32_t> lock{0};
+        ws_slot_t *slots = nullptr;
+    } overflow;
 
     team_t() noexcept {
         for (std::uint64_t slot = 0; slot != ws_slots_k; ++slot)

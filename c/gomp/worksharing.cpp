@@ -14,13 +14,14 @@
 #include <cstdarg> // `va_list`
 #include <cstdlib> // `std::calloc`
 #include <cstring> // `std::memset`
+#include <new>     // `std::nothrow`
 
 namespace forkunion::gomp {
 namespace {
 
 // ---- Slots ----
 
-constexpr std::uint64_t free_k = 0, initializing_k = 1, ready_k = 2;
+constexpr std::uint64_t free_k = 0, initializing_k = 1, ready_k = 2, diverted_k = 3;
 
 /**  A slot's `copy` once the winner of a cancelled region's `single copyprivate` withdrew its data (never the
  *   address of data: GCC's lives on the winner's stack, aligned). */
@@ -31,50 +32,116 @@ ws_slot_t &slot_of(team_t &team, std::uint64_t id) noexcept {
 }
 
 /**  How a member entered a construct's slot. */
-enum class entry_t { first, follower, cancelled };
+enum class entry_t { first, follower, cancelled, retry };
+
+/**  Holds a team's overflow lock for a scope. */
+struct overflow_lock_t {
+    explicit overflow_lock_t(team_t &team) noexcept : word(team.overflow.lock) { mutex_lock(word); }
+    ~overflow_lock_t() { mutex_unlock(word); }
+    overflow_lock_t(overflow_lock_t const &) = delete;
+    overflow_lock_t &operator=(overflow_lock_t const &) = delete;
+    std::atomic<std::uint32_t> &word;
+};
 
 /**
- *  Enters construct `id`: the first member to arrive claims the slot, runs `init` on it and publishes it; the
- *  others wait for that publication. Returns whether this member was the first, or `cancelled` when it had to wait
- *  and the region is cancelled: the slot may be held for good by a construct that members which left for the
- *  region's end never leave, so this member does not enter it (and must not leave it).
+ *  Enters construct `id` through an overflow slot (see `ws_slot_t`), given the ring slot's `seen` state: held by an
+ *  earlier construct (`id` is, or now becomes, diverted) or past `id` (it was diverted). `retry` when the ring slot
+ *  changed meanwhile.
  */
 template <typename init_fn_type_>
-entry_t slot_enter(team_t &team, std::uint64_t id, init_fn_type_ &&init) noexcept {
+[[gnu::noinline]] entry_t overflow_enter(team_t &team, ws_slot_t &ring, std::uint64_t seen, std::uint64_t id,
+                                         ws_slot_t *&entered, init_fn_type_ &&init) noexcept {
+    overflow_lock_t const lock(team);
+    if (ring.control.state.load(std::memory_order_acquire) != seen) return entry_t::retry;
+    if ((seen >> 2) < id) {
+        // Races with the holder's last leaver, which frees a `ready` slot by compare-and-swap outside the lock.
+        if ((seen & 3) == ready_k &&
+            !ring.control.state.compare_exchange_strong(seen, (seen & ~std::uint64_t(3)) | diverted_k,
+                                                        std::memory_order_acq_rel, std::memory_order_acquire))
+            return entry_t::retry;
+        if (ring.control.diverted < id) ring.control.diverted = id;
+    }
+    for (ws_slot_t *slot = team.overflow.slots; slot; slot = slot->control.next)
+        if (slot->control.diverted == id) return entered = slot, entry_t::follower;
+    // The first member: no member has left `id`, so no slot for it was made and freed before.
+    ws_slot_t *const slot = new (std::nothrow) ws_slot_t;
+    if (!slot) refuse("a worksharing construct's overflow slot", "out of memory");
+    slot->control.overflow = true;
+    slot->control.diverted = id;
+    init(*slot);
+    slot->control.next = team.overflow.slots;
+    team.overflow.slots = slot; // published to the other members by the lock
+    entered = slot;
+    return entry_t::first;
+}
+
+/**
+ *  Enters construct `id`: the first member to arrive claims its slot (`entered`), runs `init` on it and publishes
+ *  it; the others wait for that publication. Returns whether this member was the first, or `cancelled` when it had
+ *  to wait and the region is cancelled: the slot may be held for good by a construct that members which left for
+ *  the region's end never leave, so this member does not enter it (and must not leave it).
+ */
+template <typename init_fn_type_>
+entry_t slot_enter(team_t &team, std::uint64_t id, ws_slot_t *&entered, init_fn_type_ &&init) noexcept {
     ws_slot_t &slot = slot_of(team, id);
-    std::uint64_t const ready = id * 4 + ready_k;
     for (;;) {
         // Acquire pairs with the release of `ready` (the shared fields are set) or of `free` (everyone left).
         std::uint64_t state = slot.control.state.load(std::memory_order_acquire);
-        if (state == ready) return entry_t::follower;
-        if ((state & 3) == free_k && (state >> 2) <= id) {
+        std::uint64_t const holder = state >> 2, phase = state & 3;
+        if (holder == id && phase >= ready_k) return entered = &slot, entry_t::follower;
+        if (phase == free_k && holder <= id) {
             if (slot.control.state.compare_exchange_strong(state, id * 4 + initializing_k, std::memory_order_acq_rel,
                                                            std::memory_order_acquire)) {
                 init(slot);
                 // Pairs with the acquire loads above: the other members see the initialized fields.
-                slot.control.state.store(ready, std::memory_order_release);
+                slot.control.state.store(id * 4 + ready_k, std::memory_order_release);
                 team_notify(team);
+                entered = &slot;
                 return entry_t::first;
             }
             continue;
         }
-        // Initializing, or still held by construct `id - ws_slots_k`: wait for it to change.
+        // Held by an earlier construct that is set up, or moved past `id` (diverted): an overflow slot. A cancelled
+        // region's member instead waits (and gives up) as below, so it never makes a slot the others never leave.
+        if (((holder < id && phase >= ready_k) || holder > id) && !region_cancelled(team)) {
+            entry_t const entry = overflow_enter(team, slot, state, id, entered, init);
+            if (entry != entry_t::retry) return entry;
+            continue;
+        }
+        // Initializing, or the region is cancelled: wait for a change.
         if (!team_wait_unless_cancelled(
                 team, [&]() noexcept { return slot.control.state.load(std::memory_order_acquire) != state; }))
             return entry_t::cancelled;
     }
 }
 
-/**  Leaves construct `id`; the last member frees the slot for construct `id + ws_slots_k`. */
-void slot_leave(team_t &team, std::uint64_t id) noexcept {
-    ws_slot_t &slot = slot_of(team, id);
+/**  Leaves construct `id` in `slot`. The last member frees a ring slot for the next construct of its residue that
+ *   was not diverted, and an overflow slot for good. */
+void slot_leave(team_t &team, ws_slot_t &slot, std::uint64_t id) noexcept {
     // Acq_rel: the last leaver sees every member's use of the slot before it frees it.
     if (slot.control.left.fetch_add(1, std::memory_order_acq_rel) + 1 != team.header.size) return;
     if (slot.shared.memory_owned) std::free(slot.shared.memory);
     slot.shared.memory = nullptr;
     slot.shared.memory_owned = false;
+    if (slot.control.overflow) [[unlikely]] {
+        {
+            overflow_lock_t const lock(team);
+            ws_slot_t **link = &team.overflow.slots;
+            while (*link != &slot) link = &(*link)->control.next;
+            *link = slot.control.next;
+        }
+        delete &slot;
+        return;
+    }
     slot.control.left.store(0, std::memory_order_relaxed); // ordered before the next user by the release below
-    slot.control.state.store((id + ws_slots_k) * 4 + free_k, std::memory_order_release);
+    // Release: the next user sees every member's use of the slot.
+    std::uint64_t held = id * 4 + ready_k;
+    if (!slot.control.state.compare_exchange_strong(held, (id + ws_slots_k) * 4 + free_k, std::memory_order_release,
+                                                    std::memory_order_relaxed)) {
+        // Diverted: the constructs up to `diverted` run in overflow slots, so the ring serves the one after.
+        overflow_lock_t const lock(team);
+        slot.control.state.store((slot.control.diverted + ws_slots_k) * 4 + free_k, std::memory_order_release);
+    }
     team_notify(team);
 }
 
@@ -391,7 +458,8 @@ void loop_enter(task_t &task, loop_shape_t const &requested, void **memory, std:
     if (shape.kind == loop_kind_t::static_k) ws.next = task.thread_num;
     if ((shape.kind != loop_kind_t::static_k && shape.kind != loop_kind_t::stealing_k) || shape.ordered || memory ||
         shape.progress_words || reductions) {
-        entry_t const entry = slot_enter(*team, ws.id, [&](ws_slot_t &slot) noexcept {
+        ws_slot_t *entered = nullptr;
+        entry_t const entry = slot_enter(*team, ws.id, entered, [&](ws_slot_t &slot) noexcept {
             slot.cursor.value.store(0, std::memory_order_relaxed);
             slot.shared.ordered_turn.store(0, std::memory_order_relaxed);
             // One zeroed block: the caller's memory first, then a doacross loop's progress words.
@@ -408,7 +476,7 @@ void loop_enter(task_t &task, loop_shape_t const &requested, void **memory, std:
         });
         if (entry == entry_t::cancelled) [[unlikely]]
             return enter_cancelled(task, memory, memory_bytes, reductions);
-        ws.slot = &slot_of(*team, ws.id);
+        ws.slot = entered;
         ws.additive = additive_claims(shape, size);
         if (shape.kind == loop_kind_t::shared_k && !shape.ordered && ws.additive && !settings().cancellation)
             ws.plain_cursor = &ws.slot->cursor.value;
@@ -513,7 +581,7 @@ bool loop_leave(task_t &task, bool barrier) noexcept {
     // S2. Release pairs with the acquire in `raise_floor`: this thread's increments of every cursor in this and
     // earlier constructs (and its own cursor's close) precede any later publication in their rows.
     departure_of(*team, task.thread_num).store(ws.id + 1, std::memory_order_release);
-    if (ws.slot) slot_leave(*team, ws.id);
+    if (ws.slot) slot_leave(*team, *ws.slot, ws.id);
     ws.slot = nullptr;
     ws.plain_cursor = nullptr;
     ws.loop.kind = loop_kind_t::static_k;
@@ -542,18 +610,31 @@ void sections_enter(task_t &task, std::uint64_t count, void **memory, std::uint6
     loop_enter(task, shape, memory, memory_bytes, reductions);
 }
 
+namespace {
+/**  Frees what a slot that some member never left holds: its scratch memory, and the task-reduction copies of a
+ *   construct thread 0 never entered (it left for the region's end first, or was turned away). */
+void release_slot(ws_slot_t &slot) noexcept {
+    if (slot.shared.memory_owned) std::free(slot.shared.memory);
+    slot.shared.memory = nullptr;
+    slot.shared.memory_owned = false;
+    if (!slot.shared.task_blocks_adopted) std::free(slot.shared.task_blocks);
+    slot.shared.task_blocks = nullptr;
+    slot.shared.task_blocks_adopted = false;
+    slot.control.left.store(0, std::memory_order_relaxed);
+}
+} // namespace
+
 void reset_worksharing(team_t &team, std::uint64_t next) noexcept {
     team.taskloop.cancelled_ws.store(no_ws_mark_k, std::memory_order_relaxed); // ordered by the next publication
+    while (ws_slot_t *const slot = team.overflow.slots) {
+        team.overflow.slots = slot->control.next;
+        release_slot(*slot);
+        delete slot;
+    }
     for (std::uint64_t index = 0; index != ws_slots_k; ++index) {
         ws_slot_t &slot = team.slots[index];
-        if (slot.shared.memory_owned) std::free(slot.shared.memory);
-        slot.shared.memory = nullptr;
-        slot.shared.memory_owned = false;
-        // Copies of a construct thread 0 never entered (it left for the region's end first, or was turned away).
-        if (!slot.shared.task_blocks_adopted) std::free(slot.shared.task_blocks);
-        slot.shared.task_blocks = nullptr;
-        slot.shared.task_blocks_adopted = false;
-        slot.control.left.store(0, std::memory_order_relaxed);
+        release_slot(slot);
+        slot.control.diverted = 0;
         // Free for the first construct from `next` on that this slot serves.
         std::uint64_t const id = next + (index + ws_slots_k - next % ws_slots_k) % ws_slots_k;
         slot.control.state.store(id * 4 + free_k, std::memory_order_relaxed);
@@ -1127,16 +1208,17 @@ FORKUNION_GOMP_EXPORT void *GOMP_single_copy_start(void) {
     std::uint64_t const id = task.ws_next++;
     task.ws.id = id;
     depart_single(team, task.thread_num, id);
-    entry_t const entry = slot_enter(team, id, [](ws_slot_t &slot) noexcept {
+    ws_slot_t *entered = nullptr;
+    entry_t const entry = slot_enter(team, id, entered, [](ws_slot_t &slot) noexcept {
         slot.shared.copy.store(nullptr, std::memory_order_relaxed);
         slot.shared.copy_readers.store(0, std::memory_order_relaxed);
     });
     // The winner runs the body, then `GOMP_single_copy_end` publishes its data; it leaves the slot at the barrier
     // after (`copyprivate_barrier`), as the readers do. In a cancelled region a member that could not enter the slot
     // runs the body as its own winner, and touches no slot.
-    task.ws.slot = entry == entry_t::first ? &slot_of(team, id) : nullptr;
+    task.ws.slot = entry == entry_t::cancelled ? nullptr : entered;
     if (entry != entry_t::follower) return nullptr;
-    ws_slot_t &slot = slot_of(team, id);
+    ws_slot_t &slot = *entered;
     // Seq_cst, with the load below and the writer's withdrawal and count: either the writer waits for this reader,
     // or this reader sees the data withdrawn.
     slot.shared.copy_readers.fetch_add(1, std::memory_order_seq_cst);
@@ -1150,15 +1232,16 @@ FORKUNION_GOMP_EXPORT void *GOMP_single_copy_start(void) {
     // The winner left a cancelled region: its variables are gone, so this member runs the body as its own winner.
     slot.shared.copy_readers.fetch_sub(1, std::memory_order_release);
     team_notify(team);
-    slot_leave(team, id);
+    task.ws.slot = nullptr;
+    slot_leave(team, slot, id);
     return nullptr;
 }
 
 FORKUNION_GOMP_EXPORT void GOMP_single_copy_end(void *data) {
     task_t &task = implicit_task();
+    // Only the winner calls this with its slot (a member running the body as its own winner has none).
     if (!task.team || !task.ws.slot) return;
     task.ws.slot->shared.copy.store(data, std::memory_order_release);
-    task.ws.slot = nullptr;
     task.ws.copy = copy_role_t::writer_k;
     team_notify(*task.team);
 }
@@ -1166,14 +1249,15 @@ FORKUNION_GOMP_EXPORT void GOMP_single_copy_end(void *data) {
 namespace forkunion::gomp {
 bool copyprivate_barrier(task_t &task) noexcept {
     team_t &team = *task.team;
-    ws_slot_t &slot = slot_of(team, task.ws.id);
+    ws_slot_t &slot = *task.ws.slot;
+    task.ws.slot = nullptr;
     copy_role_t const role = task.ws.copy;
     task.ws.copy = copy_role_t::none_k;
     if (role == copy_role_t::reader_k) {
         // GCC's code copied before this call. Release: the copies precede the writer's leaving.
         slot.shared.copy_readers.fetch_sub(1, std::memory_order_release);
         team_notify(team);
-        slot_leave(team, task.ws.id);
+        slot_leave(team, slot, task.ws.id);
         return team_barrier(team);
     }
     bool const cancelled = team_barrier(team);
@@ -1182,7 +1266,7 @@ bool copyprivate_barrier(task_t &task) noexcept {
         slot.shared.copy.store(reinterpret_cast<void *>(withdrawn_copy_k), std::memory_order_seq_cst);
         team_wait(team, [&]() noexcept { return slot.shared.copy_readers.load(std::memory_order_seq_cst) == 0; });
     }
-    slot_leave(team, task.ws.id);
+    slot_leave(team, slot, task.ws.id);
     return cancelled;
 }
 } // namespace forkunion::gomp

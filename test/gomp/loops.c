@@ -273,6 +273,157 @@ static void stealing_loops_never_wait(void) {
     printf("%d nowait stealing loops run ahead of a member that waits in the first\n", ahead_loops_k - 1);
 }
 
+/**
+ *  Nor in the constructs that share one cursor or turn (monotonic `dynamic`, `guided`, `sections`, `ordered` and
+ *  doacross loops): thread 1 waits before the first construct until thread 0 has run all 27 `nowait` ones (over
+ *  three times a team's slot ring), then runs them itself and finds nothing left. A runtime that makes thread 0
+ *  wait for thread 1 to leave an earlier construct stops after 120 s, naming the wait.
+ */
+enum { queue_loops_k = 27, queue_n_k = 48 };
+static int queue_hits[queue_loops_k][queue_n_k];
+static int queue_last[queue_loops_k]; // the last iteration whose `ordered` region ran, per construct
+static int queue_order_wrong;
+static int queue_done;
+static void clear_queue(void) {
+    memset(queue_hits, 0, sizeof(queue_hits));
+    for (int loop = 0; loop < queue_loops_k; ++loop) queue_last[loop] = -1;
+    queue_order_wrong = 0;
+}
+static void run_queue_construct(int loop) {
+    switch (loop % 6) {
+    case 0:
+#pragma omp for schedule(monotonic : dynamic, 1) nowait
+        for (int i = 0; i < queue_n_k; ++i) {
+#pragma omp atomic
+            queue_hits[loop][i]++;
+        }
+        break;
+    case 1:
+#pragma omp for schedule(guided, 2) nowait
+        for (int i = 0; i < queue_n_k; ++i) {
+#pragma omp atomic
+            queue_hits[loop][i]++;
+        }
+        break;
+    case 2:
+#pragma omp sections nowait
+    {
+#pragma omp section
+        for (int i = 0; i < queue_n_k / 2; ++i) {
+#pragma omp atomic
+            queue_hits[loop][i]++;
+        }
+#pragma omp section
+        for (int i = queue_n_k / 2; i < queue_n_k; ++i) {
+#pragma omp atomic
+            queue_hits[loop][i]++;
+        }
+    } break;
+    case 3:
+#pragma omp for ordered schedule(dynamic, 3) nowait
+        for (int i = 0; i < queue_n_k; ++i) {
+#pragma omp atomic
+            queue_hits[loop][i]++;
+#pragma omp ordered
+            {
+                if (i != queue_last[loop] + 1) queue_order_wrong++;
+                queue_last[loop] = i;
+            }
+        }
+        break;
+    case 4:
+#pragma omp for ordered(1) schedule(dynamic, 2) nowait
+        for (int i = 0; i < queue_n_k; ++i) {
+#pragma omp ordered depend(sink : i - 1)
+            {
+                int before = 1;
+                if (i > 0) {
+#pragma omp atomic read
+                    before = queue_hits[loop][i - 1];
+                }
+                if (before != 1) {
+#pragma omp atomic
+                    queue_order_wrong++;
+                }
+            }
+#pragma omp atomic
+            queue_hits[loop][i]++;
+#pragma omp ordered depend(source)
+        }
+        break;
+    default:
+#pragma omp for schedule(runtime) nowait
+        for (int i = 0; i < queue_n_k; ++i) {
+#pragma omp atomic
+            queue_hits[loop][i]++;
+        }
+        break;
+    }
+}
+static void check_queue_hits(char const *what) {
+    for (int loop = 0; loop < queue_loops_k; ++loop)
+        for (int i = 0; i < queue_n_k; ++i)
+            if (queue_hits[loop][i] != 1) {
+                fprintf(stderr, "%s, construct %d: iteration %d ran %d times\n", what, loop, i, queue_hits[loop][i]);
+                abort();
+            }
+    CHECK(queue_order_wrong == 0);
+}
+static void shared_constructs_never_wait(void) {
+    clear_queue();
+    queue_done = 0;
+#pragma omp parallel num_threads(2)
+    {
+        int const thread = omp_get_thread_num();
+        if (thread == 1) {
+            double const deadline = omp_get_wtime() + 120.0;
+            for (int done = 0; !done;) {
+#pragma omp atomic read
+                done = queue_done;
+                if (!done && omp_get_wtime() > deadline) {
+                    fprintf(stderr,
+                            "shared_constructs_never_wait: thread 0 did not get through %d nowait constructs "
+                            "in 120 s\n",
+                            queue_loops_k);
+                    abort();
+                }
+            }
+        }
+        for (int loop = 0; loop < queue_loops_k; ++loop) run_queue_construct(loop);
+        if (thread == 0) {
+#pragma omp atomic write
+            queue_done = 1;
+        }
+    }
+    check_queue_hits("ahead of a waiting member");
+    printf("%d nowait shared-cursor constructs run ahead of a member that waits before the first\n", queue_loops_k);
+}
+
+/**  The same constructs, 20 rounds of them back to back at 3 and 5 threads, with a different straggler every few:
+ *   members drift in and out of running a ring's length ahead, and every construct still runs each iteration once
+ *   and keeps its order. */
+static void shared_constructs_drift(void) {
+    int const teams[] = {3, 5};
+    for (int t = 0; t < 2; ++t)
+        for (int round = 0; round < 20; ++round) {
+            clear_queue();
+#pragma omp parallel num_threads(teams[t])
+            {
+                int const thread = omp_get_thread_num();
+                for (int loop = 0; loop < queue_loops_k; ++loop) {
+                    if ((loop + round) % 7 == 0 && thread == (loop + round) % teams[t]) {
+                        volatile long sink = 0;
+                        for (long spin = 0; spin < 100000; ++spin) sink += spin;
+                    }
+                    run_queue_construct(loop);
+                }
+            }
+            check_queue_hits("drifting team");
+        }
+    printf("20 rounds of %d nowait shared-cursor constructs at 3 and 5 threads: every iteration once, in order\n",
+           queue_loops_k);
+}
+
 static void iteration_spaces(void) {
     // Down-counting signed loop with a step of -3.
     clear();
@@ -592,6 +743,8 @@ int main(void) {
     dynamic_schedules();
     stealing_nowait_loops();
     stealing_loops_never_wait();
+    shared_constructs_never_wait();
+    shared_constructs_drift();
     iteration_spaces();
     shared_cursor_edges();
     ordered_loops();
