@@ -51,6 +51,16 @@ bool equals_ignoring_case(text_t text, char const *word) noexcept {
     return true;
 }
 
+/**  A whole decimal number `<= limit` in a variable, after an optional `+` (libgomp reads its numbers with `strtoul`,
+ *   which takes one). A `-` is refused, as libgomp refuses it in every variable but `OMP_SCHEDULE`'s chunk. */
+bool parse_count(char const *text, std::size_t length, std::uint64_t &value,
+                 std::uint64_t limit = ~std::uint64_t(0)) noexcept {
+    text_t const number = trimmed(text, length);
+    if (number.length > 1 && number.data[0] == '+' && number.data[1] >= '0' && number.data[1] <= '9')
+        return parse_unsigned(number.data + 1, number.length - 1, value, limit);
+    return parse_unsigned(number.data, number.length, value, limit);
+}
+
 /**  The warnings of `read_environment`, kept until `report_environment`: under `LD_PRELOAD` every process of a
  *   command line loads this library (`env`, `timeout`, the shell), and only the one that makes OpenMP calls should
  *   speak. Written only while the environment is read (once, by one thread), read after it was. */
@@ -100,7 +110,7 @@ bool read_integer(char const *name, std::uint64_t low, std::uint64_t high, std::
     char const *value = std::getenv(name);
     if (!value) return false;
     std::uint64_t parsed = 0;
-    if (parse_unsigned(value, std::strlen(value), parsed, high) && parsed >= low) return out = parsed, true;
+    if (parse_count(value, std::strlen(value), parsed, high) && parsed >= low) return out = parsed, true;
     complain(name, value, expected);
     return false;
 }
@@ -124,7 +134,7 @@ void read_num_threads(settings_t &s) noexcept {
     unsigned size = 0, pieces = 0;
     bool const ok = for_each_piece(trimmed(value, std::strlen(value)), ',', [&](text_t piece) noexcept {
         std::uint64_t count = 0;
-        if (!parse_unsigned(piece.data, piece.length, count, 0x7fffffffu) || count == 0) return false;
+        if (!parse_count(piece.data, piece.length, count, 0x7fffffffu) || count == 0) return false;
         if (size < 8) list[size++] = static_cast<unsigned>(count);
         ++pieces;
         return true;
@@ -174,7 +184,7 @@ void read_schedule(settings_t &s) noexcept {
     else
         return complain("OMP_SCHEDULE", value, expected);
     std::uint64_t chunk = kind == sched_static_k ? 0 : 1;
-    if (chunk_text.data && !parse_unsigned(chunk_text.data, chunk_text.length, chunk, 0x7fffffffu))
+    if (chunk_text.data && !parse_count(chunk_text.data, chunk_text.length, chunk, 0x7fffffffu))
         return complain("OMP_SCHEDULE", value, expected);
     if (chunk == 0 && kind != sched_static_k) chunk = 1;
     // `static` is monotonic unless said otherwise; `dynamic` and `guided` only when said.
@@ -467,7 +477,7 @@ void read_stack_size(settings_t &s) noexcept {
                                        {'m', 1u << 20}, {'M', 1u << 20}, {'g', 1u << 30}, {'G', 1u << 30}};
     std::uint64_t const factor = kilobytes_only ? 1024 : strip_unit(text, units, 1024);
     std::uint64_t size = 0;
-    if (!parse_unsigned(text.data, text.length, size, (~std::uint64_t(0)) >> 31) || size == 0)
+    if (!parse_count(text.data, text.length, size, (~std::uint64_t(0)) >> 31) || size == 0)
         return complain(name, value,
                         kilobytes_only ? "a positive number of kilobytes"
                                        : "a positive size with an optional unit B, K, M or G");
@@ -491,7 +501,7 @@ void read_spin_count(settings_t &s) noexcept {
         {'k', 1000}, {'K', 1000}, {'M', 1000000}, {'G', 1000000000}, {'T', 1000000000000ull}};
     std::uint64_t const factor = strip_unit(text, units, 1);
     std::uint64_t count = 0;
-    if (!parse_unsigned(text.data, text.length, count, ~std::uint64_t(0) / factor))
+    if (!parse_count(text.data, text.length, count, ~std::uint64_t(0) / factor))
         return complain("GOMP_SPINCOUNT", value, "INFINITE, INFINITY, or a count with an optional suffix k, M, G or T");
     s.spin_count = count * factor;
 }
