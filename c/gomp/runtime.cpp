@@ -1211,6 +1211,10 @@ void forget_roots_in_child() noexcept {
     thread_state_t &state = thread_state;
     state.home = nullptr;
     for (unsigned level = 0; level != state.nested_capacity; ++level) state.nested[level] = nullptr;
+    // The teams of the regions this thread was in: its region bodies go on in the child, and their `nowait`
+    // constructs may divert to overflow slots, under a lock a thread left in the parent may hold.
+    for (task_t *task = current_task_pointer; task; task = task->parent)
+        if (task->team) task->team->overflow.lock.store(0, std::memory_order_relaxed);
 }
 
 __attribute__((constructor)) void load() noexcept {

@@ -1,7 +1,7 @@
 /*  fork(): a child of a process that ran parallel regions gets a fresh runtime and runs full teams (libgomp's
  *  child hangs there: its team threads are gone but it waits for them); a child forked inside a region returns
  *  from that region and runs new ones (also from a region of `GOMP_parallel_start`, whose end is a call of its
- *  own); children forked at random points while other threads run regions, grow teams, nest them and release every
+ *  own, and after running 20 `nowait` loops of the region alone); children forked at random points while other threads run regions, grow teams, nest them and release every
  *  thread with `omp_pause_resource_all` (whatever lock of the runtime those hold at the fork) run full teams too.
  *  Each child has 30 s before an alarm fails it. Runs under the drop-in only. */
 #include "gomp_test.h"
@@ -132,6 +132,24 @@ int main(void) {
     }
     if (inner == 0) _exit(child_regions());
     expect_child(inner, "fork inside a region");
+    // Forked inside a region, the child goes on with the region's `nowait` loops alone: its team mate stayed in the
+    // parent and never leaves one, so past the team's slot ring each loop must take a slot of its own.
+    pid_t ahead = -1;
+    int ahead_sum = 0;
+#pragma omp parallel num_threads(2)
+    if (omp_get_thread_num() == 0) {
+        fflush(stdout);
+        ahead = fork();
+        if (ahead == 0) {
+            alarm(30);
+            for (int loop = 0; loop < 20; ++loop) {
+#pragma omp for schedule(monotonic : dynamic) nowait
+                for (int i = 0; i < 10; ++i) ahead_sum += i;
+            }
+        }
+    }
+    if (ahead == 0) _exit(ahead_sum == 20 * 45 ? child_regions() : 1);
+    expect_child(ahead, "fork inside a region, then 20 nowait loops alone");
     // The same in a region of the GOMP_1.0 entry points, whose end is a call of its own; with more threads than
     // cores, after a `taskloop` (both make a region end in a wait for the team's other threads).
     // The team is grown first: no thread of it is still starting (and allocating) when the master forks.
