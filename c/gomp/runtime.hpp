@@ -435,7 +435,8 @@ struct ws_slot_t {
         /**  Ring slots marked `diverted`: the last construct of the slot's residue diverted to overflow. Overflow
          *   slots: their construct. Under the team's overflow lock. */
         std::uint64_t diverted = 0;
-        ws_slot_t *next = nullptr; ///< Overflow slots: the next one in use (under the lock).
+        ws_slot_t *next = nullptr;     ///< Overflow slots: the next one in use, in construct order (under the lock) ...
+        ws_slot_t *previous = nullptr; ///< ... and the one before.
     } control;
     cursor_line_t cursor; ///< Shared chunk cursor (`shared_k`, `guided_k`, sections).
     struct alignas(line_k) shared_t {
@@ -564,11 +565,13 @@ struct team_t {
         std::atomic<std::uint64_t> won{0};
     } single;
     ws_slot_t slots[ws_slots_k];
-    /**  The overflow slots of constructs diverted from the ring (see `ws_slot_t`), and the lock that orders every
-     *   diversion, lookup and ring free after one: only members that ran `ws_slots_k` constructs ahead take it. */
+    /**  The overflow slots of constructs diverted from the ring (see `ws_slot_t`), a list in construct order, and the
+     *   lock that orders every diversion, lookup and ring free after one: only members that ran `ws_slots_k`
+     *   constructs ahead take it. */
     struct alignas(line_k) overflow_line_t {
         std::atomic<std::uint32_t> lock{0};
-        ws_slot_t *slots = nullptr;
+        ws_slot_t *first = nullptr;
+        ws_slot_t *last = nullptr;
     } overflow;
 
     team_t() noexcept {

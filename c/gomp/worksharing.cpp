@@ -61,16 +61,28 @@ template <typename init_fn_type_>
             return entry_t::retry;
         if (ring.control.diverted < id) ring.control.diverted = id;
     }
-    for (ws_slot_t *slot = team.overflow.slots; slot; slot = slot->control.next)
-        if (slot->control.diverted == id) return entered = slot, entry_t::follower;
+    // The list is in construct order: a construct's slot is made by the first member to reach it, which has passed
+    // every earlier construct, so the newest is last, and the laggards' constructs, which they look up, come first.
+    ws_slot_t *after = team.overflow.last;
+    if (after && after->control.diverted >= id) {
+        after = nullptr;
+        for (ws_slot_t *slot = team.overflow.first; slot && slot->control.diverted <= id; slot = slot->control.next) {
+            if (slot->control.diverted == id) return entered = slot, entry_t::follower;
+            after = slot;
+        }
+    }
     // The first member: no member has left `id`, so no slot for it was made and freed before.
     ws_slot_t *const slot = new (std::nothrow) ws_slot_t;
     if (!slot) refuse("a worksharing construct's overflow slot", "out of memory");
     slot->control.overflow = true;
     slot->control.diverted = id;
     init(*slot);
-    slot->control.next = team.overflow.slots;
-    team.overflow.slots = slot; // published to the other members by the lock
+    // Linked after `after` (null: first), published to the other members by the lock.
+    ws_slot_t *&next_link = after ? after->control.next : team.overflow.first;
+    slot->control.previous = after;
+    slot->control.next = next_link;
+    (slot->control.next ? slot->control.next->control.previous : team.overflow.last) = slot;
+    next_link = slot;
     entered = slot;
     return entry_t::first;
 }
@@ -126,9 +138,9 @@ void slot_leave(team_t &team, ws_slot_t &slot, std::uint64_t id) noexcept {
     if (slot.control.overflow) [[unlikely]] {
         {
             overflow_lock_t const lock(team);
-            ws_slot_t **link = &team.overflow.slots;
-            while (*link != &slot) link = &(*link)->control.next;
-            *link = slot.control.next;
+            ws_slot_t *const previous = slot.control.previous, *const next = slot.control.next;
+            (previous ? previous->control.next : team.overflow.first) = next;
+            (next ? next->control.previous : team.overflow.last) = previous;
         }
         delete &slot;
         return;
@@ -626,11 +638,12 @@ void release_slot(ws_slot_t &slot) noexcept {
 
 void reset_worksharing(team_t &team, std::uint64_t next) noexcept {
     team.taskloop.cancelled_ws.store(no_ws_mark_k, std::memory_order_relaxed); // ordered by the next publication
-    while (ws_slot_t *const slot = team.overflow.slots) {
-        team.overflow.slots = slot->control.next;
+    while (ws_slot_t *const slot = team.overflow.first) {
+        team.overflow.first = slot->control.next;
         release_slot(*slot);
         delete slot;
     }
+    team.overflow.last = nullptr;
     for (std::uint64_t index = 0; index != ws_slots_k; ++index) {
         ws_slot_t &slot = team.slots[index];
         release_slot(slot);
