@@ -9,9 +9,9 @@
  *  own data environment (ICVs, `omp_in_final`), and its data block is copied (or built by GCC's copy function)
  *  before it runs, as a deferred task's would be. Three exceptions: a detached task completes only once its event is
  *  fulfilled too, a task that depends on an incomplete one is deferred until it completes, and inside a region a
- *  task created while its thread's nested tasks hold more stack than `task_stack_budget` is deferred, so a chain of
- *  tasks that each create the next cannot exhaust the stack; the waits and barriers then wait for them (see
- *  "Incomplete tasks" below).
+ *  task created while its thread's nested tasks hold more stack than `task_stack_budget`, or while less than that is
+ *  left, is deferred, so a chain of tasks that each create the next cannot exhaust the stack; the waits and barriers
+ *  then wait for them (see "Incomplete tasks" below).
  *
  *  A `taskloop` splits its iterations into tasks as its clauses say and shares them with the team: the encountering
  *  thread publishes it on the team (`team_t::taskloop`) and takes tasks from an atomic counter, in batches
@@ -74,6 +74,34 @@ struct task_stack_mark_t {
     std::uintptr_t const top = task_stack_top;
     std::uintptr_t const here = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
     return top > here ? top - here : 0;
+}
+
+/**  The lowest address of the calling thread's stack, 0 when unknown (a thread the C library did not start), or 1
+ *   until read (`read_stack_low`). */
+constinit thread_local std::uintptr_t task_stack_low FORKUNION_GOMP_TLS = 1;
+
+[[gnu::noinline, gnu::cold]] std::uintptr_t read_stack_low() noexcept {
+    std::uintptr_t low = 0;
+    pthread_attr_t attributes;
+    if (::pthread_getattr_np(::pthread_self(), &attributes) == 0) {
+        void *address = nullptr;
+        std::size_t size = 0;
+        if (::pthread_attr_getstack(&attributes, &address, &size) == 0) low = reinterpret_cast<std::uintptr_t>(address);
+        ::pthread_attr_destroy(&attributes);
+    }
+    return task_stack_low = low;
+}
+
+/**  Whether a task created here should be deferred for the stack: the thread's nested tasks hold more than `budget`
+ *   of it, or less than `budget` is left (code below the outermost task, the program's own recursion included, may
+ *   have used most of it). */
+[[gnu::always_inline]] inline bool task_stack_short(std::size_t budget) noexcept {
+    if (task_stack_used() > budget) return true;
+    std::uintptr_t low = task_stack_low;
+    if (low == 1) [[unlikely]]
+        low = read_stack_low();
+    std::uintptr_t const here = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
+    return here - low < budget; // `low` 0: never
 }
 
 /**  `size` bytes of heap at `align` (at least `std::max_align_t`'s), for `std::free`; stops the program, naming
@@ -1067,7 +1095,7 @@ FORKUNION_GOMP_EXPORT void GOMP_task(void (*fn)(void *), void *data, void (*cpyf
     // wait is sure to start it (inside a region: its end waits for its tasks), as libgomp defers every task there:
     // a chain of tasks that each create the next then needs no more stack than the budget.
     bool const defer =
-        task_stack_used() > s.task_stack_budget && if_clause && !parent.in_final && inside_a_region(&parent);
+        if_clause && !parent.in_final && task_stack_short(s.task_stack_budget) && inside_a_region(&parent);
     if ((flags & task_detach_k) || incomplete_tasks.load(std::memory_order_acquire) || defer) [[unlikely]]
         return run_tracked_task(parent, fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, detach, defer);
     run_task(parent, (flags & task_final_k) != 0, fn, data, cpyfn, arg_size, arg_align, [](void *) noexcept {});

@@ -200,6 +200,55 @@ static void check_chains(void) {
     CHECK(chain_links == chain_k && chain_wrong == 0 && big_links == (long)threads * big_chain_k);
 }
 
+/**  Chains started with only `deep_keep_k` bytes of each thread's stack left, the program's own recursion having
+ *   taken the rest: a runtime that runs the links nested until they hold some budget of stack overflows it. Not
+ *   under the sanitizers, whose own calls need more stack than that. */
+enum { deep_keep_k = 12 << 10, deep_links_k = 500 };
+static long deep_links;
+static void deep_link(int left) {
+    volatile char pad[256];
+    pad[0] = (char)left;
+    if (left == 0) return;
+#pragma omp atomic
+    deep_links += 1;
+#pragma omp task
+    deep_link(left - 1);
+    (void)pad[0];
+}
+static void descend(uintptr_t low) {
+    volatile char frame[1024];
+    frame[0] = 1;
+    if ((uintptr_t)__builtin_frame_address(0) - low > deep_keep_k) {
+        descend(low);
+        (void)frame[0];
+        return;
+    }
+    deep_link(deep_links_k);
+#pragma omp taskwait
+}
+static void check_deep_chains(void) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    fprintf(stderr, "chains started deep in the stack: skipped under a sanitizer\n");
+#else
+    int threads = 0;
+#pragma omp parallel shared(threads)
+    {
+#pragma omp single
+        threads = omp_get_num_threads();
+        pthread_attr_t attributes;
+        void *low = NULL;
+        size_t size = 0;
+        CHECK(pthread_getattr_np(pthread_self(), &attributes) == 0);
+        CHECK(pthread_attr_getstack(&attributes, &low, &size) == 0);
+        pthread_attr_destroy(&attributes);
+        descend((uintptr_t)low);
+    }
+    CHECK(deep_links == (long)threads * deep_links_k);
+    fprintf(stderr, "chains started with %d KiB of the stack left: %ld links on %d threads\n", deep_keep_k >> 10,
+            deep_links, threads);
+#endif
+}
+
 /**  A user thread that leaves through `pthread_exit` inside a task, outside any region (libgomp unwinds there): a
  *   plain task, a detached one that fulfilled its event first, and one whose `firstprivate` copy is on the heap. */
 static void *exit_in_task(void *argument) {
@@ -243,6 +292,7 @@ int main(void) {
     report_server();
     check_exit_in_task();
     check_chains();
+    check_deep_chains();
     long f = 0;
 #pragma omp parallel
 #pragma omp single
