@@ -419,12 +419,12 @@ inline task_t *swap_current_task(task_t *task) noexcept {
  *  for `id' + ws_slots_k`. So a slot is never reused while any member is still inside the construct that holds it.
  *
  *  A member that reaches construct `c` while the slot is held (ready) by an earlier construct `h` does not wait: under
- *  the team's overflow lock it marks the slot `diverted` (a compare-and-swap that races with the last leaver's
- *  free) and raises `diverted` to `c`. Every construct of the slot's residue in `(h, diverted]` then runs in an
- *  overflow slot, found or made by its first member under that lock. The last member to leave `h` sees the mark
- *  (its compare-and-swap from `ready` fails), and under the lock frees the ring slot for `diverted + ws_slots_k`.
- *  So each construct is either in the ring or diverted, the same for every member: a member finds a construct of
- *  its residue in the ring only at `ready` for that construct, and below the holder or in `(h, diverted]` only in
+ *  the team's overflow lock it marks the slot `diverted` (a compare-and-swap that races with the last leaver's free)
+ *  and raises `diverted` to `c`. Every construct of the slot's residue in `(h, diverted]` then runs in an overflow
+ *  slot, found or made by its first member under that lock. The last member to leave `h` sees the mark (its
+ *  compare-and-swap from `ready` fails), and under the lock frees the ring slot for `diverted + ws_slots_k`. So each
+ *  construct is either in the ring or diverted, the same for every member: a member finds a construct of its residue in
+ *  the ring only held by that construct (`ready` or `diverted`), and below the holder or in `(h, diverted]` only in
  *  overflow. An overflow slot is freed by its last leaver, or at a cancelled region's end (`reset_worksharing`).
  */
 struct ws_slot_t {
@@ -435,8 +435,6 @@ struct ws_slot_t {
         /**  Ring slots marked `diverted`: the last construct of the slot's residue diverted to overflow. Overflow
          *   slots: their construct. Under the team's overflow lock. */
         std::uint64_t diverted = 0;
-        ws_slot_t *next = nullptr;     ///< Overflow slots: the next one in use, in construct order (under the lock) ...
-        ws_slot_t *previous = nullptr; ///< ... and the one before.
     } control;
     cursor_line_t cursor; ///< Shared chunk cursor (`shared_k`, `guided_k`, sections).
     struct alignas(line_k) shared_t {
@@ -565,13 +563,15 @@ struct team_t {
         std::atomic<std::uint64_t> won{0};
     } single;
     ws_slot_t slots[ws_slots_k];
-    /**  The overflow slots of constructs diverted from the ring (see `ws_slot_t`), a list in construct order, and the
-     *   lock that orders every diversion, lookup and ring free after one: only members that ran `ws_slots_k`
-     *   constructs ahead take it. */
+    /**  The overflow slots of constructs diverted from the ring (see `ws_slot_t`): a table keyed by construct number
+     *   (open addressing, at most half full), and the lock that orders every diversion, lookup, insertion, removal
+     *   and ring free after a diversion. Taken only on a construct some member reached a ring's length ahead (and by
+     *   such a construct's last leaver). */
     struct alignas(line_k) overflow_line_t {
         std::atomic<std::uint32_t> lock{0};
-        ws_slot_t *first = nullptr;
-        ws_slot_t *last = nullptr;
+        unsigned capacity_log2 = 0;
+        ws_slot_t **slots = nullptr; ///< `2^capacity_log2` entries, null until the first diversion.
+        std::uint64_t used = 0;
     } overflow;
 
     team_t() noexcept {

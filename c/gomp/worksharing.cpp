@@ -34,6 +34,67 @@ ws_slot_t &slot_of(team_t &team, std::uint64_t id) noexcept {
 /**  How a member entered a construct's slot. */
 enum class entry_t { first, follower, cancelled, retry };
 
+// ---- Overflow slots: an open-addressing table keyed by construct number, under the team's overflow lock ----
+
+std::uint64_t overflow_home(team_t::overflow_line_t const &table, std::uint64_t id) noexcept {
+    return (id * 0x9e3779b97f4a7c15ull) >> (64 - table.capacity_log2); // Fibonacci hashing: ids are consecutive
+}
+
+ws_slot_t *overflow_find(team_t &team, std::uint64_t id) noexcept {
+    team_t::overflow_line_t &table = team.overflow;
+    if (!table.used) return nullptr;
+    std::uint64_t const mask = (std::uint64_t(1) << table.capacity_log2) - 1;
+    for (std::uint64_t index = overflow_home(table, id);; index = (index + 1) & mask) {
+        ws_slot_t *const slot = table.slots[index];
+        if (!slot || slot->control.diverted == id) return slot;
+    }
+}
+
+void overflow_place(team_t::overflow_line_t &table, ws_slot_t *slot) noexcept {
+    std::uint64_t const mask = (std::uint64_t(1) << table.capacity_log2) - 1;
+    std::uint64_t index = overflow_home(table, slot->control.diverted);
+    while (table.slots[index]) index = (index + 1) & mask;
+    table.slots[index] = slot;
+}
+
+/**  Adds `slot`; the table stays at most half full, doubling (16 slots at first) when it would not. */
+void overflow_insert(team_t &team, ws_slot_t *slot) noexcept {
+    team_t::overflow_line_t &table = team.overflow;
+    if (2 * (table.used + 1) > (std::uint64_t(1) << table.capacity_log2) || !table.slots) {
+        unsigned const old_log2 = table.capacity_log2;
+        ws_slot_t **const old_slots = table.slots;
+        unsigned const log2 = old_slots ? old_log2 + 1 : 4;
+        auto **const grown = static_cast<ws_slot_t **>(std::calloc(std::size_t(1) << log2, sizeof(ws_slot_t *)));
+        if (!grown) refuse("a worksharing construct's overflow slot", "out of memory");
+        table.slots = grown, table.capacity_log2 = log2;
+        if (old_slots)
+            for (std::uint64_t index = 0; index != (std::uint64_t(1) << old_log2); ++index)
+                if (old_slots[index]) overflow_place(table, old_slots[index]);
+        std::free(old_slots);
+    }
+    overflow_place(table, slot);
+    ++table.used;
+}
+
+/**  Removes `slot` (present), moving back the entries its hole would hide from their lookups (linear probing). */
+void overflow_erase(team_t &team, ws_slot_t *slot) noexcept {
+    team_t::overflow_line_t &table = team.overflow;
+    std::uint64_t const mask = (std::uint64_t(1) << table.capacity_log2) - 1;
+    std::uint64_t hole = overflow_home(table, slot->control.diverted);
+    while (table.slots[hole] != slot) hole = (hole + 1) & mask;
+    table.slots[hole] = nullptr;
+    for (std::uint64_t index = (hole + 1) & mask; table.slots[index]; index = (index + 1) & mask) {
+        std::uint64_t const home = overflow_home(table, table.slots[index]->control.diverted);
+        // The entry may fill the hole unless its home lies cyclically in `(hole, index]`.
+        bool const stays = hole <= index ? (home > hole && home <= index) : (home > hole || home <= index);
+        if (stays) continue;
+        table.slots[hole] = table.slots[index];
+        table.slots[index] = nullptr;
+        hole = index;
+    }
+    --table.used;
+}
+
 /**  Holds a team's overflow lock for a scope. */
 struct overflow_lock_t {
     explicit overflow_lock_t(team_t &team) noexcept : word(team.overflow.lock) { mutex_lock(word); }
@@ -61,28 +122,14 @@ template <typename init_fn_type_>
             return entry_t::retry;
         if (ring.control.diverted < id) ring.control.diverted = id;
     }
-    // The list is in construct order: a construct's slot is made by the first member to reach it, which has passed
-    // every earlier construct, so the newest is last, and the laggards' constructs, which they look up, come first.
-    ws_slot_t *after = team.overflow.last;
-    if (after && after->control.diverted >= id) {
-        after = nullptr;
-        for (ws_slot_t *slot = team.overflow.first; slot && slot->control.diverted <= id; slot = slot->control.next) {
-            if (slot->control.diverted == id) return entered = slot, entry_t::follower;
-            after = slot;
-        }
-    }
+    if (ws_slot_t *const found = overflow_find(team, id)) return entered = found, entry_t::follower;
     // The first member: no member has left `id`, so no slot for it was made and freed before.
     ws_slot_t *const slot = new (std::nothrow) ws_slot_t;
     if (!slot) refuse("a worksharing construct's overflow slot", "out of memory");
     slot->control.overflow = true;
     slot->control.diverted = id;
     init(*slot);
-    // Linked after `after` (null: first), published to the other members by the lock.
-    ws_slot_t *&next_link = after ? after->control.next : team.overflow.first;
-    slot->control.previous = after;
-    slot->control.next = next_link;
-    (slot->control.next ? slot->control.next->control.previous : team.overflow.last) = slot;
-    next_link = slot;
+    overflow_insert(team, slot); // published to the other members by the lock
     entered = slot;
     return entry_t::first;
 }
@@ -138,9 +185,7 @@ void slot_leave(team_t &team, ws_slot_t &slot, std::uint64_t id) noexcept {
     if (slot.control.overflow) [[unlikely]] {
         {
             overflow_lock_t const lock(team);
-            ws_slot_t *const previous = slot.control.previous, *const next = slot.control.next;
-            (previous ? previous->control.next : team.overflow.first) = next;
-            (next ? next->control.previous : team.overflow.last) = previous;
+            overflow_erase(team, &slot);
         }
         delete &slot;
         return;
@@ -638,12 +683,15 @@ void release_slot(ws_slot_t &slot) noexcept {
 
 void reset_worksharing(team_t &team, std::uint64_t next) noexcept {
     team.taskloop.cancelled_ws.store(no_ws_mark_k, std::memory_order_relaxed); // ordered by the next publication
-    while (ws_slot_t *const slot = team.overflow.first) {
-        team.overflow.first = slot->control.next;
-        release_slot(*slot);
-        delete slot;
-    }
-    team.overflow.last = nullptr;
+    team_t::overflow_line_t &table = team.overflow;
+    if (table.used)
+        for (std::uint64_t index = 0; index != (std::uint64_t(1) << table.capacity_log2); ++index)
+            if (ws_slot_t *const slot = table.slots[index]) {
+                table.slots[index] = nullptr;
+                release_slot(*slot);
+                delete slot;
+            }
+    table.used = 0;
     for (std::uint64_t index = 0; index != ws_slots_k; ++index) {
         ws_slot_t &slot = team.slots[index];
         release_slot(slot);
