@@ -520,11 +520,15 @@ FORKUNION_GOMP_EXPORT int omp_get_place_num(void) {
     return current_place();
 }
 FORKUNION_GOMP_EXPORT int omp_get_partition_num_places(void) {
-    return static_cast<int>(places().places_count);
+    task_t const &task = current_task();
+    return static_cast<int>(task.partition_count ? task.partition_count : places().places_count);
 }
 FORKUNION_GOMP_EXPORT void omp_get_partition_place_nums(int *numbers) {
     if (!numbers) return;
-    for (unsigned place = 0; place != places().places_count; ++place) numbers[place] = static_cast<int>(place);
+    task_t const &task = current_task();
+    unsigned const first = task.partition_count ? task.partition_first : 0;
+    unsigned const count = task.partition_count ? task.partition_count : places().places_count;
+    for (unsigned place = 0; place != count; ++place) numbers[place] = static_cast<int>(first + place);
 }
 
 // ---- Affinity format ----

@@ -160,7 +160,10 @@ FORKUNION_GOMP_EXPORT void omp_get_partition_place_nums_(std::int32_t *numbers) 
     omp_get_partition_place_nums(numbers);
 }
 FORKUNION_GOMP_EXPORT void omp_get_partition_place_nums_8_(std::int64_t *numbers) {
-    for (int place = 0; place < omp_get_partition_num_places(); ++place) numbers[place] = place;
+    // A partition is a run of consecutive places of the list.
+    forkunion::gomp::task_t const &task = forkunion::gomp::current_task();
+    std::int64_t const first = task.partition_count ? task.partition_first : 0;
+    for (int place = 0; place < omp_get_partition_num_places(); ++place) numbers[place] = first + place;
 }
 
 // ---- Locks ----

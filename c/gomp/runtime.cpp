@@ -105,7 +105,9 @@
 #include <mutex>   // `std::mutex`
 #include <new>     // `std::nothrow`
 
-#include <pthread.h> // `pthread_atfork`
+#include <pthread.h>     // `pthread_atfork`
+#include <sys/syscall.h> // `SYS_gettid`
+#include <unistd.h>      // `getpid`, `syscall`
 
 #include <forkunion/topology/affinity.hpp>
 #include <forkunion/hardware/wait.hpp>
@@ -221,6 +223,7 @@ struct thread_state_t {
     bool initialized = false;
     bool started = false;    ///< The thread ran its first region as a team member (pinning, the affinity line).
     int place = -1;          ///< The place this thread is bound to, or -1.
+    int wanted_place = -1;   ///< The place it was last asked to move to (`move_thread`): a refused pin is not retried.
     root_t *home = nullptr;  ///< The root this thread holds from its first region until it exits (`claim_root`).
     unsigned home_forks = 0; ///< `forks_` when `home` and `nested` were last claimed.
     /**  The roots of the nested regions this thread opened: `nested[a - 1]` serves the regions it opens at active
@@ -710,42 +713,106 @@ bool holds(root_t const &root) noexcept {
     return claim_home();
 }
 
-/**
- *  The place of team thread `thread` of `team_threads` under `bind`: `close` (and `true`) deals places out in turn,
- *  `spread` spaces the threads evenly over the places, `primary` keeps every thread on the master's place (0).
- *  -1 when nothing is to be pinned.
- */
-int place_of(unsigned thread, unsigned team_threads, int bind) noexcept {
-    places_t const &list = places();
-    if (bind == bind_false_k || list.places_count == 0) return -1;
-    if (bind == bind_primary_k) return 0;
-    if (bind == bind_spread_k)
-        return static_cast<int>((static_cast<std::uint64_t>(thread) * list.places_count) / team_threads);
-    return static_cast<int>(thread % list.places_count);
-}
+/**  A team member's place and place partition (places `[first, first + count)`). */
+struct member_place_t {
+    int place = -1;
+    unsigned first = 0;
+    unsigned count = 0;
+};
 
 /**
- *  What a thread does the first time it runs a region as a team member (with its implicit task current): it pins
- *  itself to its place (its OS thread keeps the pin), and prints its affinity line with `OMP_DISPLAY_AFFINITY`.
+ *  Where member `thread` of a team of `size` goes under `placement`, as OpenMP 5.1's thread affinity rules place it
+ *  (section 2.6.2), with P the partition's places and m the master's position in it:
+ *  - `primary`: on the master's place, in the master's partition;
+ *  - `close` (and `true`): T <= P threads on consecutive places from m, wrapping in the partition; T > P threads
+ *    `T / P` to a place in thread order, then the `T % P` left one more to each place from m on. The partition is
+ *    the master's;
+ *  - `spread`, T <= P: the partition is cut into T runs of consecutive places, the first `P % T` one place longer;
+ *    the master keeps its place and takes the run that holds it, and the member `t` threads after it takes the run
+ *    `t` runs on (wrapping), on its first place. T > P: placed as `close`, each thread's partition its own place.
  */
-[[gnu::noinline, gnu::cold]] void start_thread(unsigned thread, unsigned team_threads, int bind) noexcept {
-    thread_state_t &state = thread_state;
-    state.started = true;
-    int const place = place_of(thread, team_threads, bind);
-    if (place >= 0) {
-        places_t const &list = places();
-        place_t const &chosen = list.places[place];
-        cpu_mask_t mask;
-        for (unsigned cpu = 0; cpu != chosen.count; ++cpu) (void)mask.set(list.cpus[chosen.first + cpu]);
-        if (try_pin_current_thread(mask)) state.place = place;
+member_place_t member_place(team_t::placement_t const &placement, unsigned thread, unsigned size) noexcept {
+    unsigned const first = placement.partition_first, count = placement.partition_count;
+    unsigned const master = static_cast<unsigned>(placement.master_place) - first;
+    member_place_t out{placement.master_place, first, count};
+    if (placement.bind == bind_primary_k) return out;
+    if (placement.bind == bind_spread_k && size <= count) {
+        unsigned const run = count / size, longer = count % size, in_longer = longer * (run + 1);
+        unsigned const own = master < in_longer ? master / (run + 1) : longer + (master - in_longer) / run;
+        unsigned const taken = (own + thread) % size;
+        out.first = first + (taken < longer ? taken * (run + 1) : in_longer + (taken - longer) * run);
+        out.count = taken < longer ? run + 1 : run;
+        if (thread != 0) out.place = static_cast<int>(out.first);
+        return out;
     }
-    if (loaded_settings().display_affinity) omp_display_affinity(nullptr);
+    unsigned step = thread;
+    if (size > count) {
+        unsigned const per_place = size / count, left = size % count;
+        step = thread < size - left ? thread / per_place : thread - (size - left);
+    }
+    out.place = static_cast<int>(first + (master + step) % count);
+    if (placement.bind == bind_spread_k) out.first = static_cast<unsigned>(out.place), out.count = 1;
+    return out;
 }
 
-/**  `start_thread`, once per thread: one thread-local flag on every later region. */
-void start_thread_once(unsigned thread, unsigned team_threads, int bind) noexcept {
-    if (!thread_state.started) [[unlikely]]
-        start_thread(thread, team_threads, bind);
+/**  Pins the calling thread to `place` unless it was asked to go there before; no affinity line. */
+void move_thread_quietly(int place) noexcept {
+    thread_state_t &state = thread_state;
+    if (place < 0 || place == state.wanted_place) return;
+    state.wanted_place = place;
+    places_t const &list = places();
+    place_t const &chosen = list.places[place];
+    cpu_mask_t mask;
+    for (unsigned cpu = 0; cpu != chosen.count; ++cpu) (void)mask.set(list.cpus[chosen.first + cpu]);
+    state.place = try_pin_current_thread(mask) ? place : -1;
+}
+
+/**
+ *  Moves the calling thread to `place` (-1: leaves it where it is) if it was not asked to go there before, and prints
+ *  its affinity line with `OMP_DISPLAY_AFFINITY` when it starts or moves. A refused pin leaves it unbound
+ *  (`omp_get_place_num` -1), and is not retried until another place is asked for.
+ */
+[[gnu::noinline, gnu::cold]] void move_thread(int place) noexcept {
+    thread_state_t &state = thread_state;
+    bool const moved = place >= 0 && place != state.wanted_place;
+    move_thread_quietly(place);
+    if (loaded_settings().display_affinity && (moved || !state.started)) {
+        state.started = true;
+        omp_display_affinity(nullptr);
+    }
+    state.started = true;
+}
+
+/**
+ *  Gives a team member's implicit task its place partition for the region published on `team`, and moves its thread
+ *  to its place when that changed (a syscall only then: back-to-back regions of one binding move nobody). Every
+ *  member, the master included, as it starts.
+ */
+[[gnu::always_inline]] inline void place_member(task_t &task, team_t const &team, unsigned thread) noexcept {
+    team_t::placement_t const &placement = team.placement;
+    thread_state_t const &state = thread_state;
+    if (placement.bind == bind_false_k) [[likely]] {
+        task.partition_first = placement.partition_first;
+        task.partition_count = placement.partition_count;
+        if (!state.started) [[unlikely]]
+            move_thread(-1);
+        return;
+    }
+    member_place_t const chosen = member_place(placement, thread, team.header.size);
+    task.partition_first = chosen.first;
+    task.partition_count = chosen.count;
+    if (chosen.place != state.wanted_place || !state.started) [[unlikely]]
+        move_thread(chosen.place);
+}
+
+/**  The binding of a region the encountering task `parent` opens with `GOMP_parallel`'s `flags` (the `proc_bind`
+ *   clause in the low 3 bits, 0 without one): none while bind-var is false (the clause is then ignored) or there
+ *   are no places; `true` binds as `close`, as libgomp does. */
+int region_binding(task_t const &parent, unsigned flags) noexcept {
+    if (parent.icv.bind == bind_false_k || places().places_count == 0) return bind_false_k;
+    int const clause = static_cast<int>(flags & 7);
+    int const bind = clause != bind_false_k ? clause : parent.icv.bind;
+    return bind == bind_true_k ? bind_close_k : bind;
 }
 
 /**  Stores `value` into a header field only if it differs: an unchanged line stays shared in the members' caches. */
@@ -835,6 +902,8 @@ void run_serial(task_t &parent, void (*fn)(void *), void *data, loop_shape_t con
     task.level = parent.level + 1;
     task.active_level = parent.active_level;
     task.root_level = parent.root_level;
+    task.partition_first = parent.partition_first;
+    task.partition_count = parent.partition_count;
     if (loop) loop_enter(task, *loop, nullptr, 0);
     if (sections) sections_enter(task, *sections, nullptr, 0);
     task_t *const saved = swap_current_task(&task);
@@ -850,7 +919,7 @@ void run_serial(task_t &parent, void (*fn)(void *), void *data, loop_shape_t con
  *  limit and count the region sets).
  */
 [[gnu::always_inline]] inline root_t *prepare_team(task_t &parent, unsigned &size, void (*fn)(void *), void *data,
-                                                   group_t *group) noexcept {
+                                                   group_t *group, unsigned flags) noexcept {
     root_t *root = claim_root(parent.root_level);
     if (!root) return nullptr;
     settings_t const &s = loaded_settings();
@@ -885,6 +954,22 @@ void run_serial(task_t &parent, void (*fn)(void *), void *data, loop_shape_t con
     else
         update(header.icv, parent.icv);
     update(header.ws_base, root->master.ws_next);
+    team_t::placement_t &placement = root->team.placement;
+    int const bind = region_binding(parent, flags);
+    update(placement.bind, bind);
+    if (bind == bind_false_k) [[likely]] {
+        update(placement.partition_first, parent.partition_first);
+        update(placement.partition_count, parent.partition_count);
+    } else {
+        unsigned const first = parent.partition_count ? parent.partition_first : 0;
+        unsigned const count = parent.partition_count ? parent.partition_count : places().places_count;
+        // A master bound nowhere in its partition (a thread's first region) starts from the partition's first place.
+        int const here = thread_state.place;
+        bool const inside = here >= 0 && static_cast<unsigned>(here) - first < count;
+        update(placement.partition_first, first);
+        update(placement.partition_count, count);
+        update(placement.master_place, inside ? here : static_cast<int>(first));
+    }
     // `header.root`, `cursors` and `capacity` change only where the root is made or grows. The wait policy depends
     // on the settings (fixed once read) and the process's team threads alone: derived again only when those change.
     if (unsigned const threads = process_threads(); root->master.policy_threads != threads) [[unlikely]] {
@@ -971,7 +1056,13 @@ void end_maintenance(root_t &root) noexcept {
 } // namespace
 
 int current_place() noexcept {
-    return thread_state.place;
+    thread_state_t &state = thread_state;
+    // The initial thread is bound to the first place before the first region, when binding is on (libgomp binds it
+    // as it loads): bound here, at its first question, or by its first region (`place_member`).
+    if (!state.started && state.wanted_place < 0 && loaded_settings().initial.bind != bind_false_k &&
+        places().places_count != 0 && ::getpid() == static_cast<pid_t>(::syscall(SYS_gettid))) [[unlikely]]
+        move_thread_quietly(0);
+    return state.place;
 }
 
 unsigned resolve_team_size(unsigned nthreads) noexcept {
@@ -1015,7 +1106,7 @@ void root_t::run_thread(std::size_t thread_index) noexcept {
     task_t &task = shape.tasks[thread].task;
     start_member(task, team);
     current_task_pointer = &task;
-    start_thread_once(thread, shape.threads, header.icv.bind);
+    place_member(task, team, thread); // after: its affinity line reports the region's level
     header.fn(header.data);
     if (header.end_barrier) {
         // The tasks it runs meanwhile are the region's: its implicit task stays current. A cancelled region's members
@@ -1070,7 +1161,6 @@ void wait_at_gate(team_t &team) noexcept {
 
 void run_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags, loop_shape_t const *loop,
                   std::uint64_t const *sections) noexcept {
-    (void)flags; // the `proc_bind` clause: threads are pinned once, by the binding of the region they first run
     task_t &parent = current_task();
     unsigned size = team_size_for(parent, nthreads);
     group_t *group = nullptr;
@@ -1080,7 +1170,7 @@ void run_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned fl
         size = group ? take_threads(*group, size) : size;
         taken = size - 1;
     }
-    root_t *root = size > 1 ? prepare_team(parent, size, fn, data, group) : nullptr;
+    root_t *root = size > 1 ? prepare_team(parent, size, fn, data, group, flags) : nullptr;
     if (group) [[unlikely]] { // hand back what the team did not get (or will not hold once it ends)
         give_back_threads(group, root ? taken - (size - 1) : taken);
         taken = root ? size - 1 : 0;
@@ -1096,7 +1186,7 @@ void run_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned fl
     task_t &master = root->shape.tasks[0].task;
     start_member(master, team);
     current_task_pointer = &master; // `parent` was current
-    start_thread_once(0, root->shape.threads, team.header.icv.bind);
+    place_member(master, team, 0);
     fn(data);
     // In a child forked during the region, the team's other threads stayed in the parent: do not wait for them.
     if (forks_.load(std::memory_order_relaxed) != forks) {
@@ -1125,7 +1215,7 @@ void start_parallel(void (*fn)(void *), void *data, unsigned nthreads, loop_shap
         size = group ? take_threads(*group, size) : size;
         taken = size - 1;
     }
-    root_t *root = size > 1 ? prepare_team(parent, size, fn, data, group) : nullptr;
+    root_t *root = size > 1 ? prepare_team(parent, size, fn, data, group, 0) : nullptr; // no `proc_bind` here
     if (group) {
         give_back_threads(group, root ? taken - (size - 1) : taken);
         taken = root ? size - 1 : 0;
@@ -1154,7 +1244,7 @@ void start_parallel(void (*fn)(void *), void *data, unsigned nthreads, loop_shap
     bind_implicit(*master, team, 0); // a task of its own, not the root's: bound here
     start_member(*master, team);
     swap_current_task(master);
-    start_thread_once(0, root->shape.threads, team.header.icv.bind);
+    place_member(*master, team, 0);
 }
 
 void end_parallel() noexcept {

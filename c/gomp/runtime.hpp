@@ -383,7 +383,12 @@ struct task_t {
     std::uint64_t ws_floor = 0;
     unsigned steal_stride = 1; ///< Implicit tasks: the coprime victim stride for a team of `stride_team` ...
     unsigned stride_team = 0;  ///< ... threads, derived again only when the team size changes.
-    ws_state_t ws;             ///< Implicit tasks: the construct in progress.
+    /**  place-partition-var: places `[partition_first, partition_first + partition_count)` of the place list;
+     *   `partition_count` 0 is the whole list (the initial task's). A region's `spread` binding narrows its members'
+     *   (`place_member`); explicit tasks and serialized regions take their encountering task's. */
+    unsigned partition_first = 0;
+    unsigned partition_count = 0;
+    ws_state_t ws; ///< Implicit tasks: the construct in progress.
 };
 
 /**  The calling thread's innermost task, or null until its first OpenMP call: read it through `current_task`. */
@@ -534,6 +539,16 @@ struct team_t {
         std::atomic<std::uint32_t> generation{0};
         std::atomic<std::uint32_t> sleepers{0};
     } release;
+    /**  The region's thread affinity, written by the master before the publication (only what changed) and read by
+     *   every member as it starts (`place_member`): the policy (`bind_false_k` when nothing is bound: bind-var false,
+     *   or no places), the master's place, and the partition the members' places are taken from (the encountering
+     *   task's, its count resolved). */
+    struct alignas(line_k) placement_t {
+        int bind = bind_false_k;
+        int master_place = 0;
+        unsigned partition_first = 0;
+        unsigned partition_count = 0;
+    } placement;
     /**  Where members sleep when a wait outlasts the spin count: every state change such a wait watches rings it. */
     struct alignas(line_k) doorbell_t {
         std::atomic<std::uint32_t> rings{0};

@@ -679,6 +679,8 @@ task_t task_in_context_of(task_t const &context, task_icv_t const &icv, bool in_
     task.level = context.level;
     task.active_level = context.active_level;
     task.root_level = context.root_level;
+    task.partition_first = context.partition_first;
+    task.partition_count = context.partition_count;
     task.in_final = in_final;
     return task;
 }
