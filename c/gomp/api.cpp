@@ -65,7 +65,9 @@ struct allocator_t {
     std::uint64_t pool_size = unlimited_pool_k;
     std::atomic<std::uint64_t> used{0}; ///< Bytes of the pool's live blocks (counted only under a limit).
     int fallback = 11;                  ///< `omp_atv_default_mem_fb`.
-    std::uintptr_t fallback_allocator = 1;
+    /**  `fb_data`: `omp_null_allocator` unless set, which at the fallback means the calling task's
+     *   def-allocator-var, as in libgomp. */
+    std::uintptr_t fallback_allocator = 0;
 };
 
 constexpr std::uintptr_t predefined_allocators_k = 8;
@@ -96,60 +98,102 @@ void uncharge(allocator_t &custom, std::size_t size) noexcept {
     if (custom.pool_size != unlimited_pool_k) custom.used.fetch_sub(size, std::memory_order_relaxed);
 }
 
+/**  One request for memory: `count` elements of `size` bytes each (`count` is 1 but for `omp_calloc`, whose
+ *   product may pass what a `size_t` counts: such a request finds no memory), zeroed or not. */
+struct request_t {
+    std::size_t alignment = 0;
+    std::size_t count = 1;
+    std::size_t size = 0;
+    bool zero = false;
+    /**  Bytes already counted against the first allocator's pool for this request (a block of that pool being moved
+     *   by `omp_realloc`): that allocator charges only the difference, and `*took_counted` says whether it served
+     *   the request, so the old block's bytes became the new one's. Else they still count for the old block. */
+    std::size_t counted = 0;
+    bool *took_counted = nullptr;
+};
+
+/**  Stops the program for a request whose allocator's fallback is `abort_fb`, with libgomp's exit status. */
+[[noreturn]] [[gnu::cold]] void abort_fallback(request_t const &request) noexcept {
+    if (request.size <= ~std::size_t(0) / request.count)
+        std::fprintf(stderr,
+                     "forkunion gomp: out of memory allocating %zu bytes (the allocator's fallback is abort_fb); "
+                     "exiting\n",
+                     request.count * request.size);
+    else // libgomp names the product modulo 2^64 here
+        std::fprintf(stderr,
+                     "forkunion gomp: out of memory allocating %zu x %zu bytes, more than a size_t counts (the "
+                     "allocator's fallback is abort_fb); exiting\n",
+                     request.count, request.size);
+    std::exit(EXIT_FAILURE);
+}
+
+/**  Says once per process, on stderr, that a chain of `allocator_fb` fallbacks came back to an allocator it had
+ *   already tried, which ends the request as `null_fb` would (libgomp follows such a chain for ever). */
+[[gnu::cold]] void note_fallback_cycle(std::uintptr_t allocator) noexcept {
+    static std::atomic<bool> noted{false};
+    if (noted.exchange(true, std::memory_order_relaxed)) return;
+    std::fprintf(stderr,
+                 "forkunion gomp: the allocator_fb fallbacks of allocator %#llx come back to allocators already "
+                 "tried; such a request fails as with null_fb (said once)\n",
+                 static_cast<unsigned long long>(allocator));
+}
+
 /**
- *  A block of `size` bytes (none for 0, as libgomp), aligned to the larger of `alignment` and the allocator's, from
- *  allocator `handle` or, when that has no room, from its fallback; null when none has room.
+ *  A block for `request` (none for 0 bytes, as libgomp), aligned to the larger of its alignment and the
+ *  allocator's, from allocator `handle` or, when that has no room, from where its fallback trait leads; null when
+ *  none has room.
  *
- *  `counted` bytes are already counted against `handle`'s pool for this request (a block of that pool being moved
- *  by `omp_realloc`): `handle` itself charges only the difference, and `*took_counted` says whether it served the
- *  request, so the old block's bytes became the new one's. Else they still count for the old block.
+ *  Fallbacks are followed as libgomp follows them, for any length of chain: `allocator_fb` to `fb_data` (null being
+ *  the calling task's def-allocator-var), `default_mem_fb` to `omp_default_mem_alloc`; a predefined allocator has
+ *  no fallback. The allocator after each is a function of the one before alone (traits are fixed at creation, and
+ *  def-allocator-var is the calling task's), so a chain either ends or cycles, and Brent's cycle detection (the
+ *  chain compared with a mark moved to it at every power of two of steps) finds a cycle within three times as many
+ *  steps as the line into it and the cycle together, with no bound on the number of allocators. A cycle ends the
+ *  request as a failure, as if the last fallback were `null_fb` (libgomp retries it for ever).
  */
-void *allocate(std::size_t alignment, std::size_t size, std::uintptr_t handle, bool zero, std::size_t counted = 0,
-               bool *took_counted = nullptr) noexcept {
-    if (size == 0) return nullptr;
+void *allocate(request_t const &request, std::uintptr_t handle) noexcept {
+    if (request.count == 0 || request.size == 0) return nullptr;
+    // A product a `size_t` cannot count fits in no memory: every allocator refuses it, and its fallback decides.
+    bool const counted_product = request.size <= ~std::size_t(0) / request.count;
+    std::size_t const size = counted_product ? request.count * request.size : ~std::size_t(0);
     handle = resolve(handle);
-    for (int hops = 0; hops != 8; ++hops) {
-        std::size_t const reserved = hops == 0 ? counted : 0;
+    std::uintptr_t const first = handle;
+    std::uintptr_t mark = handle; // Brent: the chain's position at the last power of two of steps
+    std::size_t steps_since_mark = 0, steps_to_move_mark = 1;
+    for (bool first_step = true;;) {
+        std::size_t const reserved = first_step ? request.counted : 0;
         allocator_t *custom = handle > predefined_allocators_k ? reinterpret_cast<allocator_t *>(handle) : nullptr;
         std::size_t align = alignof(std::max_align_t);
         if (custom && custom->alignment > align) align = custom->alignment;
-        if (alignment > align) align = alignment;
+        if (request.alignment > align) align = request.alignment;
         if (align & (align - 1)) return nullptr; // not a power of two: the specification makes this undefined
         // A size whose block (header and alignment included) a `size_t` cannot count fits in no memory.
-        bool const fits = size <= ~std::size_t(0) - sizeof(block_header_t) - align;
+        bool const fits = counted_product && size <= ~std::size_t(0) - sizeof(block_header_t) - align;
         // Growing past what is counted charges the growth; shrinking gives the rest back once the block exists.
         std::size_t const more = size > reserved ? size - reserved : 0;
         if (fits && (!custom || charge(*custom, more))) {
             std::size_t const total = sizeof(block_header_t) + align + size;
-            void *base = zero ? std::calloc(1, total) : std::malloc(total);
+            void *base = request.zero ? std::calloc(1, total) : std::malloc(total);
             if (base) {
                 auto const start = reinterpret_cast<std::uintptr_t>(base) + sizeof(block_header_t);
                 auto *user = reinterpret_cast<void *>((start + align - 1) / align * align);
                 auto *header = reinterpret_cast<block_header_t *>(user) - 1;
                 header->base = base, header->size = size, header->allocator = handle;
                 if (custom && reserved > size) uncharge(*custom, reserved - size);
-                if (took_counted) *took_counted = reserved != 0;
+                if (request.took_counted) *request.took_counted = reserved != 0;
                 return user;
             }
             if (custom) uncharge(*custom, more);
         }
-        int const fallback = custom ? custom->fallback : 11;
-        if (fallback == 12) return nullptr; // null_fb
-        if (fallback == 13) {               // abort_fb: the program stops, with libgomp's exit status
-            std::fprintf(stderr,
-                         "forkunion gomp: out of memory allocating %zu bytes (the allocator's fallback is abort_fb); "
-                         "exiting\n",
-                         size);
-            std::exit(EXIT_FAILURE);
-        }
-        if (fallback == 14 && custom) { // allocator_fb
-            handle = resolve(custom->fallback_allocator);
-            continue;
-        }
         if (!custom) return nullptr; // the predefined allocators are the system's memory already
-        handle = 1;                  // default_mem_fb
+        int const fallback = custom->fallback;
+        if (fallback == 12) return nullptr;                                // null_fb
+        if (fallback == 13) abort_fallback(request);                       // abort_fb
+        handle = fallback == 14 ? resolve(custom->fallback_allocator) : 1; // allocator_fb, else default_mem_fb
+        if (handle == mark) return note_fallback_cycle(first), nullptr;
+        if (++steps_since_mark == steps_to_move_mark) mark = handle, steps_since_mark = 0, steps_to_move_mark *= 2;
+        first_step = false;
     }
-    return nullptr;
 }
 
 /**  The allocator a block counts against, or null for a predefined one. */
@@ -788,19 +832,17 @@ FORKUNION_GOMP_EXPORT std::uintptr_t omp_get_default_allocator(void) {
 }
 
 FORKUNION_GOMP_EXPORT void *omp_alloc(std::size_t size, std::uintptr_t allocator) {
-    return allocate(0, size, allocator, false);
+    return allocate({.size = size}, allocator);
 }
 FORKUNION_GOMP_EXPORT void *omp_aligned_alloc(std::size_t alignment, std::size_t size, std::uintptr_t allocator) {
-    return allocate(alignment, size, allocator, false);
+    return allocate({.alignment = alignment, .size = size}, allocator);
 }
 FORKUNION_GOMP_EXPORT void *omp_calloc(std::size_t count, std::size_t size, std::uintptr_t allocator) {
-    if (size && count > ~std::size_t(0) / size) return nullptr;
-    return allocate(0, count * size, allocator, true);
+    return allocate({.count = count, .size = size, .zero = true}, allocator);
 }
 FORKUNION_GOMP_EXPORT void *omp_aligned_calloc(std::size_t alignment, std::size_t count, std::size_t size,
                                                std::uintptr_t allocator) {
-    if (size && count > ~std::size_t(0) / size) return nullptr;
-    return allocate(alignment, count * size, allocator, true);
+    return allocate({.alignment = alignment, .count = count, .size = size, .zero = true}, allocator);
 }
 FORKUNION_GOMP_EXPORT void omp_free(void *pointer, std::uintptr_t allocator) {
     (void)allocator; // the block knows its allocator
@@ -809,7 +851,7 @@ FORKUNION_GOMP_EXPORT void omp_free(void *pointer, std::uintptr_t allocator) {
 FORKUNION_GOMP_EXPORT void *omp_realloc(void *pointer, std::size_t size, std::uintptr_t allocator,
                                         std::uintptr_t free_allocator) {
     (void)free_allocator;
-    if (!pointer) return allocate(0, size, allocator, false);
+    if (!pointer) return allocate({.size = size}, allocator);
     if (size == 0) return release(pointer), nullptr;
     auto *const header = static_cast<block_header_t *>(pointer) - 1;
     std::uintptr_t const target = allocator ? resolve(allocator) : header->allocator;
@@ -818,7 +860,7 @@ FORKUNION_GOMP_EXPORT void *omp_realloc(void *pointer, std::size_t size, std::ui
     bool const same_pool = target == header->allocator && owner_of(pointer);
     std::size_t const old_size = header->size;
     bool took_counted = false;
-    void *moved = allocate(0, size, target, false, same_pool ? old_size : 0, &took_counted);
+    void *moved = allocate({.size = size, .counted = same_pool ? old_size : 0, .took_counted = &took_counted}, target);
     if (!moved) return nullptr; // the block is still the caller's, and still counted
     std::memcpy(moved, pointer, old_size < size ? old_size : size);
     if (took_counted)
@@ -831,7 +873,7 @@ FORKUNION_GOMP_EXPORT void *omp_realloc(void *pointer, std::size_t size, std::ui
 FORKUNION_GOMP_EXPORT void *GOMP_alloc(std::size_t alignment, std::size_t size, std::uintptr_t allocator) {
     // The `allocate` clause: GCC's code uses the block without a check, so a request no allocator (and no fallback)
     // serves stops the program here, naming itself, with libgomp's exit status.
-    void *block = allocate(alignment, size, allocator, false);
+    void *block = allocate({.alignment = alignment, .size = size}, allocator);
     if (!block && size) {
         std::fprintf(stderr,
                      "forkunion gomp: GOMP_alloc (an allocate clause): no memory for %zu bytes aligned to %zu from "

@@ -1,7 +1,7 @@
 /*  The `omp_*` API: setters and queries of the ICVs (with the values libgomp picks where the specification leaves
  *  them open), devices and host `teams`, places, the affinity format, memory allocators, `omp_pause_resource`,
  *  and the Fortran spellings (`omp_*_`, `omp_*_8_`) called the way gfortran calls them. Nested teams themselves are
- *  test/gomp/nested.c's. */
+ *  test/gomp/nested.c's. With an argument, one case that ends the program instead (`run_case`). */
 #include "gomp_test.h"
 
 #include <pthread.h>
@@ -208,6 +208,103 @@ static void allocation_edges(void) {
     omp_set_default_allocator(omp_default_mem_alloc);
 }
 
+/**  `allocator_fb` without `fb_data` falls back to the calling task's default allocator (def-allocator-var), and a
+ *   chain of fallbacks is followed to its end, however long. */
+static void allocator_fallbacks(void) {
+    omp_alloctrait_t pool_traits[] = {{omp_atk_pool_size, 1000}, {omp_atk_fallback, omp_atv_null_fb}};
+    omp_allocator_handle_t pool = omp_init_allocator(omp_default_mem_space, 2, pool_traits);
+    omp_alloctrait_t empty_traits[] = {{omp_atk_pool_size, 0}, {omp_atk_fallback, omp_atv_allocator_fb}};
+    omp_allocator_handle_t empty = omp_init_allocator(omp_default_mem_space, 2, empty_traits);
+    CHECK(pool != omp_null_allocator && empty != omp_null_allocator);
+    omp_set_default_allocator(pool);
+    void *blocks[3];
+    int granted = 0;
+    for (int i = 0; i < 3; ++i) granted += (blocks[i] = omp_alloc(400, empty)) != NULL;
+    omp_set_default_allocator(omp_default_mem_alloc);
+    void *from_memory = omp_alloc(400, empty);
+    printf("allocator_fb without fb_data, the default allocator a pool of 1000 bytes: %d of 3 blocks of 400; the "
+           "default memory's: %s\n",
+           granted, from_memory ? "granted" : "refused");
+    CHECK(granted == 2 && from_memory != NULL);
+    for (int i = 0; i < 3; ++i) omp_free(blocks[i], omp_null_allocator);
+    omp_free(from_memory, omp_null_allocator);
+    omp_destroy_allocator(empty);
+    omp_destroy_allocator(pool);
+
+    // Allocators with empty pools, each falling back to the one made before it, the first to the default memory.
+    enum { links = 40 };
+    omp_allocator_handle_t chain[links];
+    for (int i = 0; i < links; ++i) {
+        omp_alloctrait_t traits[] = {{omp_atk_pool_size, 0},
+                                     {omp_atk_fallback, omp_atv_allocator_fb},
+                                     {omp_atk_fb_data, i ? chain[i - 1] : omp_default_mem_alloc}};
+        chain[i] = omp_init_allocator(omp_default_mem_space, 3, traits);
+        CHECK(chain[i] != omp_null_allocator);
+    }
+    void *after_9 = omp_alloc(64, chain[8]), *after_40 = omp_alloc(64, chain[links - 1]);
+    printf("fallback chains of 9 and %d allocators: %s, %s\n", links, after_9 ? "granted" : "refused",
+           after_40 ? "granted" : "refused");
+    CHECK(after_9 != NULL && after_40 != NULL);
+    omp_free(after_9, omp_null_allocator), omp_free(after_40, omp_null_allocator);
+    for (int i = 0; i < links; ++i) omp_destroy_allocator(chain[i]);
+}
+
+/**  One case that ends the program with a status other than 0, as in libgomp: a request that overflows `size_t`
+ *   from an allocator whose fallback is `abort_fb`; or, drop-in modes only (libgomp retries for ever), fallback
+ *   chains that come back to themselves, which fail as with `null_fb`. */
+static int run_case(char const *name) {
+    size_t volatile const half_volatile = SIZE_MAX / 2 + 1; // hidden from the compiler, which rejects the product
+    size_t const half = half_volatile;
+    if (strcmp(name, "calloc_overflow_abort_fb") == 0 || strcmp(name, "aligned_calloc_overflow_abort_fb") == 0) {
+        omp_alloctrait_t traits[] = {{omp_atk_fallback, omp_atv_abort_fb}};
+        omp_allocator_handle_t aborting = omp_init_allocator(omp_default_mem_space, 1, traits);
+        CHECK(aborting != omp_null_allocator);
+        printf("%s: (2^63) x 4 bytes, whose product a size_t cannot count\n", name);
+        void *block = name[0] == 'a' ? omp_aligned_calloc(64, half, 4, aborting) : omp_calloc(half, 4, aborting);
+        printf("returned %s instead of stopping the program\n", block ? "a block" : "null");
+        return 0;
+    }
+    if (strcmp(name, "fallback_cycles") == 0) {
+        // An allocator whose fallback is the default allocator, which is itself.
+        omp_alloctrait_t to_default[] = {{omp_atk_pool_size, 0}, {omp_atk_fallback, omp_atv_allocator_fb}};
+        omp_allocator_handle_t self = omp_init_allocator(omp_default_mem_space, 2, to_default);
+        omp_set_default_allocator(self);
+        void *from_self = omp_alloc(64, self), *from_null = omp_alloc(64, omp_null_allocator);
+        omp_set_default_allocator(omp_default_mem_alloc);
+        // A line of 12 allocators into a ring of 5, closed through the default allocator: `fb_data` names an allocator
+        // made before, so only the null one's step to def-allocator-var can come back. Each has an empty pool.
+        omp_allocator_handle_t closing = omp_init_allocator(omp_default_mem_space, 2, to_default);
+        omp_allocator_handle_t ring[4], line[12];
+        for (int i = 3; i >= 0; --i) {
+            omp_alloctrait_t traits[] = {{omp_atk_pool_size, 0},
+                                         {omp_atk_fallback, omp_atv_allocator_fb},
+                                         {omp_atk_fb_data, i == 3 ? closing : ring[i + 1]}};
+            ring[i] = omp_init_allocator(omp_default_mem_space, 3, traits);
+        }
+        for (int i = 11; i >= 0; --i) {
+            omp_alloctrait_t traits[] = {{omp_atk_pool_size, 0},
+                                         {omp_atk_fallback, omp_atv_allocator_fb},
+                                         {omp_atk_fb_data, i == 11 ? closing : line[i + 1]}};
+            line[i] = omp_init_allocator(omp_default_mem_space, 3, traits);
+        }
+        omp_set_default_allocator(ring[0]);
+        void *from_line = omp_alloc(64, line[0]);
+        void *from_calloc = omp_calloc(8, 8, line[0]);
+        omp_set_default_allocator(omp_default_mem_alloc);
+        printf("fallback cycles: through the default allocator itself %s, %s; a line of 12 into a ring of 5 %s, %s\n",
+               from_self ? "granted" : "failed", from_null ? "granted" : "failed", from_line ? "granted" : "failed",
+               from_calloc ? "granted" : "failed");
+        CHECK(from_self == NULL && from_null == NULL && from_line == NULL && from_calloc == NULL);
+        for (int i = 0; i < 12; ++i) omp_destroy_allocator(line[i]);
+        for (int i = 0; i < 4; ++i) omp_destroy_allocator(ring[i]);
+        omp_destroy_allocator(closing);
+        omp_destroy_allocator(self);
+        return 0;
+    }
+    fprintf(stderr, "api: unknown case '%s'\n", name);
+    return 2;
+}
+
 static void print_schedule(char const *label) {
     omp_sched_t kind;
     int chunk;
@@ -220,8 +317,9 @@ __attribute__((noinline)) static int thread_limit_here(void) {
     return omp_get_thread_limit();
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     report_server();
+    if (argc > 1) return run_case(argv[1]);
     // Values the specification leaves to the implementation: what libgomp does, the drop-in does.
     omp_set_schedule(omp_sched_static, 0), print_schedule("static,0");
     omp_set_schedule(omp_sched_static, 5), print_schedule("static,5");
@@ -351,6 +449,7 @@ int main(void) {
     printf("default allocator %d\n", (int)omp_get_default_allocator());
     omp_set_default_allocator(omp_default_mem_alloc);
     allocation_edges();
+    allocator_fallbacks();
 
     // The Fortran spellings, called as gfortran calls them.
     int four = 4, schedule_kind = omp_sched_guided, schedule_chunk = 6;

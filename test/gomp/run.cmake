@@ -6,6 +6,7 @@
 # Each run must exit 0 and name its server on stderr (`served-by: ...`, see gomp_test.h). ENVIRONMENT holds
 # NAME=VALUE assignments separated by |; EXPECT, when set, must match the stderr of the drop-in's runs. ARGUMENTS
 # (separated by |) go to the program. With REFUSE set, the drop-in's runs must instead abort, with EXPECT on stderr.
+# With EXIT set, every run (libgomp's too) must exit with that status instead of 0, and their outputs still agree.
 cmake_policy(VERSION 3.21)
 foreach(_required PROGRAM DIRECT DROPIN LIBDIR MODES)
     if(NOT DEFINED ${_required})
@@ -22,6 +23,10 @@ if(ARGUMENTS)
     string(REPLACE "|" ";" _arguments "${ARGUMENTS}")
 endif()
 
+set(_expected_status 0)
+if(EXIT)
+    set(_expected_status "${EXIT}")
+endif()
 set(_reference "")
 set(_reference_mode "")
 foreach(_mode IN LISTS _modes)
@@ -61,8 +66,9 @@ foreach(_mode IN LISTS _modes)
         message(STATUS "${_mode}: refused as expected")
         continue()
     endif()
-    if(NOT _status EQUAL 0)
-        message(FATAL_ERROR "${_mode}: ${_command} failed (${_status})\n--- stdout\n${_out}\n--- stderr\n${_err}")
+    if(NOT _status STREQUAL _expected_status)
+        message(FATAL_ERROR "${_mode}: ${_command} exited with ${_status}, not ${_expected_status}\n--- stdout\n${_out}\n"
+                            "--- stderr\n${_err}")
     endif()
     if(NOT _err MATCHES "served-by: ${_server} ")
         message(FATAL_ERROR "${_mode}: expected to be served by ${_server}\n--- stderr\n${_err}")
