@@ -617,7 +617,7 @@ void put_affinity(writer_t &out) noexcept {
 }
 
 /**  The widest field of an affinity format: wider ones (`%99999999999L`) are padded to this many characters. */
-constexpr int max_field_width_k = 4096;
+constexpr std::size_t max_field_width_k = 4096;
 
 /**  A copy of affinity-format-var, taken under its lock. */
 struct affinity_format_t {
@@ -630,17 +630,53 @@ struct affinity_format_t {
     }
 };
 
+/**  The fields of an affinity format: short and long names. */
+struct field_name_t {
+    char letter;
+    char const *name;
+};
+constexpr field_name_t field_names_k[] = {{'t', "team_num"},       {'T', "num_teams"},   {'L', "nesting_level"},
+                                          {'n', "thread_num"},     {'N', "num_threads"}, {'a', "ancestor_tnum"},
+                                          {'H', "host"},           {'P', "process_id"},  {'i', "native_thread_id"},
+                                          {'A', "thread_affinity"}};
+
+/**
+ *  Stops the program on a malformed directive of an affinity format, as libgomp does when it formats one (setting
+ *  one is accepted): exit status 1, libgomp's wording (`what`, `rest`) around the format itself.
+ */
+[[noreturn]] [[gnu::cold]] void malformed_format(char const *format, char const *what, char const *rest = "") noexcept {
+    std::fprintf(stderr, "forkunion gomp: %s in affinity format '%s'%s; exiting\n", what, format, rest);
+    std::exit(EXIT_FAILURE);
+}
+
+/**
+ *  Writes a field's `value` in at least `width` characters. `zero` (numbers only) pads with zeros between the sign
+ *  or `0x` and the digits; else blanks go first when `right`, last otherwise. A string field (`%H`, `%A`) is padded
+ *  with blanks even under `0`, as libgomp pads it.
+ */
+void put_padded(writer_t &out, char const *value, std::size_t width, bool zero, bool right) noexcept {
+    std::size_t const length = std::strlen(value);
+    std::size_t const pad = width > length ? width - length : 0;
+    std::size_t const prefix = !zero ? 0 : value[0] == '-' ? 1 : value[0] == '0' && value[1] == 'x' ? 2 : 0;
+    for (std::size_t i = 0; i != prefix; ++i) out.put(value[i]);
+    if (right || zero)
+        for (std::size_t i = 0; i != pad; ++i) out.put(zero ? '0' : ' ');
+    out.put(value + prefix);
+    if (!right && !zero)
+        for (std::size_t i = 0; i != pad; ++i) out.put(' ');
+}
+
+/**
+ *  Formats `format` (affinity-format-var when null or empty) for the calling thread into `buffer`, as
+ *  `omp_capture_affinity` does; returns the whole line's length. A directive is `%%`, or `%`, then optionally `0.`
+ *  (zeros) or `.` (right-justified), then a width (digits, the first not 0; needed after `0.` or `.`), then a
+ *  field's letter or its `{long_name}`; any other directive stops the program (`malformed_format`).
+ */
 std::size_t format_affinity(char *buffer, std::size_t size, char const *format) noexcept {
     writer_t out{buffer, size};
     if (size) buffer[0] = '\0';
     affinity_format_t const current;
     if (!format || !*format) format = current.text;
-    static constexpr struct {
-        char letter;
-        char const *name;
-    } fields[] = {{'t', "team_num"},         {'T', "num_teams"},      {'L', "nesting_level"}, {'n', "thread_num"},
-                  {'N', "num_threads"},      {'a', "ancestor_tnum"},  {'H', "host"},          {'P', "process_id"},
-                  {'i', "native_thread_id"}, {'A', "thread_affinity"}};
     for (char const *at = format; *at; ++at) {
         if (*at != '%') {
             out.put(*at);
@@ -652,29 +688,45 @@ std::size_t format_affinity(char *buffer, std::size_t size, char const *format) 
             continue;
         }
         bool zero = false, right = false;
-        if (*at == '0') zero = true, right = true, ++at;
+        if (*at == '0') {
+            zero = true, ++at;
+            if (*at != '.') malformed_format(format, "leading zero not followed by dot");
+        }
         if (*at == '.') right = true, ++at;
         // Widths above `max_field_width_k` are that: a field's padding is bounded, and the arithmetic never overflows.
-        int width = 0;
-        while (*at >= '0' && *at <= '9') {
-            width = width * 10 + (*at++ - '0');
-            if (width > max_field_width_k) width = max_field_width_k;
-        }
+        std::size_t width = 0;
+        if (*at >= '1' && *at <= '9')
+            for (; *at >= '0' && *at <= '9'; ++at) {
+                width = width * 10 + static_cast<std::size_t>(*at - '0');
+                if (width > max_field_width_k) width = max_field_width_k;
+            }
+        else if (zero || right)
+            malformed_format(format, "leading zero or right justification", " requires size");
         char letter = *at;
-        if (*at == '{') {
-            char const *close = std::strchr(at, '}');
-            if (!close) break;
+        if (letter == '{') {
+            char const *const name = at + 1;
+            char const *const close = std::strchr(name, '}');
+            char what[128];
+            if (!close) {
+                std::snprintf(what, sizeof(what), "unterminated long type name '%.64s'", name);
+                malformed_format(format, what);
+            }
+            std::size_t const name_length = static_cast<std::size_t>(close - name);
             letter = 0;
-            for (auto const &field : fields)
-                if (std::strlen(field.name) == static_cast<std::size_t>(close - at - 1) &&
-                    std::strncmp(field.name, at + 1, static_cast<std::size_t>(close - at - 1)) == 0)
+            for (field_name_t const &field : field_names_k)
+                if (std::strlen(field.name) == name_length && std::strncmp(field.name, name, name_length) == 0)
                     letter = field.letter;
+            if (!letter) {
+                std::snprintf(what, sizeof(what), "unsupported long type name '%.*s'",
+                              static_cast<int>(name_length < 64 ? name_length : 64), name);
+                malformed_format(format, what);
+            }
             at = close;
         }
-        if (!*at) break;
         char value[512] = "";
         writer_t field_out{value, sizeof(value)};
         task_t const &here = task();
+        bool number = true;
         switch (letter) {
         case 't':
             std::snprintf(value, sizeof(value), "%d", teams_number());
@@ -696,6 +748,7 @@ std::size_t format_affinity(char *buffer, std::size_t size, char const *format) 
             break;
         case 'H':
             (void)::gethostname(value, sizeof(value) - 1);
+            number = false;
             break;
         case 'P':
             std::snprintf(value, sizeof(value), "%ld", static_cast<long>(::getpid()));
@@ -705,34 +758,62 @@ std::size_t format_affinity(char *buffer, std::size_t size, char const *format) 
             break;
         case 'A':
             put_affinity(field_out);
+            number = false;
             break;
+        case '\0':
+            malformed_format(format, "missing type after the last '%'");
         default:
-            std::snprintf(value, sizeof(value), "%%%c", letter ? letter : '?');
-            break;
+            std::snprintf(value, sizeof(value), "unsupported type %c", letter);
+            malformed_format(format, value);
         }
-        int const length = static_cast<int>(std::strlen(value));
-        if (right)
-            for (int pad = length; pad < width; ++pad) out.put(zero ? '0' : ' ');
-        out.put(value);
-        if (!right)
-            for (int pad = length; pad < width; ++pad) out.put(' ');
+        put_padded(out, value, width, zero && number, right);
     }
     return out.length;
 }
 
+/**  Where the directive that starts at `at` (a `%`) ends, read as `format_affinity` reads it. */
+char const *directive_end(char const *at) noexcept {
+    ++at;
+    if (*at == '%') return at + 1;
+    if (*at == '0') ++at;
+    if (*at == '.') ++at;
+    while (*at >= '0' && *at <= '9') ++at;
+    if (*at == '{') {
+        char const *const close = std::strchr(at, '}');
+        return close ? close + 1 : at + std::strlen(at);
+    }
+    return *at ? at + 1 : at;
+}
+
 } // namespace
+
+namespace forkunion::gomp {
+
+std::size_t copy_affinity_format(char *destination, std::size_t size, char const *format) noexcept {
+    std::size_t kept = 0;
+    for (char const *at = format; *at;) {
+        char const *const end = *at == '%' ? directive_end(at) : at + 1;
+        if (static_cast<std::size_t>(end - format) >= size) break;
+        kept = static_cast<std::size_t>(end - format);
+        at = end;
+    }
+    std::memcpy(destination, format, kept);
+    destination[kept] = '\0';
+    return kept;
+}
+
+} // namespace forkunion::gomp
 
 FORKUNION_GOMP_EXPORT void omp_set_affinity_format(char const *format) {
     if (!format) return;
     settings_t &s = settings();
     mutex_lock(s.affinity_format_lock);
-    std::size_t const length = std::strlen(format);
-    std::snprintf(s.affinity_format, sizeof(s.affinity_format), "%s", format);
+    std::size_t const kept = copy_affinity_format(s.affinity_format, sizeof(s.affinity_format), format);
     mutex_unlock(s.affinity_format_lock);
-    if (length >= sizeof(s.affinity_format))
+    if (format[kept] != '\0')
         std::fprintf(stderr,
                      "forkunion gomp: omp_set_affinity_format: a format of %zu characters is cut to its first %zu\n",
-                     length, sizeof(s.affinity_format) - 1);
+                     std::strlen(format), kept);
 }
 FORKUNION_GOMP_EXPORT std::size_t omp_get_affinity_format(char *buffer, std::size_t size) {
     affinity_format_t const current;

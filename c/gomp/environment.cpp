@@ -643,7 +643,7 @@ void read_environment(settings_t &s) noexcept {
     if (read_integer("OMP_TEAMS_THREAD_LIMIT", 1, 0x7fffffffu, number, "a positive integer"))
         s.teams_thread_limit.store(static_cast<int>(number), std::memory_order_relaxed);
     if (char const *format = std::getenv("OMP_AFFINITY_FORMAT"))
-        std::snprintf(s.affinity_format, sizeof(s.affinity_format), "%s", format);
+        copy_affinity_format(s.affinity_format, sizeof(s.affinity_format), format);
     read_allocator(s);
     if (char const *display = std::getenv("OMP_DISPLAY_ENV")) {
         text_t const text = trimmed(display, std::strlen(display));

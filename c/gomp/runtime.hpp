@@ -160,6 +160,9 @@ void read_environment(settings_t &s) noexcept;
 void report_environment(settings_t const &s) noexcept;
 /**  Prints `s` in the `OMP_DISPLAY_ENV` format to `stderr`. */
 void display_environment(settings_t const &s, bool verbose) noexcept;
+/**  Copies as much of the affinity format `format` into `destination` (of `size` bytes, terminated) as fits in
+ *   whole directives, so a cut never leaves a directive that reads as malformed; returns the characters copied. */
+std::size_t copy_affinity_format(char *destination, std::size_t size, char const *format) noexcept;
 
 // ---- Synchronization helpers ----
 

@@ -249,9 +249,67 @@ static void allocator_fallbacks(void) {
     for (int i = 0; i < links; ++i) omp_destroy_allocator(chain[i]);
 }
 
+/**  The `0` flag pads a number with zeros after its sign or `0x` and a string field (`%H`, `%A`) with blanks; `.`
+ *   right-justifies, no flag left-justifies. Fields whose values vary from run to run are checked against their
+ *   bare values, and only the verdict is printed. */
+static void affinity_padding(void) {
+    char line[512];
+    omp_capture_affinity(line, sizeof(line), "%0.6a|%0.4{ancestor_tnum}|%0.3a|%0.1a|%0.3L|%.4a|%4a|%0.3N");
+    printf("zero-padded fields outside regions: '%s'\n", line);
+    CHECK(strcmp(line, "-00001|-001|-01|-1|000|  -1|-1  |001") == 0);
+    char const *const fields[] = {"i", "{native_thread_id}", "P", "{process_id}", "H", "{host}",
+                                  "A", "{thread_affinity}"};
+    int const count = (int)(sizeof(fields) / sizeof(fields[0]));
+    int padded = 0;
+    for (int i = 0; i < count; ++i) {
+        char format[64], bare[256], expected[300];
+        snprintf(format, sizeof(format), "%%%s", fields[i]);
+        omp_capture_affinity(bare, sizeof(bare), format);
+        int const width = (int)strlen(bare) + 3;
+        int const number = i < 4, hex = i < 2;
+        // `%0.W`: zeros after `0x` for a number, blanks first for a string.
+        snprintf(format, sizeof(format), "%%0.%d%s", width, fields[i]);
+        omp_capture_affinity(line, sizeof(line), format);
+        if (number)
+            snprintf(expected, sizeof(expected), "%.*s000%s", hex ? 2 : 0, bare, bare + (hex ? 2 : 0));
+        else
+            snprintf(expected, sizeof(expected), "   %s", bare);
+        padded += strcmp(line, expected) == 0;
+        // `%.W`: blanks first; `%W`: blanks last; `%0.1`: narrower than the value, which is unchanged.
+        snprintf(format, sizeof(format), "%%.%d%s", width, fields[i]);
+        omp_capture_affinity(line, sizeof(line), format);
+        snprintf(expected, sizeof(expected), "   %s", bare);
+        padded += strcmp(line, expected) == 0;
+        snprintf(format, sizeof(format), "%%%d%s", width, fields[i]);
+        omp_capture_affinity(line, sizeof(line), format);
+        snprintf(expected, sizeof(expected), "%s   ", bare);
+        padded += strcmp(line, expected) == 0;
+        snprintf(format, sizeof(format), "%%0.1%s", fields[i]);
+        omp_capture_affinity(line, sizeof(line), format);
+        padded += strcmp(line, bare) == 0;
+    }
+    printf("run-dependent fields (%%i %%P %%H %%A, short and long names) padded as libgomp pads them: %d of %d\n",
+           padded, 4 * count);
+    CHECK(padded == 4 * count);
+}
+
+/**  A format cut to the drop-in's 255 characters keeps whole directives: it never becomes a malformed one. */
+static void cut_format_keeps_whole_directives(void) {
+    char format[300];
+    memset(format, 'b', 250);
+    strcpy(format + 250, "%{thread_num}");
+    omp_set_affinity_format(format);
+    char line[300];
+    size_t const length = omp_capture_affinity(line, sizeof(line), NULL);
+    CHECK(length == (served_by_forkunion() ? 250u : 251u));
+}
+
+/**  Formats libgomp stops at (exit status 1, a message on stderr), each run alone: `bad_format_<i>`. */
+static char const *const bad_formats[] = {"%05n", "%z", "%{foo}", "%{foo", "level %", "%.n"};
+
 /**  One case that ends the program with a status other than 0, as in libgomp: a request that overflows `size_t`
- *   from an allocator whose fallback is `abort_fb`; or, drop-in modes only (libgomp retries for ever), fallback
- *   chains that come back to themselves, which fail as with `null_fb`. */
+ *   from an allocator whose fallback is `abort_fb`, a malformed affinity format; or, drop-in modes only (libgomp
+ *   retries for ever), fallback chains that come back to themselves, which fail as with `null_fb`. */
 static int run_case(char const *name) {
     size_t volatile const half_volatile = SIZE_MAX / 2 + 1; // hidden from the compiler, which rejects the product
     size_t const half = half_volatile;
@@ -262,6 +320,16 @@ static int run_case(char const *name) {
         printf("%s: (2^63) x 4 bytes, whose product a size_t cannot count\n", name);
         void *block = name[0] == 'a' ? omp_aligned_calloc(64, half, 4, aborting) : omp_calloc(half, 4, aborting);
         printf("returned %s instead of stopping the program\n", block ? "a block" : "null");
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof(bad_formats) / sizeof(bad_formats[0]); ++i) {
+        char case_name[32];
+        snprintf(case_name, sizeof(case_name), "bad_format_%zu", i);
+        if (strcmp(name, case_name) != 0) continue;
+        printf("capturing '%s'\n", bad_formats[i]);
+        char line[64];
+        size_t const length = omp_capture_affinity(line, sizeof(line), bad_formats[i]);
+        printf("captured %zu characters instead of stopping the program\n", length);
         return 0;
     }
     if (strcmp(name, "fallback_cycles") == 0) {
@@ -576,5 +644,7 @@ int main(int argc, char **argv) {
     size_t const wide_length = omp_capture_affinity(widest, sizeof(widest), "%99999999999L");
     if (served_by_forkunion()) CHECK(wide_length >= 64 && wide_length <= 4096);
     printf("a field 99999999999 wide: %s\n", wide_length >= 64 ? "padded" : "not padded");
+    affinity_padding();
+    cut_format_keeps_whole_directives();
     return 0;
 }
