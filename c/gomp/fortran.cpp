@@ -22,15 +22,27 @@ using namespace forkunion::gomp;
 
 namespace {
 
-/**  A Fortran character argument as a NUL-terminated string, trailing blanks kept as libgomp keeps them (at most
- *   1 KiB). */
-struct c_string_t {
-    char text[1024];
-    c_string_t(char const *data, std::size_t length) noexcept {
-        if (length >= sizeof(text)) length = sizeof(text) - 1;
-        std::memcpy(text, data, length);
-        text[length] = '\0';
+/**  A Fortran character argument as a NUL-terminated string, trailing blanks kept as libgomp keeps them, of any
+ *   length: a short one in place, a longer one on the heap (no memory for it stops the program, naming `caller`). */
+class c_string_t {
+    char local_[256];
+    char *text_ = local_;
+
+public:
+    c_string_t(char const *data, std::size_t length, char const *caller) noexcept {
+        if (length >= sizeof(local_)) {
+            text_ = static_cast<char *>(std::malloc(length + 1));
+            if (!text_) refuse(caller, "out of memory for a copy of its character argument");
+        }
+        std::memcpy(text_, data, length);
+        text_[length] = '\0';
     }
+    ~c_string_t() noexcept {
+        if (text_ != local_) std::free(text_);
+    }
+    c_string_t(c_string_t const &) = delete;
+    c_string_t &operator=(c_string_t const &) = delete;
+    char const *text() const noexcept { return text_; }
 };
 
 /**  Copies a C string into a Fortran buffer, padding it with blanks. */
@@ -221,8 +233,8 @@ FORKUNION_GOMP_DEFAULT_VERSION(omp_test_nest_lock_, "OMP_3.0");
 // ---- Strings, environment, resources, allocators ----
 
 FORKUNION_GOMP_EXPORT void omp_set_affinity_format_(char const *format, std::size_t length) {
-    c_string_t const text(format, length);
-    omp_set_affinity_format(text.text);
+    c_string_t const text(format, length, "omp_set_affinity_format_");
+    omp_set_affinity_format(text.text());
 }
 FORKUNION_GOMP_EXPORT std::int32_t omp_get_affinity_format_(char *buffer, std::size_t length) {
     char text[1024];
@@ -231,17 +243,17 @@ FORKUNION_GOMP_EXPORT std::int32_t omp_get_affinity_format_(char *buffer, std::s
     return static_cast<std::int32_t>(needed);
 }
 FORKUNION_GOMP_EXPORT void omp_display_affinity_(char const *format, std::size_t length) {
-    c_string_t const text(format, length);
-    omp_display_affinity(text.text);
+    c_string_t const text(format, length, "omp_display_affinity_");
+    omp_display_affinity(text.text());
 }
 FORKUNION_GOMP_EXPORT std::int32_t omp_capture_affinity_(char *buffer, char const *format, std::size_t buffer_length,
                                                          std::size_t format_length) {
-    c_string_t const text(format, format_length);
+    c_string_t const text(format, format_length, "omp_capture_affinity_");
     // Captured whole (its length first), then blank-padded or cut to the Fortran buffer.
-    std::size_t const needed = omp_capture_affinity(nullptr, 0, text.text);
+    std::size_t const needed = omp_capture_affinity(nullptr, 0, text.text());
     char *const line = static_cast<char *>(std::malloc(needed + 1));
     if (!line) refuse("omp_capture_affinity_", "out of memory for the formatted line");
-    std::size_t const written = omp_capture_affinity(line, needed + 1, text.text);
+    std::size_t const written = omp_capture_affinity(line, needed + 1, text.text());
     to_fortran(line, written < needed ? written : needed, buffer, buffer_length);
     std::free(line);
     return static_cast<std::int32_t>(needed);
