@@ -15,9 +15,8 @@
 #include <cctype>  // `std::tolower`
 #include <climits> // `UINT_MAX`
 #include <cstdio>  // `std::fprintf`
-#include <cstdlib> // `std::getenv`
+#include <cstdlib> // `std::getenv`, `std::realloc`
 #include <cstring> // `std::strlen`
-#include <new>     // `std::nothrow`
 
 #include <dlfcn.h> // `dlopen`
 
@@ -229,34 +228,243 @@ bool read_proc_bind(settings_t &s) noexcept {
 }
 
 // ---- Places ----
+//
+// `OMP_PLACES` is an abstract name, `threads`, `cores`, `sockets`, `ll_caches` or `numa_domains`, with an optional
+// `(count)`, or an explicit list, read as libgomp 12 reads it:
+//
+//     list       := p-interval (',' p-interval)*
+//     p-interval := place [':' len [':' stride]] | '!' place
+//     place      := '{' r-interval (',' r-interval)* '}' | res
+//     r-interval := res [':' num [':' stride]] | '!' res
+//
+// A number is what `strtoul` (`strtol` for a stride) reads: leading blanks and a sign (`-` negates modulo 2^64), so
+// `{-1}` names CPU 2^64 - 1. Blanks may also follow `{`, `!`, a number, `:`, `}`, and a `,` between places, but not a
+// `,` inside a place before `!`. `len` is below 65536, `num` and `len` are positive, strides default to 1. Inside a
+// place the exclusions apply after every inclusion, each to a CPU the place then holds; `!place` removes the first
+// equal place listed before it. A list whose places name a CPU id at or above the 64-bit word of the highest CPU this
+// process may use, exclude what is not there or remove every place is ignored as a whole; the places' CPUs this
+// process may not use are then left out of them, and so are the places left empty (ignored if that is all of them).
 
-/**  Collects places: each is a run of CPU ids in one shared table. */
+/**  Collects places: each is a run of ascending CPU ids in one table; both arrays grow as needed. */
 struct place_builder_t {
-    unsigned cpus[max_cpus_k];
-    place_t list[max_cpus_k];
-    unsigned cpus_count = 0, places_count = 0;
+    unsigned *cpus = nullptr;
+    place_t *list = nullptr;
+    std::size_t cpus_count = 0, cpus_capacity = 0, places_count = 0, places_capacity = 0;
 
-    void add(cpu_mask_t const &mask, cpu_mask_t const &allowed) noexcept {
-        cpu_mask_t kept = mask;
-        kept.intersect_with(allowed);
-        if (kept.empty() || places_count == max_cpus_k) return;
-        place_t &place = list[places_count++];
-        place.first = cpus_count;
-        for (std::size_t cpu = kept.first(); cpu != cpu_mask_t::npos_k; cpu = kept.next_from(cpu + 1))
-            if (cpus_count != max_cpus_k) cpus[cpus_count++] = static_cast<unsigned>(cpu), ++place.count;
+    place_builder_t() noexcept = default;
+    place_builder_t(place_builder_t const &) = delete;
+    place_builder_t &operator=(place_builder_t const &) = delete;
+    ~place_builder_t() noexcept { std::free(cpus), std::free(list); }
+
+    template <typename item_type_>
+    static bool reserve(item_type_ *&items, std::size_t &capacity, std::size_t needed) noexcept {
+        if (needed <= capacity) return true;
+        std::size_t const grown = capacity > needed / 2 ? 2 * capacity : needed + 16;
+        void *moved = grown <= UINT_MAX ? std::realloc(items, grown * sizeof(item_type_)) : nullptr;
+        if (!moved) return false;
+        items = static_cast<item_type_ *>(moved), capacity = grown;
+        return true;
+    }
+
+    void clear() noexcept { cpus_count = places_count = 0; }
+
+    /**  Appends a place holding the CPUs of `mask`; false when memory runs out. */
+    bool add(cpu_mask_t const &mask) noexcept {
+        std::size_t const size = mask.count();
+        if (!reserve(list, places_capacity, places_count + 1) || !reserve(cpus, cpus_capacity, cpus_count + size))
+            return false;
+        list[places_count++] = place_t{static_cast<unsigned>(cpus_count), static_cast<unsigned>(size)};
+        for (std::size_t cpu = mask.first(); cpu != cpu_mask_t::npos_k; cpu = mask.next_from(cpu + 1))
+            cpus[cpus_count++] = static_cast<unsigned>(cpu);
+        return true;
+    }
+
+    /**  Removes the first place holding exactly the CPUs of `mask` (its ids stay in the table, unused); false when
+     *   no place does. */
+    bool remove(cpu_mask_t const &mask) noexcept {
+        for (std::size_t place = 0; place != places_count; ++place) {
+            cpu_mask_t held;
+            for (unsigned i = 0; i != list[place].count; ++i) (void)held.set(cpus[list[place].first + i]);
+            if (!(held == mask)) continue;
+            for (std::size_t later = place + 1; later != places_count; ++later) list[later - 1] = list[later];
+            --places_count;
+            return true;
+        }
+        return false;
+    }
+
+    /**  Keeps only the CPUs of `allowed` in each place and drops the places left empty; returns how many it dropped.
+     *   A place's ids never move up the table, so it is compacted in place. */
+    std::size_t restrict_to(cpu_mask_t const &allowed) noexcept {
+        std::size_t kept_places = 0, kept_cpus = 0;
+        for (std::size_t place = 0; place != places_count; ++place) {
+            place_t const from = list[place];
+            unsigned const first = static_cast<unsigned>(kept_cpus);
+            for (unsigned i = 0; i != from.count; ++i)
+                if (allowed.test(cpus[from.first + i])) cpus[kept_cpus++] = cpus[from.first + i];
+            if (kept_cpus != first) list[kept_places++] = place_t{first, static_cast<unsigned>(kept_cpus - first)};
+        }
+        std::size_t const dropped = places_count - kept_places;
+        places_count = kept_places, cpus_count = kept_cpus;
+        return dropped;
     }
 };
 
-/**  Copies the builder's places into `places_`, sized to fit (left empty if memory runs out). */
-void keep_places(place_builder_t const &builder) noexcept {
-    places_.cpus = new (std::nothrow) unsigned[builder.cpus_count];
-    places_.places = new (std::nothrow) place_t[builder.places_count];
-    if (!places_.cpus || !places_.places) return;
-    for (unsigned i = 0; i != builder.cpus_count; ++i) places_.cpus[i] = builder.cpus[i];
-    for (unsigned i = 0; i != builder.places_count; ++i) places_.places[i] = builder.list[i];
-    places_.cpus_count = builder.cpus_count;
-    places_.places_count = builder.places_count;
+/**  Hands the builder's places over to `places_`, leaving it empty. */
+void keep_places(place_builder_t &builder) noexcept {
+    places_.cpus = builder.cpus;
+    places_.places = builder.list;
+    places_.cpus_count = static_cast<unsigned>(builder.cpus_count);
+    places_.places_count = static_cast<unsigned>(builder.places_count);
+    builder.cpus = nullptr, builder.list = nullptr;
+    builder.cpus_count = builder.cpus_capacity = builder.places_count = builder.places_capacity = 0;
 }
+
+/**  `isspace` in the C locale: what `strtoul` skips, and libgomp between the parts of a place list. */
+constexpr bool is_space(char c) noexcept {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+void skip_spaces(char const *&at) noexcept {
+    while (is_space(*at)) ++at;
+}
+
+/**  Reads the number at `at` as `strtoul(at, &end, base)` does, base 10 or 0 (a `0x` prefix reads hexadecimal, a
+ *   leading `0` octal): blanks, an optional sign (`-` negates modulo 2^64), then digits. False when there is no
+ *   digit or the number exceeds 2^64 - 1 (`ERANGE`); else moves `at` past it. */
+bool read_unsigned_long(char const *&at, std::uint64_t &value, int base = 10) noexcept {
+    char const *next = at;
+    skip_spaces(next);
+    bool negative = false;
+    if (*next == '+' || *next == '-') negative = *next++ == '-';
+    unsigned radix = 10;
+    if (base == 0 && next[0] == '0')
+        radix = (next[1] == 'x' || next[1] == 'X') && hex_digit_value(next[2]) >= 0 ? 16 : 8;
+    if (radix == 16) next += 2;
+    char const *const digits = next;
+    std::uint64_t number = 0;
+    for (int digit = hex_digit_value(*next); digit >= 0 && static_cast<unsigned>(digit) < radix;
+         digit = hex_digit_value(*++next))
+        if (__builtin_mul_overflow(number, radix, &number) || __builtin_add_overflow(number, digit, &number))
+            return false;
+    if (next == digits) return false;
+    value = negative ? 0 - number : number;
+    at = next;
+    return true;
+}
+
+/**  Reads the decimal number at `at` as `strtol` does; false when there is none or it leaves `long`'s range. */
+bool read_long(char const *&at, std::int64_t &value) noexcept {
+    char const *next = at;
+    skip_spaces(next);
+    if (*next == '-' && is_decimal_digit(next[1])) {
+        std::uint64_t magnitude = 0;
+        ++next;
+        if (!read_unsigned_long(next, magnitude) || magnitude > std::uint64_t(INT64_MAX) + 1) return false;
+        value = static_cast<std::int64_t>(0 - magnitude);
+    } else {
+        std::uint64_t number = 0;
+        if (*next == '-' || !read_unsigned_long(next, number) || number > std::uint64_t(INT64_MAX)) return false;
+        value = static_cast<std::int64_t>(number);
+    }
+    at = next;
+    return true;
+}
+
+/**  Reading an explicit place list: where it stands, where its places go (null: the syntax is checked, nothing is
+ *   made, as with `OMP_PROC_BIND=false`), and why a well-formed list is still ignored. */
+struct place_list_t {
+    char const *at;
+    place_builder_t *builder;
+    std::size_t range; ///< CPU ids below it may be named.
+    char fault[96] = "";
+
+    bool fail(char const *format, std::uint64_t number = 0, std::uint64_t other = 0) noexcept {
+        std::snprintf(fault, sizeof(fault), format, static_cast<unsigned long long>(number),
+                      static_cast<unsigned long long>(other));
+        return false;
+    }
+    bool out_of_range(std::uint64_t cpu) noexcept {
+        return fail("names CPU %llu, beyond the CPU ids this system uses (0-%llu)", cpu, range - 1);
+    }
+
+    /**  Adds `count` CPUs from `first`, `stride` apart (modulo 2^64), to `mask`. */
+    bool include(cpu_mask_t &mask, std::uint64_t first, std::uint64_t count, std::int64_t stride) noexcept {
+        for (std::uint64_t i = 0; i != count; ++i) {
+            // Every step moves by at least 1 and less than the range, or leaves it: at most `range` steps.
+            std::uint64_t const cpu = first + i * static_cast<std::uint64_t>(stride);
+            if (cpu >= range) return out_of_range(cpu);
+            (void)mask.set(static_cast<std::size_t>(cpu));
+            if (stride == 0) break; // the same CPU again
+        }
+        return true;
+    }
+
+    /**  One place, braced or a bare CPU id, into `mask`. */
+    bool place(cpu_mask_t &mask) noexcept {
+        mask.clear();
+        std::uint64_t first = 0, count = 1;
+        std::int64_t stride = 1;
+        if (*at != '{') return read_unsigned_long(at, first) && (!builder || include(mask, first, 1, 1));
+        ++at;
+        skip_spaces(at);
+        cpu_mask_t excluded;
+        for (;;) {
+            bool const exclude = *at == '!';
+            if (exclude) ++at;
+            if (!read_unsigned_long(at, first)) return false;
+            skip_spaces(at);
+            count = 1, stride = 1;
+            bool const interval = *at == ':';
+            if (interval && (!read_unsigned_long(++at, count) || count == 0)) return false;
+            skip_spaces(at);
+            if (interval && *at == ':' && !read_long(++at, stride)) return false;
+            skip_spaces(at);
+            if (exclude && interval) return false;
+            if (builder && exclude && (first >= range || excluded.test(static_cast<std::size_t>(first))))
+                return first >= range ? out_of_range(first) : fail("excludes CPU %llu twice", first);
+            if (builder && exclude) (void)excluded.set(static_cast<std::size_t>(first));
+            if (builder && !exclude && !include(mask, first, count, stride)) return false;
+            if (*at == '}') break;
+            if (*at++ != ',') return false;
+        }
+        ++at;
+        if (!builder) return true;
+        for (std::size_t cpu = excluded.first(); cpu != cpu_mask_t::npos_k; cpu = excluded.next_from(cpu + 1))
+            if (!mask.test(cpu)) return fail("excludes CPU %llu, which its place does not hold", cpu);
+        mask.subtract(excluded);
+        return true;
+    }
+
+    /**  The whole list; false on a syntax error (`fault` empty) or a fault. */
+    bool read() noexcept {
+        for (;;) {
+            skip_spaces(at);
+            bool const exclude = *at == '!';
+            if (exclude) ++at, skip_spaces(at);
+            cpu_mask_t listed;
+            if (!place(listed)) return false;
+            skip_spaces(at);
+            std::uint64_t count = 1;
+            std::int64_t stride = 1;
+            bool const interval = *at == ':';
+            if (interval && (exclude || !read_unsigned_long(++at, count) || count == 0 || count >= 65536)) return false;
+            skip_spaces(at);
+            if (interval && *at == ':' && !read_long(++at, stride)) return false;
+            skip_spaces(at);
+            if (builder && exclude && !builder->remove(listed)) return fail("excludes a place it does not list before");
+            for (std::uint64_t copy = 0; builder && !exclude && copy != count; ++copy) {
+                cpu_mask_t shifted;
+                std::uint64_t const shift = copy * static_cast<std::uint64_t>(stride);
+                for (std::size_t cpu = listed.first(); cpu != cpu_mask_t::npos_k; cpu = listed.next_from(cpu + 1))
+                    if (!include(shifted, cpu + shift, 1, 1)) return false;
+                if (!builder->add(shifted)) return fail("needs more memory than there is");
+            }
+            if (!*at) break;
+            if (*at++ != ',') return false;
+        }
+        return !builder || builder->places_count || fail("excludes every place it lists");
+    }
+};
 
 bool read_sysfs_list(char const *path, cpu_mask_t &mask) noexcept {
     std::FILE *file = std::fopen(path, "r");
@@ -267,12 +475,11 @@ bool read_sysfs_list(char const *path, cpu_mask_t &mask) noexcept {
     return parse_cpulist(text, length, mask);
 }
 
-/**  Abstract places: one per allowed CPU, or per group of CPUs sharing a core, socket, last-level cache or node. */
-bool build_abstract(place_builder_t &builder, text_t name, std::uint64_t limit, cpu_mask_t const &allowed) noexcept {
-    char const *group = nullptr;
-    if (equals_ignoring_case(name, "threads"))
-        group = "";
-    else if (equals_ignoring_case(name, "cores"))
+/**  Abstract places: one per allowed CPU, or per group of CPUs sharing a core, socket, last-level cache or node, at
+ *   most `limit` of them. `name` is one of the five names (`abstract_name`). */
+void build_abstract(place_builder_t &builder, text_t name, std::uint64_t limit, cpu_mask_t const &allowed) noexcept {
+    char const *group = "";
+    if (equals_ignoring_case(name, "cores"))
         group = "topology/thread_siblings_list";
     else if (equals_ignoring_case(name, "sockets"))
         group = "topology/core_siblings_list";
@@ -280,8 +487,6 @@ bool build_abstract(place_builder_t &builder, text_t name, std::uint64_t limit, 
         group = "cache";
     else if (equals_ignoring_case(name, "numa_domains"))
         group = "node";
-    else
-        return false;
     cpu_mask_t placed;
     for (std::size_t cpu = allowed.first(); cpu != cpu_mask_t::npos_k && builder.places_count < limit;
          cpu = allowed.next_from(cpu + 1)) {
@@ -311,143 +516,125 @@ bool build_abstract(place_builder_t &builder, text_t name, std::uint64_t limit, 
         if (!found) members.clear(), (void)members.set(cpu); // unknown grouping: the CPU alone
         members.intersect_with(allowed);
         placed.unite_with(members);
-        builder.add(members, allowed);
+        if (!builder.add(members)) return;
     }
-    return builder.places_count != 0;
 }
 
-/**  One explicit place, `{0,1,2}` or `{0:4}` or `{0:4:2}`, into `mask`. */
-bool parse_place(text_t text, cpu_mask_t &mask) noexcept {
-    mask.clear();
-    if (text.length < 2 || text.data[0] != '{' || text.data[text.length - 1] != '}') return false;
-    return for_each_piece(trimmed(text.data + 1, text.length - 2), ',', [&](text_t piece) noexcept {
-        std::uint64_t numbers[3] = {0, 1, 1};
-        unsigned count = 0;
-        bool const ok = for_each_piece(piece, ':', [&](text_t number) noexcept {
-            return count < 3 && parse_unsigned(number.data, number.length, numbers[count++], max_cpus_k - 1);
-        });
-        if (!ok || numbers[1] == 0 || numbers[2] == 0) return false;
-        for (std::uint64_t i = 0; i != numbers[1]; ++i)
-            if (!mask.set(static_cast<std::size_t>(numbers[0] + i * numbers[2]))) return false;
-        return true;
-    });
+/**  Whether `text` is `name` or `name(count)` (blanks around each part; `count` as `strtoul` reads it), with `name`
+ *   one of the five abstract names; sets `name` and `count` (every place when none is given). */
+bool abstract_name(char const *text, text_t &name, std::uint64_t &count) noexcept {
+    char const *at = text;
+    skip_spaces(at);
+    name.data = at;
+    while ((*at >= 'a' && *at <= 'z') || (*at >= 'A' && *at <= 'Z') || *at == '_') ++at;
+    name.length = static_cast<std::size_t>(at - name.data);
+    skip_spaces(at);
+    count = ~std::uint64_t(0);
+    if (*at == '(' && (!read_unsigned_long(++at, count) || (skip_spaces(at), *at++ != ')'))) return false;
+    skip_spaces(at);
+    if (*at) return false;
+    for (char const *known : {"threads", "cores", "sockets", "ll_caches", "numa_domains"})
+        if (equals_ignoring_case(name, known)) return true;
+    return false;
 }
 
-/**  Explicit places: `{..},{..}` or `{..}:count[:stride]` intervals of places. */
-bool build_explicit(place_builder_t &builder, text_t text, cpu_mask_t const &allowed) noexcept {
-    std::size_t at = 0;
-    while (at < text.length) {
-        if (text.data[at] != '{') return false;
-        std::size_t close = at;
-        while (close < text.length && text.data[close] != '}') ++close;
-        if (close == text.length) return false;
-        cpu_mask_t place;
-        if (!parse_place(trimmed(text.data + at, close - at + 1), place)) return false;
-        at = close + 1;
-        std::uint64_t repeat = 1, stride = place.count();
-        std::size_t end = at;
-        while (end < text.length && text.data[end] != ',') ++end;
-        if (end > at) {
-            text_t const interval = trimmed(text.data + at, end - at);
-            if (interval.length && interval.data[0] == ':') {
-                std::uint64_t numbers[2] = {1, stride};
-                unsigned count = 0;
-                bool const ok =
-                    for_each_piece(trimmed(interval.data + 1, interval.length - 1), ':', [&](text_t number) noexcept {
-                        return count < 2 && parse_unsigned(number.data, number.length, numbers[count++], max_cpus_k);
-                    });
-                if (!ok || numbers[0] == 0) return false;
-                repeat = numbers[0], stride = numbers[1];
-            } else if (interval.length) {
-                return false;
-            }
+/**  `OMP_PLACES` into `builder` (null: checks its syntax only); false, having said why, when it is ignored. */
+bool read_omp_places(char const *value, place_builder_t *builder, cpu_mask_t const &allowed,
+                     std::size_t range) noexcept {
+    char const *name = "OMP_PLACES";
+    text_t word;
+    std::uint64_t count = 0;
+    if (abstract_name(value, word, count)) {
+        if (!builder) return true;
+        if (count == 0) return warn(name, value, "asks for no place; ignored"), false;
+        build_abstract(*builder, word, count, allowed);
+    } else {
+        place_list_t list{value, builder, range};
+        if (!list.read()) {
+            if (!list.fault[0])
+                return complain(name, value,
+                                "threads, cores, sockets, ll_caches or numa_domains with an optional (count), or "
+                                "places like {0,1},{2:4:2,!4},3:2:-1,!{0,1}"),
+                       false;
+            char what[128];
+            std::snprintf(what, sizeof(what), "%s; ignored", list.fault);
+            return warn(name, value, what), false;
         }
-        for (std::uint64_t copy = 0; copy != repeat; ++copy) {
-            cpu_mask_t shifted;
-            for (std::size_t cpu = place.first(); cpu != cpu_mask_t::npos_k; cpu = place.next_from(cpu + 1))
-                if (!shifted.set(static_cast<std::size_t>(cpu + copy * stride))) return false;
-            builder.add(shifted, allowed);
+        if (!builder) return true;
+        std::size_t const listed = builder->places_count, dropped = builder->restrict_to(allowed);
+        if (dropped && dropped != listed) {
+            char what[128];
+            std::snprintf(what, sizeof(what), "%zu of its %zu places hold no CPU this process may use; left out",
+                          dropped, listed);
+            warn(name, value, what);
         }
-        at = end < text.length ? end + 1 : end;
-        while (at < text.length && is_blank(text.data[at])) ++at;
     }
-    return true;
+    if (builder->places_count) return true;
+    warn(name, value, "no place holds a CPU this process may use; ignored");
+    return false;
 }
 
-bool read_places(cpu_mask_t const &allowed) noexcept {
+/**  `GOMP_CPU_AFFINITY`, libgomp's own spelling, into `builder` (null: checks its syntax only): CPU ids `a`, ranges
+ *   `a-b` and `a-b:stride`, each number as `strtoul` reads it in base 0 (`0x1f`, `017`) and below 65536, separated
+ *   by blanks, a comma, or nothing where a number cannot go on (`08` is 0 and 8). A place for each CPU, also for a
+ *   CPU this process may not use (binding to it fails); ids at or above `range` are left out. */
+bool read_cpu_affinity(char const *value, place_builder_t *builder, std::size_t range) noexcept {
+    char const *at = value;
+    for (;;) {
+        std::uint64_t first = 0, last = 0, stride = 1;
+        if (!read_unsigned_long(at, first, 0) || first >= 65536) return false;
+        last = first;
+        bool const range_given = *at == '-';
+        if (range_given && (!read_unsigned_long(++at, last, 0) || last >= 65536 || last < first)) return false;
+        if (range_given && *at == ':' && (!read_unsigned_long(++at, stride, 0) || stride == 0 || stride >= 65536))
+            return false;
+        for (std::uint64_t cpu = first; builder && cpu <= last && cpu < range; cpu += stride) {
+            cpu_mask_t one;
+            (void)one.set(static_cast<std::size_t>(cpu));
+            if (!builder->add(one)) return false;
+        }
+        skip_spaces(at);
+        if (*at == ',')
+            ++at;
+        else if (!*at)
+            return true;
+    }
+}
+
+/**
+ *  The place list from `OMP_PLACES`, else (also when that is ignored) from `GOMP_CPU_AFFINITY`; with `build` false
+ *  (`OMP_PROC_BIND=false`, which ignores places) only the syntax of both is checked, as libgomp checks it. Returns
+ *  whether places were made.
+ */
+bool read_places(cpu_mask_t const &allowed, bool build) noexcept {
     char const *value = std::getenv("OMP_PLACES");
     char const *affinity = std::getenv("GOMP_CPU_AFFINITY");
     if (!value && !affinity) return false;
-    auto *builder = new (std::nothrow) place_builder_t();
-    if (!builder) return false;
-    bool ok = false;
-    if (value) {
-        text_t const text = trimmed(value, std::strlen(value));
-        text_t name = text;
-        std::uint64_t limit = ~std::uint64_t(0);
-        for (std::size_t i = 0; i != text.length; ++i)
-            if (text.data[i] == '(') {
-                name = trimmed(text.data, i);
-                ok = text.data[text.length - 1] == ')' &&
-                     parse_unsigned(text.data + i + 1, text.length - i - 2, limit, max_cpus_k) && limit > 0;
-                if (!ok) limit = 0;
-                break;
-            }
-        ok = limit && (text.length && text.data[0] == '{' ? build_explicit(*builder, text, allowed)
-                                                          : build_abstract(*builder, name, limit, allowed));
-        if (!ok || builder->places_count == 0)
-            complain("OMP_PLACES", value,
-                     "threads, cores, sockets, ll_caches or numa_domains, optionally with (count), or places like "
-                     "{0,1},{2:2} with CPUs this process may use");
-        std::snprintf(places_.description, sizeof(places_.description), "%s", value);
-    } else {
-        // libgomp's own spelling: CPU ids and ranges `a-b[:stride]`, separated by blanks or commas; a place each.
-        text_t const text = trimmed(affinity, std::strlen(affinity));
-        ok = true;
-        std::size_t at = 0;
-        while (ok && at < text.length) {
-            std::size_t end = at;
-            while (end < text.length && text.data[end] != ' ' && text.data[end] != ',') ++end;
-            text_t const piece = trimmed(text.data + at, end - at);
-            std::uint64_t first = 0, last = 0, stride = 1;
-            std::size_t dash = 0, colon = 0;
-            for (std::size_t i = 0; i != piece.length; ++i) {
-                if (piece.data[i] == '-' && !dash) dash = i;
-                if (piece.data[i] == ':' && !colon) colon = i;
-            }
-            std::size_t const number_end = dash ? dash : (colon ? colon : piece.length);
-            ok = parse_unsigned(piece.data, number_end, first, max_cpus_k - 1);
-            last = first;
-            if (ok && dash)
-                ok = parse_unsigned(piece.data + dash + 1, (colon ? colon : piece.length) - dash - 1, last,
-                                    max_cpus_k - 1) &&
-                     last >= first;
-            if (ok && colon) ok = parse_unsigned(piece.data + colon + 1, piece.length - colon - 1, stride) && stride;
-            for (std::uint64_t cpu = first; ok && cpu <= last; cpu += stride) {
-                cpu_mask_t one;
-                (void)one.set(static_cast<std::size_t>(cpu));
-                builder->add(one, allowed);
-            }
-            at = end + 1;
-        }
-        if (!ok || builder->places_count == 0)
-            complain("GOMP_CPU_AFFINITY", affinity, "CPU ids or ranges like 0 3 1-2 4-15:2 this process may use");
-        std::snprintf(places_.description, sizeof(places_.description), "%s", affinity);
+    // CPU ids a list may name: libgomp's CPU set spans the 64-bit words up to the highest CPU this process may use.
+    std::size_t highest = 0;
+    for (std::size_t cpu = allowed.first(); cpu != cpu_mask_t::npos_k; cpu = allowed.next_from(cpu + 1)) highest = cpu;
+    std::size_t const range = (highest / 64 + 1) * 64;
+    place_builder_t builder;
+    bool made = value && read_omp_places(value, build ? &builder : nullptr, allowed, range) && build;
+    if (made) keep_places(builder);
+    if (affinity) {
+        bool const use = build && !made;
+        builder.clear(); // what an ignored `OMP_PLACES` left
+        if (!read_cpu_affinity(affinity, use ? &builder : nullptr, range))
+            complain("GOMP_CPU_AFFINITY", affinity, "CPU ids and ranges like 0 3,1-2 4-15:2");
+        else if (use && !builder.places_count)
+            warn("GOMP_CPU_AFFINITY", affinity, "names no CPU this system uses; ignored");
+        else if (use)
+            made = true, keep_places(builder);
     }
-    if (ok && builder->places_count)
-        keep_places(*builder);
-    else
-        places_.description[0] = '\0';
-    delete builder;
-    return places_.places_count != 0;
+    return made;
 }
 
 /**  The default places when binding is asked for without `OMP_PLACES`: one per allowed CPU (`threads`). */
 void default_places(cpu_mask_t const &allowed) noexcept {
-    auto *builder = new (std::nothrow) place_builder_t();
-    if (!builder) return;
-    if (build_abstract(*builder, {"threads", 7}, ~std::uint64_t(0), allowed)) keep_places(*builder);
-    delete builder;
+    place_builder_t builder;
+    build_abstract(builder, {"threads", 7}, ~std::uint64_t(0), allowed);
+    if (builder.places_count) keep_places(builder);
 }
 
 /**  A unit letter and what it multiplies by. */
@@ -611,10 +798,10 @@ void read_environment(settings_t &s) noexcept {
     bool dynamic = false;
     if (read_boolean("OMP_DYNAMIC", dynamic)) s.initial.dynamic = dynamic;
     bool const bind_given = read_proc_bind(s);
-    bool const places_given = read_places(allowed);
+    // `OMP_PROC_BIND=false` ignores the places: none are made (omp_get_num_places() is 0).
+    bool const places_given = read_places(allowed, !bind_given || s.initial.bind != bind_false_k);
     if (places_given && !bind_given) s.initial.bind = bind_true_k; // places without a binding: bind
     if (bind_given && s.initial.bind != bind_false_k && !places_given) default_places(allowed);
-    if (std::getenv("GOMP_CPU_AFFINITY") && places_given && !bind_given) s.initial.bind = bind_true_k;
     read_wait_policy(s);
     read_spin_count(s);
     read_stack_size(s);

@@ -764,13 +764,16 @@ void move_thread_quietly(int place) noexcept {
     place_t const &chosen = list.places[place];
     cpu_mask_t mask;
     for (unsigned cpu = 0; cpu != chosen.count; ++cpu) (void)mask.set(list.cpus[chosen.first + cpu]);
-    state.place = try_pin_current_thread(mask) ? place : -1;
+    // The thread is on its place even where the OS refuses the pin (`GOMP_CPU_AFFINITY` may name CPUs this process
+    // may not use): `omp_get_place_num` says so, as libgomp's does.
+    (void)try_pin_current_thread(mask);
+    state.place = place;
 }
 
 /**
  *  Moves the calling thread to `place` (-1: leaves it where it is) if it was not asked to go there before, and prints
- *  its affinity line with `OMP_DISPLAY_AFFINITY` when it starts or moves. A refused pin leaves it unbound
- *  (`omp_get_place_num` -1), and is not retried until another place is asked for.
+ *  its affinity line with `OMP_DISPLAY_AFFINITY` when it starts or moves. A refused pin is not retried until another
+ *  place is asked for.
  */
 [[gnu::noinline, gnu::cold]] void move_thread(int place) noexcept {
     thread_state_t &state = thread_state;

@@ -148,7 +148,6 @@ struct places_t {
     place_t *places = nullptr;
     unsigned places_count = 0;
     unsigned cpus_count = 0;
-    char description[256] = ""; ///< How `OMP_PLACES` was given, for `OMP_DISPLAY_ENV`.
 };
 places_t const &places() noexcept;
 

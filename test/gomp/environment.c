@@ -1,7 +1,7 @@
-/*  Prints the ICVs that the environment sets, for `run.cmake` to compare between runtimes under each variable
- *  (see test/gomp/CMakeLists.txt for the cases). With `GOMP_TEST_DEEP_STACK` set (next to a large `OMP_STACKSIZE`),
- *  every team thread but the master (whose stack is the process's) uses 20 MiB of its stack, which the platform's
- *  default thread stack (8 MiB) could not hold. */
+/*  Prints the ICVs that the environment sets, the place list included, for `run.cmake` to compare between runtimes
+ *  under each variable (see test/gomp/CMakeLists.txt for the cases). With `GOMP_TEST_DEEP_STACK` set (next to a large
+ *  `OMP_STACKSIZE`), every team thread but the master (whose stack is the process's) uses 20 MiB of its stack, which
+ *  the platform's default thread stack (8 MiB) could not hold. */
 #include "gomp_test.h"
 
 #include <stdint.h>
@@ -21,7 +21,15 @@ int main(void) {
     printf("max threads %d, schedule %#x,%d, dynamic %d, thread limit %d\n", omp_get_max_threads(), (unsigned)kind,
            chunk, omp_get_dynamic(), omp_get_thread_limit());
     printf("proc_bind %d, places %d:", (int)omp_get_proc_bind(), omp_get_num_places());
-    for (int place = 0; place < omp_get_num_places(); ++place) printf(" %d", omp_get_place_num_procs(place));
+    for (int place = 0; place < omp_get_num_places(); ++place) {
+        int const count = omp_get_place_num_procs(place);
+        int *ids = malloc(sizeof(int) * (size_t)count);
+        CHECK(count > 0 && ids);
+        omp_get_place_proc_ids(place, ids);
+        for (int cpu = 0; cpu < count; ++cpu) printf("%s%d", cpu ? "," : " {", ids[cpu]);
+        printf("}");
+        free(ids);
+    }
     printf("\nmax active levels %d, nested %d, supported active levels %d", omp_get_max_active_levels(),
            omp_get_nested(), omp_get_supported_active_levels());
     printf("\ncancellation %d, default device %d, max task priority %d, max teams %d, teams thread limit %d\n",
