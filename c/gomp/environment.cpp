@@ -733,8 +733,9 @@ char const *kind_name(int kind) noexcept {
     }
 }
 
+/**  A bind-var value as `OMP_DISPLAY_ENV` prints it: `primary` under its OpenMP 5.0 name, `MASTER`, as libgomp 12. */
 char const *bind_name(int bind) noexcept {
-    static constexpr char const *names[] = {"FALSE", "TRUE", "PRIMARY", "CLOSE", "SPREAD"};
+    static constexpr char const *names[] = {"FALSE", "TRUE", "MASTER", "CLOSE", "SPREAD"};
     return bind >= 0 && bind <= 4 ? names[bind] : "FALSE";
 }
 
@@ -861,20 +862,29 @@ void display_environment(settings_t const &s, bool verbose) noexcept {
     if (s.nthreads_list_size == 0) std::fprintf(out, "%u", s.initial.nthreads);
     for (unsigned i = 0; i != s.nthreads_list_size; ++i) std::fprintf(out, "%s%u", i ? "," : "", s.nthreads_list[i]);
     std::fprintf(out, "'\n");
+    // As libgomp prints run-sched-var: the modifier only where it is not the kind's default (`static` is monotonic,
+    // the others nonmonotonic), and the chunk only where it is not the default either (0 for `static`, 1 for
+    // `dynamic` and `guided`; never for `auto`).
     bool const monotonic = (static_cast<unsigned>(s.initial.run_sched) & sched_monotonic_k) != 0;
-    std::fprintf(out, "  OMP_SCHEDULE = '%s%s", monotonic ? "MONOTONIC:" : "", kind_name(s.initial.run_sched));
-    if (s.initial.run_chunk > 1 || ((s.initial.run_sched & 0xff) == sched_static_k && s.initial.run_chunk))
+    int const kind = s.initial.run_sched & ~static_cast<int>(sched_monotonic_k);
+    char const *modifier = kind == sched_static_k ? (monotonic ? "" : "NONMONOTONIC:") : monotonic ? "MONOTONIC:" : "";
+    std::fprintf(out, "  OMP_SCHEDULE = '%s%s", modifier, kind_name(kind));
+    if (kind == sched_static_k ? s.initial.run_chunk != 0 : kind != sched_auto_k && s.initial.run_chunk != 1)
         std::fprintf(out, ",%d", s.initial.run_chunk);
     std::fprintf(out, "'\n");
     std::fprintf(out, "  OMP_PROC_BIND = '");
     if (s.bind_list_size == 0) std::fprintf(out, "%s", bind_name(s.initial.bind));
     for (unsigned i = 0; i != s.bind_list_size; ++i) std::fprintf(out, "%s%s", i ? "," : "", bind_name(s.bind_list[i]));
     std::fprintf(out, "'\n  OMP_PLACES = '");
+    // Each place as libgomp prints it: its runs of consecutive CPUs, a run of more than one as `first:length`.
     places_t const &list = places();
     for (unsigned place = 0; place != list.places_count; ++place) {
+        unsigned const *cpus = list.cpus + list.places[place].first, count = list.places[place].count;
         std::fprintf(out, "%s{", place ? "," : "");
-        for (unsigned cpu = 0; cpu != list.places[place].count; ++cpu)
-            std::fprintf(out, "%s%u", cpu ? "," : "", list.cpus[list.places[place].first + cpu]);
+        for (unsigned run = 0, length = 0; run < count; run += length) {
+            for (length = 1; run + length < count && cpus[run + length] == cpus[run] + length;) ++length;
+            std::fprintf(out, length > 1 ? "%s%u:%u" : "%s%u", run ? "," : "", cpus[run], length);
+        }
         std::fprintf(out, "}");
     }
     std::fprintf(out, "'\n");
@@ -899,13 +909,11 @@ void display_environment(settings_t const &s, bool verbose) noexcept {
     if (verbose) {
         std::fprintf(out, "  GOMP_CPU_AFFINITY = ''\n");
         std::fprintf(out, "  GOMP_STACKSIZE = '%zu'\n", s.stack_bytes);
-        if (s.spin_infinite)
-            std::fprintf(out, "  GOMP_SPINCOUNT = 'INFINITE'\n");
-        else
-            std::fprintf(out, "  GOMP_SPINCOUNT = '%llu'\n", static_cast<unsigned long long>(s.spin_count));
-        std::fprintf(out,
-                     "  FORKUNION_GOMP = 'forkunion %d.%d.%d: teams on forkunion pools, tasks undeferred, "
-                     "%d active level'\n",
+        // An infinite count as libgomp prints it, the largest count. The default is this runtime's own (libgomp's
+        // is 300000), and the last line, this runtime's, says which runtime printed the block.
+        std::fprintf(out, "  GOMP_SPINCOUNT = '%llu'\n",
+                     s.spin_infinite ? ~0ull : static_cast<unsigned long long>(s.spin_count));
+        std::fprintf(out, "  FORKUNION_GOMP = 'forkunion %d.%d.%d: teams on forkunion pools, %d active levels'\n",
                      version_major_k, version_minor_k, version_patch_k, supported_active_levels_k);
     }
     std::fprintf(out, "OPENMP DISPLAY ENVIRONMENT END\n");
