@@ -371,7 +371,8 @@ FORKUNION_GOMP_EXPORT int omp_get_teams_thread_limit(void) {
 // `size_t`, or one of fewer than 1 dimension, is refused with EINVAL instead of being copied.
 
 namespace {
-constexpr bool host_device(int device) noexcept {
+bool host_device(int device) noexcept {
+    if (device > 0) device_not_found(); // stops under OMP_TARGET_OFFLOAD=mandatory, as libgomp
     return device == 0;
 }
 constexpr int einval_k = 22; // EINVAL, as libgomp returns it
@@ -381,7 +382,7 @@ FORKUNION_GOMP_EXPORT void *omp_target_alloc(std::size_t size, int device) {
     return host_device(device) ? std::malloc(size) : nullptr;
 }
 FORKUNION_GOMP_EXPORT void omp_target_free(void *pointer, int device) {
-    if (host_device(device)) std::free(pointer);
+    if (pointer && host_device(device)) std::free(pointer);
 }
 FORKUNION_GOMP_EXPORT int omp_target_is_present(void const *pointer, int device) {
     return !pointer || host_device(device);
@@ -395,10 +396,12 @@ FORKUNION_GOMP_EXPORT int omp_target_memcpy(void *destination, void const *sourc
                      static_cast<char const *>(source) + source_offset, length);
     return 0;
 }
-FORKUNION_GOMP_EXPORT int omp_target_associate_ptr(void const *, void const *, std::size_t, std::size_t, int) {
+FORKUNION_GOMP_EXPORT int omp_target_associate_ptr(void const *, void const *, std::size_t, std::size_t, int device) {
+    (void)host_device(device);
     return einval_k;
 }
-FORKUNION_GOMP_EXPORT int omp_target_disassociate_ptr(void const *, int) {
+FORKUNION_GOMP_EXPORT int omp_target_disassociate_ptr(void const *, int device) {
+    (void)host_device(device);
     return einval_k;
 }
 

@@ -720,6 +720,23 @@ void read_allocator(settings_t &s) noexcept {
     complain("OMP_ALLOCATOR", value, "the name of a predefined allocator, like omp_default_mem_alloc");
 }
 
+/**  target-offload-var's values, as `OMP_TARGET_OFFLOAD` names them (any case) and `OMP_DISPLAY_ENV` prints them. */
+constexpr char const *target_offload_names_k[] = {"DEFAULT", "DISABLED", "MANDATORY"};
+
+void read_target_offload(settings_t &s) noexcept {
+    char const *value = std::getenv("OMP_TARGET_OFFLOAD");
+    if (!value) return;
+    text_t const text = trimmed(value, std::strlen(value));
+    if (equals_ignoring_case(text, "default"))
+        s.target_offload = target_offload_default_k;
+    else if (equals_ignoring_case(text, "disabled"))
+        s.target_offload = target_offload_disabled_k;
+    else if (equals_ignoring_case(text, "mandatory"))
+        s.target_offload = target_offload_mandatory_k;
+    else
+        complain("OMP_TARGET_OFFLOAD", value, "default, disabled or mandatory");
+}
+
 char const *kind_name(int kind) noexcept {
     switch (kind & ~static_cast<int>(sched_monotonic_k)) {
     case sched_static_k:
@@ -833,6 +850,7 @@ void read_environment(settings_t &s) noexcept {
     if (char const *format = std::getenv("OMP_AFFINITY_FORMAT"))
         copy_affinity_format(s.affinity_format, sizeof(s.affinity_format), format);
     read_allocator(s);
+    read_target_offload(s);
     if (char const *display = std::getenv("OMP_DISPLAY_ENV")) {
         text_t const text = trimmed(display, std::strlen(display));
         if (equals_ignoring_case(text, "true"))
@@ -905,7 +923,7 @@ void display_environment(settings_t const &s, bool verbose) noexcept {
         std::fprintf(out, "  OMP_ALLOCATOR = '%s'\n", allocator_names_k[allocator - 1]);
     else
         std::fprintf(out, "  OMP_ALLOCATOR = '%lu'\n", static_cast<unsigned long>(allocator));
-    std::fprintf(out, "  OMP_TARGET_OFFLOAD = 'DEFAULT'\n");
+    std::fprintf(out, "  OMP_TARGET_OFFLOAD = '%s'\n", target_offload_names_k[s.target_offload]);
     if (verbose) {
         std::fprintf(out, "  GOMP_CPU_AFFINITY = ''\n");
         std::fprintf(out, "  GOMP_STACKSIZE = '%zu'\n", s.stack_bytes);

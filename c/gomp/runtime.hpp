@@ -96,6 +96,14 @@ static_assert(sizeof(task_icv_t) == 5 * sizeof(std::uint64_t) && std::has_unique
  */
 inline constexpr std::uint64_t default_spin_count_k = 2000;
 
+/**  target-offload-var (`OMP_TARGET_OFFLOAD`). With `mandatory`, a construct or device routine that names a device
+ *   other than the host stops the program (`device_not_found`); the others run such a construct on the host. */
+enum target_offload_t : std::uint8_t {
+    target_offload_default_k = 0,
+    target_offload_disabled_k = 1,
+    target_offload_mandatory_k = 2,
+};
+
 /**  Process-wide settings, read from the environment once (`read_environment`) and changed by the setters. */
 struct settings_t {
     task_icv_t initial;              ///< What every initial task starts with.
@@ -118,6 +126,7 @@ struct settings_t {
     std::uint64_t spin_count = default_spin_count_k; ///< `GOMP_SPINCOUNT` or its default for the wait policy.
     bool spin_infinite = false;
     unsigned allowed_cores = 1; ///< Cores this process may run on, at load.
+    target_offload_t target_offload = target_offload_default_k;
     // The device-wide ICVs the API may set from any thread, hence atomic (relaxed: each is one value).
     std::atomic<int> num_teams{0};          ///< nteams-var (`OMP_NUM_TEAMS`), 0 = unset.
     std::atomic<int> teams_thread_limit{0}; ///< teams-thread-limit-var, 0 = unset.
@@ -135,6 +144,11 @@ static_assert(supported_active_levels_k <= UINT8_MAX, "task_icv_t::max_active_le
 inline constexpr unsigned unlimited_threads_k = 0x7fffffffu;
 
 settings_t &settings() noexcept;
+
+/**  Where a construct or device routine names a device that does not exist (any but the host, number 0, and the
+ *   host fallback): with `OMP_TARGET_OFFLOAD=mandatory` the program stops, with exit status 1 and libgomp's words;
+ *   otherwise this returns, and the construct runs on the host or the routine fails. Any thread. */
+void device_not_found() noexcept;
 
 /**  One place of `OMP_PLACES`: a run of CPU ids in `places_t::cpus`. */
 struct place_t {

@@ -1381,6 +1381,15 @@ FORKUNION_GOMP_EXPORT void GOMP_error(char const *message, std::size_t length) {
 // the call returns, as an undeferred task, unless it has `nowait` and `depend` while some task is incomplete: then
 // it is a task (`target_block_t`) that starts once the tasks it depends on complete.
 
+namespace forkunion::gomp {
+void device_not_found() noexcept {
+    if (settings().target_offload != target_offload_mandatory_k) return;
+    (void)current_task(); // the environment's warnings and `OMP_DISPLAY_ENV` first, as at any first OpenMP call
+    std::fprintf(stderr, "forkunion gomp: OMP_TARGET_OFFLOAD is set to MANDATORY, but device not found\n");
+    std::exit(EXIT_FAILURE);
+}
+} // namespace forkunion::gomp
+
 namespace {
 constexpr unsigned map_firstprivate_k = 12;
 
@@ -1503,6 +1512,15 @@ void copy_target_block(void *destination, void *source) noexcept {
             addrs[i] = reinterpret_cast<void *>(address - from + to);
     }
 }
+/**  The device a construct's `device` argument names (-1 without the clause: default-device-var; -2 the host
+ *   fallback, which `if(false)` asks for) is the host, or missing (`device_not_found`). */
+void resolve_target_device(int device) noexcept {
+    if (settings().target_offload != target_offload_mandatory_k) return;
+    constexpr int default_device_k = -1, host_fallback_k = -2;
+    if (device == default_device_k) device = current_task().icv.default_device;
+    if (device != host_fallback_k && device != 0) device_not_found();
+}
+
 void run_target_block(void *block) {
     auto const &header = *static_cast<target_block_t const *>(block);
     run_on_host_device(header.fn, target_addresses(block), header.thread_limit);
@@ -1527,7 +1545,7 @@ void wait_for_target_dependences(unsigned flags, void **depend) {
 FORKUNION_GOMP_EXPORT void GOMP_target_ext(int device, void (*fn)(void *), std::size_t mapnum, void **hostaddrs,
                                            std::size_t *sizes, unsigned short *kinds, unsigned flags, void **depend,
                                            void **args) {
-    (void)device;
+    resolve_target_device(device);
     int const thread_limit = target_thread_limit(args);
     std::size_t align = 1;
     std::size_t const bytes = private_bytes(mapnum, sizes, kinds, align);
@@ -1559,25 +1577,35 @@ FORKUNION_GOMP_EXPORT void GOMP_target_ext(int device, void (*fn)(void *), std::
 FORKUNION_GOMP_EXPORT void GOMP_target(int device, void (*fn)(void *), void const *unused, std::size_t mapnum,
                                        void **hostaddrs, std::size_t *sizes, unsigned char *kinds) {
     // The GCC 4.9 form: no firstprivate items, no clauses.
-    (void)device, (void)unused, (void)mapnum, (void)sizes, (void)kinds;
+    (void)unused, (void)mapnum, (void)sizes, (void)kinds;
+    resolve_target_device(device);
     run_on_host_device(fn, hostaddrs, 0);
 }
 
-FORKUNION_GOMP_EXPORT void GOMP_target_data(int, void const *, std::size_t, void **, std::size_t *, unsigned char *) {}
-FORKUNION_GOMP_EXPORT void GOMP_target_data_ext(int, std::size_t, void **, std::size_t *, unsigned short *) {}
+FORKUNION_GOMP_EXPORT void GOMP_target_data(int device, void const *, std::size_t, void **, std::size_t *,
+                                            unsigned char *) {
+    resolve_target_device(device);
+}
+FORKUNION_GOMP_EXPORT void GOMP_target_data_ext(int device, std::size_t, void **, std::size_t *, unsigned short *) {
+    resolve_target_device(device);
+}
 FORKUNION_GOMP_EXPORT void GOMP_target_end_data(void) {}
-FORKUNION_GOMP_EXPORT void GOMP_target_update(int, void const *, std::size_t, void **, std::size_t *, unsigned char *) {
+FORKUNION_GOMP_EXPORT void GOMP_target_update(int device, void const *, std::size_t, void **, std::size_t *,
+                                              unsigned char *) {
+    resolve_target_device(device);
 }
 // `target update` and `target enter`/`exit data` move nothing; with `nowait` and `depend` they are still tasks that
 // the tasks depending on them wait for, behind the tasks they depend on, and without `nowait` they wait for those.
-FORKUNION_GOMP_EXPORT void GOMP_target_update_ext(int, std::size_t, void **, std::size_t *, unsigned short *,
+FORKUNION_GOMP_EXPORT void GOMP_target_update_ext(int device, std::size_t, void **, std::size_t *, unsigned short *,
                                                   unsigned flags, void **depend) {
+    resolve_target_device(device);
     if (deferred_target(flags, depend)) [[unlikely]]
         return GOMP_task([](void *) noexcept {}, nullptr, nullptr, 0, 1, true, task_depend_k, depend, 0, nullptr);
     wait_for_target_dependences(flags, depend);
 }
-FORKUNION_GOMP_EXPORT void GOMP_target_enter_exit_data(int, std::size_t, void **, std::size_t *, unsigned short *,
-                                                       unsigned flags, void **depend) {
+FORKUNION_GOMP_EXPORT void GOMP_target_enter_exit_data(int device, std::size_t, void **, std::size_t *,
+                                                       unsigned short *, unsigned flags, void **depend) {
+    resolve_target_device(device);
     if (deferred_target(flags, depend)) [[unlikely]]
         return GOMP_task([](void *) noexcept {}, nullptr, nullptr, 0, 1, true, task_depend_k, depend, 0, nullptr);
     wait_for_target_dependences(flags, depend);

@@ -1,7 +1,10 @@
 /*  Prints the ICVs that the environment sets, the place list included, for `run.cmake` to compare between runtimes
  *  under each variable (see test/gomp/CMakeLists.txt for the cases). With `GOMP_TEST_DEEP_STACK` set (next to a large
  *  `OMP_STACKSIZE`), every team thread but the master (whose stack is the process's) uses 20 MiB of its stack, which
- *  the platform's default thread stack (8 MiB) could not hold. */
+ *  the platform's default thread stack (8 MiB) could not hold. With `GOMP_TEST_TARGET="what device"` it then uses
+ *  device number `device` through one construct or device routine (`use_device`): under
+ *  `OMP_TARGET_OFFLOAD=mandatory`, every runtime stops the program with exit status 1 at a device other than the
+ *  host. */
 #include "gomp_test.h"
 
 #include <stdint.h>
@@ -11,6 +14,50 @@ static int deep_stack(void) {
     buffer[0] = 1;
     buffer[sizeof(buffer) - 1] = 2;
     return buffer[0] + buffer[sizeof(buffer) - 1];
+}
+
+/*  `what`: `region`, `default` (a `target` region without a `device` clause: default-device-var), `data`,
+ *  `update`, `enter` (`target` constructs), `alloc`, `memcpy` (device routines) on `device`; or `host`, what must not
+ *  stop a program under `OMP_TARGET_OFFLOAD=mandatory`: the host's number, `if(0)`, negative numbers and null
+ *  pointers given to the routines, the routines' queries. */
+static void use_device(const char *what, int device) {
+    int ran = 0, copy = 0;
+    if (!strcmp(what, "region")) {
+#pragma omp target device(device) map(tofrom : ran)
+        ran = 1;
+    } else if (!strcmp(what, "default")) {
+#pragma omp target map(tofrom : ran)
+        ran = 1;
+    } else if (!strcmp(what, "data")) {
+#pragma omp target data device(device) map(tofrom : ran)
+        ran = 1;
+    } else if (!strcmp(what, "update")) {
+#pragma omp target update device(device) to(ran)
+        ran = 1;
+    } else if (!strcmp(what, "enter")) {
+#pragma omp target enter data device(device) map(to : ran)
+        ran = 1;
+    } else if (!strcmp(what, "alloc")) {
+        void *block = omp_target_alloc(8, device);
+        ran = block != NULL;
+        omp_target_free(block, device);
+    } else if (!strcmp(what, "memcpy")) {
+        ran = omp_target_memcpy(&copy, &ran, sizeof(ran), 0, 0, device, omp_get_initial_device()) == 0;
+    } else if (!strcmp(what, "host")) {
+        int on_fallback = 0;
+#pragma omp target device(omp_get_initial_device()) map(tofrom : ran)
+        ran = 1;
+#pragma omp target device(1) if (0) map(tofrom : on_fallback)
+        on_fallback = 1;
+        omp_target_free(NULL, 1);
+        printf("if(0) %d, alloc on -1 %d, null present on 1 %d, copy to -1 from 1 %d, rectangle query on 1 %d, pause "
+               "1 %d\n",
+               on_fallback, omp_target_alloc(8, -1) != NULL, omp_target_is_present(NULL, 1),
+               omp_target_memcpy(&copy, &ran, sizeof(ran), 0, 0, -1, 1),
+               omp_target_memcpy_rect(NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, 1, 0),
+               omp_pause_resource(omp_pause_soft, 1));
+    }
+    printf("%s on device %d: %d\n", what, device, ran);
 }
 
 int main(void) {
@@ -54,6 +101,12 @@ int main(void) {
 #pragma omp parallel num_threads(2) reduction(+ : sum)
         sum += omp_get_thread_num() == 0 ? 3 : deep_stack();
         printf("20 MiB of stack on every thread: %d\n", sum);
+    }
+    if (getenv("GOMP_TEST_TARGET")) {
+        char what[32];
+        int device = 0;
+        CHECK(sscanf(getenv("GOMP_TEST_TARGET"), "%31s %d", what, &device) == 2);
+        use_device(what, device);
     }
     return 0;
 }

@@ -3,10 +3,11 @@
 #   preload  the same binary with LD_PRELOAD=DROPIN (the real libgomp is loaded too, and must not serve);
 #   libdir   the same binary with LD_LIBRARY_PATH=LIBDIR, whose libgomp.so.1 is the drop-in;
 #   direct   DIRECT, linked against the drop-in without -lgomp (`ldd` must show no libgomp).
-# Each run must exit 0 and name its server on stderr (`served-by: ...`, see gomp_test.h). ENVIRONMENT holds
-# NAME=VALUE assignments separated by |; EXPECT, when set, must match the stderr of the drop-in's runs. ARGUMENTS
-# (separated by |) go to the program. With REFUSE set, the drop-in's runs must instead abort, with EXPECT on stderr.
-# With EXIT set, every run (libgomp's too) must exit with that status instead of 0, and their outputs still agree.
+# Each run must exit with status 0 (but see EXIT) and name its server on stderr (`served-by: ...`, see gomp_test.h).
+# ENVIRONMENT holds NAME=VALUE assignments separated by |; EXPECT, when set, must match the stderr of the drop-in's
+# runs. ARGUMENTS (separated by |) go to the program. With REFUSE set, the drop-in's runs must instead abort, with
+# EXPECT on stderr. With EXIT set, every run (libgomp's too) must exit with that status instead of 0, and their
+# outputs still agree.
 cmake_policy(VERSION 3.21)
 foreach(_required PROGRAM DIRECT DROPIN LIBDIR MODES)
     if(NOT DEFINED ${_required})
