@@ -567,15 +567,13 @@ FORKUNION_GOMP_EXPORT int omp_get_place_num(void) {
     return current_place();
 }
 FORKUNION_GOMP_EXPORT int omp_get_partition_num_places(void) {
-    task_t const &task = current_task();
-    return static_cast<int>(task.partition_count ? task.partition_count : places().places_count);
+    return static_cast<int>(partition_of(current_task()).count);
 }
 FORKUNION_GOMP_EXPORT void omp_get_partition_place_nums(int *numbers) {
     if (!numbers) return;
-    task_t const &task = current_task();
-    unsigned const first = task.partition_count ? task.partition_first : 0;
-    unsigned const count = task.partition_count ? task.partition_count : places().places_count;
-    for (unsigned place = 0; place != count; ++place) numbers[place] = static_cast<int>(first + place);
+    partition_t const partition = partition_of(current_task());
+    for (unsigned place = 0; place != partition.count; ++place)
+        numbers[place] = static_cast<int>(partition.first + place);
 }
 
 // ---- Affinity format ----

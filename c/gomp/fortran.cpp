@@ -173,9 +173,8 @@ FORKUNION_GOMP_EXPORT void omp_get_partition_place_nums_(std::int32_t *numbers) 
 }
 FORKUNION_GOMP_EXPORT void omp_get_partition_place_nums_8_(std::int64_t *numbers) {
     // A partition is a run of consecutive places of the list.
-    forkunion::gomp::task_t const &task = forkunion::gomp::current_task();
-    std::int64_t const first = task.partition_count ? task.partition_first : 0;
-    for (int place = 0; place < omp_get_partition_num_places(); ++place) numbers[place] = first + place;
+    forkunion::gomp::partition_t const partition = forkunion::gomp::partition_of(forkunion::gomp::current_task());
+    for (unsigned place = 0; place != partition.count; ++place) numbers[place] = std::int64_t(partition.first) + place;
 }
 
 // ---- Locks ----

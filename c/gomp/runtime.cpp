@@ -964,8 +964,7 @@ void run_serial(task_t &parent, void (*fn)(void *), void *data, loop_shape_t con
         update(placement.partition_first, parent.partition_first);
         update(placement.partition_count, parent.partition_count);
     } else {
-        unsigned const first = parent.partition_count ? parent.partition_first : 0;
-        unsigned const count = parent.partition_count ? parent.partition_count : places().places_count;
+        auto const [first, count] = partition_of(parent);
         // A master bound nowhere in its partition (a thread's first region) starts from the partition's first place.
         int const here = thread_state.place;
         bool const inside = here >= 0 && static_cast<unsigned>(here) - first < count;

@@ -424,6 +424,16 @@ inline task_t &current_task() noexcept {
 inline bool inside_a_region(task_t const *task) noexcept {
     return task && (task->level != 0 || task->root_level != 0);
 }
+/**  `task`'s place partition as places `[first, first + count)` of the list, its count 0 (the whole list) resolved. */
+struct partition_t {
+    unsigned first = 0;
+    unsigned count = 0;
+};
+inline partition_t partition_of(task_t const &task) noexcept {
+    if (task.partition_count) return {task.partition_first, task.partition_count};
+    return {0, places().places_count};
+}
+
 /**  Makes `task` the calling thread's innermost task and returns the one it replaces. */
 inline task_t *swap_current_task(task_t *task) noexcept {
     task_t *const previous = &current_task();
