@@ -1299,8 +1299,9 @@ namespace {
  *  thread of the parent may have held at the fork is made free, since its holder does not exist here: the roots'
  *  and shapes' mutexes (creating a root; growing, pausing or re-tuning one),
  *  the `atomic` fallback lock and the affinity format's (held only around their own short copies), and an
- *  environment read another thread was in the middle of (read again). The data they guard is the roots', which the
- *  child abandons, or is written again. The unnamed and named `critical` sections and the `omp_*_lock`s are the
+ *  environment read another thread was in the middle of (read again), and the worksharing overflow lock of each team
+ *  whose region the calling thread goes on with (`forget_worksharing_in_child`). The data they guard is the roots',
+ *  which the child abandons, is written again, or stays usable at every step of a change (the overflow table). The unnamed and named `critical` sections and the `omp_*_lock`s are the
  *  program's: one held by another thread at the fork stays held in the child, as a POSIX mutex does.
  */
 void forget_roots_in_child() noexcept {
@@ -1317,10 +1318,9 @@ void forget_roots_in_child() noexcept {
     thread_state_t &state = thread_state;
     state.home = nullptr;
     for (unsigned level = 0; level != state.nested_capacity; ++level) state.nested[level] = nullptr;
-    // The teams of the regions this thread was in: its region bodies go on in the child, and their `nowait`
-    // constructs may divert to overflow slots, under a lock a thread left in the parent may hold.
+    // The teams of the regions this thread was in: its region bodies go on in the child, alone.
     for (task_t *task = current_task_pointer; task; task = task->parent)
-        if (task->team) task->team->overflow.lock.store(0, std::memory_order_relaxed);
+        if (task->team) forget_worksharing_in_child(*task->team);
 }
 
 __attribute__((constructor)) void load() noexcept {

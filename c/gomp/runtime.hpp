@@ -607,18 +607,32 @@ struct team_t {
     /**  The overflow slots of constructs diverted from the ring (see `ws_slot_t`): a table keyed by construct number
      *   (open addressing, at most half full), and the lock that orders every diversion, lookup, insertion, removal
      *   and ring free after a diversion. Taken only on a construct some member reached a ring's length ahead (and by
-     *   such a construct's last leaver). */
+     *   such a construct's last leaver).
+     *
+     *   A `fork()` child may find the lock held and the table in the middle of a change by a thread left in the
+     *   parent (`forget_roots_in_child` frees the lock). So every change keeps each present slot findable at every
+     *   step of its stores, in program order: a grown table is filled before it replaces the old one in one store,
+     *   `used` counts an insertion before its entry is stored, and a removal moves entries back over the removed one
+     *   before it clears the last hole. */
     struct alignas(line_k) overflow_line_t {
         std::atomic<std::uint32_t> lock{0};
-        unsigned capacity_log2 = 0;
-        ws_slot_t **slots = nullptr; ///< `2^capacity_log2` entries, null until the first diversion.
-        std::uint64_t used = 0;
+        /**  A header, then `mask + 1` (a power of two) entries in the same allocation; null until the first
+         *   diversion. */
+        struct table_t {
+            std::uint64_t mask = 0;
+            ws_slot_t **entries() noexcept { return reinterpret_cast<ws_slot_t **>(this + 1); }
+        };
+        std::atomic<table_t *> table{nullptr};
+        std::atomic<std::uint64_t> used{0};
     } overflow;
 
     team_t() noexcept {
         for (std::uint64_t slot = 0; slot != ws_slots_k; ++slot)
             slots[slot].control.state.store(slot * 4, std::memory_order_relaxed); // free for construct `slot`
     }
+    ~team_t() { std::free(overflow.table.load(std::memory_order_relaxed)); }
+    team_t(team_t const &) = delete;
+    team_t &operator=(team_t const &) = delete;
 };
 
 /**  The host `teams` region the calling thread runs: its team number, how many teams there are, and their thread
@@ -775,6 +789,10 @@ bool loop_leave(task_t &task, bool barrier) noexcept;
 /**  After a cancelled region's join (no member touches the team): frees every worksharing slot for the constructs
  *   from `next` on and closes every stealing cursor, whatever constructs the members skipped. */
 void reset_worksharing(team_t &team, std::uint64_t next) noexcept;
+/**  In a `fork()` child, for a team whose region the child's thread goes on with alone: frees the overflow lock a
+ *   thread left in the parent may hold, and makes a ring slot such a thread was initializing free again for its
+ *   construct (nobody could enter it, so nothing of it ran). */
+void forget_worksharing_in_child(team_t &team) noexcept;
 void sections_enter(task_t &task, std::uint64_t count, void **memory, std::uint64_t memory_bytes,
                     std::uintptr_t *reductions = nullptr) noexcept;
 

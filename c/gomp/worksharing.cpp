@@ -9,6 +9,7 @@
  *  `to_user` maps a chunk back to the iteration variable, and the last chunk ends at the loop's own bound, so no end
  *  value can overflow its type.
  */
+#include <bit>
 #include "runtime.hpp"
 
 #include <cstdarg> // `va_list`
@@ -36,63 +37,72 @@ enum class entry_t { first, follower, cancelled, retry };
 
 // ---- Overflow slots: an open-addressing table keyed by construct number, under the team's overflow lock ----
 
-std::uint64_t overflow_home(team_t::overflow_line_t const &table, std::uint64_t id) noexcept {
-    return (id * 0x9e3779b97f4a7c15ull) >> (64 - table.capacity_log2); // Fibonacci hashing: ids are consecutive
+using overflow_table_t = team_t::overflow_line_t::table_t;
+
+std::uint64_t overflow_home(overflow_table_t const &table, std::uint64_t id) noexcept {
+    // Fibonacci hashing: ids are consecutive. The mask is 2^k - 1, so the top k bits of the product.
+    return (id * 0x9e3779b97f4a7c15ull) >> (64 - std::popcount(table.mask));
+}
+
+/**  Stores an entry so that a `fork()` snapshot taken after it also holds every store before it. */
+void overflow_store(ws_slot_t *&entry, ws_slot_t *slot) noexcept {
+    __atomic_store_n(&entry, slot, __ATOMIC_RELEASE);
 }
 
 ws_slot_t *overflow_find(team_t &team, std::uint64_t id) noexcept {
-    team_t::overflow_line_t &table = team.overflow;
-    if (!table.used) return nullptr;
-    std::uint64_t const mask = (std::uint64_t(1) << table.capacity_log2) - 1;
-    for (std::uint64_t index = overflow_home(table, id);; index = (index + 1) & mask) {
-        ws_slot_t *const slot = table.slots[index];
+    overflow_table_t *const table = team.overflow.table.load(std::memory_order_relaxed);
+    if (!team.overflow.used.load(std::memory_order_relaxed)) return nullptr;
+    for (std::uint64_t index = overflow_home(*table, id);; index = (index + 1) & table->mask) {
+        ws_slot_t *const slot = table->entries()[index];
         if (!slot || slot->control.diverted == id) return slot;
     }
 }
 
-void overflow_place(team_t::overflow_line_t &table, ws_slot_t *slot) noexcept {
-    std::uint64_t const mask = (std::uint64_t(1) << table.capacity_log2) - 1;
+void overflow_place(overflow_table_t &table, ws_slot_t *slot) noexcept {
     std::uint64_t index = overflow_home(table, slot->control.diverted);
-    while (table.slots[index]) index = (index + 1) & mask;
-    table.slots[index] = slot;
+    while (table.entries()[index]) index = (index + 1) & table.mask;
+    overflow_store(table.entries()[index], slot);
 }
 
-/**  Adds `slot`; the table stays at most half full, doubling (16 slots at first) when it would not. */
+/**  Adds `slot`; the table stays at most half full, doubling (16 entries at first) when it would not. */
 void overflow_insert(team_t &team, ws_slot_t *slot) noexcept {
-    team_t::overflow_line_t &table = team.overflow;
-    if (2 * (table.used + 1) > (std::uint64_t(1) << table.capacity_log2) || !table.slots) {
-        unsigned const old_log2 = table.capacity_log2;
-        ws_slot_t **const old_slots = table.slots;
-        unsigned const log2 = old_slots ? old_log2 + 1 : 4;
-        auto **const grown = static_cast<ws_slot_t **>(std::calloc(std::size_t(1) << log2, sizeof(ws_slot_t *)));
+    team_t::overflow_line_t &line = team.overflow;
+    overflow_table_t *table = line.table.load(std::memory_order_relaxed);
+    std::uint64_t const used = line.used.load(std::memory_order_relaxed);
+    if (!table || 2 * (used + 1) > table->mask + 1) {
+        std::uint64_t const entries = table ? 2 * (table->mask + 1) : 16;
+        auto *const grown =
+            static_cast<overflow_table_t *>(std::calloc(1, sizeof(overflow_table_t) + entries * sizeof(ws_slot_t *)));
         if (!grown) refuse("a worksharing construct's overflow slot", "out of memory");
-        table.slots = grown, table.capacity_log2 = log2;
-        if (old_slots)
-            for (std::uint64_t index = 0; index != (std::uint64_t(1) << old_log2); ++index)
-                if (old_slots[index]) overflow_place(table, old_slots[index]);
-        std::free(old_slots);
+        grown->mask = entries - 1;
+        if (table)
+            for (std::uint64_t index = 0; index <= table->mask; ++index)
+                if (table->entries()[index]) overflow_place(*grown, table->entries()[index]);
+        // Release: a snapshot with the new table has it filled.
+        line.table.store(grown, std::memory_order_release);
+        std::free(table);
+        table = grown;
     }
-    overflow_place(table, slot);
-    ++table.used;
+    line.used.store(used + 1, std::memory_order_relaxed);
+    overflow_place(*table, slot); // a release store, after the count
 }
 
-/**  Removes `slot` (present), moving back the entries its hole would hide from their lookups (linear probing). */
+/**  Removes `slot` (present), moving back over it the entries a hole there would hide from their lookups (linear
+ *   probing), and clearing the last position one came from; until then that entry is present twice. */
 void overflow_erase(team_t &team, ws_slot_t *slot) noexcept {
-    team_t::overflow_line_t &table = team.overflow;
-    std::uint64_t const mask = (std::uint64_t(1) << table.capacity_log2) - 1;
+    overflow_table_t &table = *team.overflow.table.load(std::memory_order_relaxed);
     std::uint64_t hole = overflow_home(table, slot->control.diverted);
-    while (table.slots[hole] != slot) hole = (hole + 1) & mask;
-    table.slots[hole] = nullptr;
-    for (std::uint64_t index = (hole + 1) & mask; table.slots[index]; index = (index + 1) & mask) {
-        std::uint64_t const home = overflow_home(table, table.slots[index]->control.diverted);
+    while (table.entries()[hole] != slot) hole = (hole + 1) & table.mask;
+    for (std::uint64_t index = (hole + 1) & table.mask; table.entries()[index]; index = (index + 1) & table.mask) {
+        std::uint64_t const home = overflow_home(table, table.entries()[index]->control.diverted);
         // The entry may fill the hole unless its home lies cyclically in `(hole, index]`.
         bool const stays = hole <= index ? (home > hole && home <= index) : (home > hole || home <= index);
         if (stays) continue;
-        table.slots[hole] = table.slots[index];
-        table.slots[index] = nullptr;
+        overflow_store(table.entries()[hole], table.entries()[index]);
         hole = index;
     }
-    --table.used;
+    overflow_store(table.entries()[hole], nullptr);
+    team.overflow.used.fetch_sub(1, std::memory_order_relaxed);
 }
 
 /**  Holds a team's overflow lock for a scope. */
@@ -681,17 +691,27 @@ void release_slot(ws_slot_t &slot) noexcept {
 }
 } // namespace
 
+void forget_worksharing_in_child(team_t &team) noexcept {
+    team.overflow.lock.store(0, std::memory_order_relaxed);
+    for (ws_slot_t &slot : team.slots) {
+        std::uint64_t const state = slot.control.state.load(std::memory_order_relaxed);
+        if ((state & 3) == initializing_k) slot.control.state.store(state - initializing_k + free_k);
+    }
+}
+
 void reset_worksharing(team_t &team, std::uint64_t next) noexcept {
     team.taskloop.cancelled_ws.store(no_ws_mark_k, std::memory_order_relaxed); // ordered by the next publication
-    team_t::overflow_line_t &table = team.overflow;
-    if (table.used)
-        for (std::uint64_t index = 0; index != (std::uint64_t(1) << table.capacity_log2); ++index)
-            if (ws_slot_t *const slot = table.slots[index]) {
-                table.slots[index] = nullptr;
+    team_t::overflow_line_t &overflow = team.overflow;
+    if (overflow.used.load(std::memory_order_relaxed)) {
+        overflow_table_t &table = *overflow.table.load(std::memory_order_relaxed);
+        for (std::uint64_t index = 0; index <= table.mask; ++index)
+            if (ws_slot_t *const slot = table.entries()[index]) {
+                table.entries()[index] = nullptr;
                 release_slot(*slot);
                 delete slot;
             }
-    table.used = 0;
+    }
+    overflow.used.store(0, std::memory_order_relaxed);
     for (std::uint64_t index = 0; index != ws_slots_k; ++index) {
         ws_slot_t &slot = team.slots[index];
         release_slot(slot);

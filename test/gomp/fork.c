@@ -1,15 +1,18 @@
 /*  fork(): a child of a process that ran parallel regions gets a fresh runtime and runs full teams (libgomp's
  *  child hangs there: its team threads are gone but it waits for them); a child forked inside a region returns
  *  from that region and runs new ones (also from a region of `GOMP_parallel_start`, whose end is a call of its
- *  own, and after running 20 `nowait` loops of the region alone); children forked at random points while other threads run regions, grow teams, nest them and release every
- *  thread with `omp_pause_resource_all` (whatever lock of the runtime those hold at the fork) run full teams too.
- *  Each child has 30 s before an alarm fails it. Runs under the drop-in only. */
+ *  own, and after running 20 `nowait` loops of the region alone). Children forked at random points while other
+ *  threads run regions, grow teams, nest them and release every thread with `omp_pause_resource_all` (whatever lock
+ *  of the runtime those hold at the fork) run full teams too, as do children forked while a team mate runs `nowait`
+ *  loops past the slot ring, which first run those loops alone without running any iteration twice. Each child has
+ *  30 s before an alarm fails it. Runs under the drop-in only. */
 #include "gomp_test.h"
 
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/wait.h>
+#include <string.h>
 #include <unistd.h>
 
 static int child_regions(void) {
@@ -105,6 +108,89 @@ static __attribute__((unused)) void fork_while_busy(int forks) {
     CHECK(hung == 0);
 }
 
+enum { ahead_loops_k = 40000, ahead_iterations_k = 4 };
+static unsigned char ahead_marks[ahead_loops_k][ahead_iterations_k];
+static atomic_int ahead_stop, ahead_done, ahead_progress;
+
+/**  One `nowait` loop that takes a worksharing slot, marking each iteration it runs. */
+static void ahead_loop(int loop) {
+#pragma omp for schedule(monotonic : dynamic) nowait
+    for (int i = 0; i < ahead_iterations_k; ++i) ++ahead_marks[loop][i];
+}
+
+/**  A child forked while its team mate ran ahead: it runs every loop alone, as far as the mate could have gone, and
+ *   no iteration may run twice (a lost or doubled overflow slot would run some again). 0 when none did. */
+static int ahead_child_loops(void) {
+    alarm(30);
+    for (int loop = 0; loop < ahead_loops_k; ++loop) ahead_loop(loop);
+    for (int loop = 0; loop < ahead_loops_k; ++loop)
+        for (int i = 0; i < ahead_iterations_k; ++i)
+            if (ahead_marks[loop][i] > 1) return 2;
+    return 0;
+}
+
+/**  Waits for `count` children; returns how many failed, naming each. */
+static int reap_children(pid_t const *children, int count) {
+    int failed = 0;
+    for (int index = 0; index < count; ++index) {
+        int status = 0;
+        CHECK(waitpid(children[index], &status, 0) == children[index]);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
+        ++failed;
+        fprintf(stderr, "child %d: %s %d\n", index, WIFSIGNALED(status) ? "signal" : "exit",
+                WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    }
+    return failed;
+}
+
+/**  Thread 1 of a team runs `nowait` loops far ahead of thread 0, which enters none of them yet: past the 8 ring
+ *   slots each loop diverts to an overflow slot, made, found and freed under the team's overflow lock, so forks at
+ *   pseudo-random moments find that lock held or its table in the middle of a change. Returns the failed children. */
+static int fork_while_ahead(int forks) {
+    enum { most_forks_k = 64 };
+    int const count = forks < most_forks_k ? forks : most_forks_k;
+    int failed = 0, child_status = -1;
+    memset(ahead_marks, 0, sizeof ahead_marks);
+    atomic_store(&ahead_stop, 0);
+    atomic_store(&ahead_done, -1);
+    atomic_store(&ahead_progress, 0);
+#pragma omp parallel num_threads(2) reduction(+ : failed)
+    if (omp_get_thread_num() == 1) {
+        int loop = 0;
+        while (loop < ahead_loops_k && !atomic_load(&ahead_stop)) {
+            ahead_loop(loop++);
+            atomic_store_explicit(&ahead_progress, loop, memory_order_relaxed);
+        }
+        atomic_store(&ahead_done, loop);
+    } else {
+        pid_t children[most_forks_k];
+        unsigned state = 777;
+        while (atomic_load(&ahead_progress) < 4 * 8) {} // the mate is past the ring: diverting
+        for (int made = 0; made < count && child_status < 0; ++made) {
+            state = state * 1103515245u + 12345u;
+            for (volatile unsigned spin = 0; spin < (state >> 8) % 20000u; ++spin) {}
+            fflush(stdout);
+            children[made] = fork();
+            CHECK(children[made] >= 0);
+            if (children[made] == 0) child_status = ahead_child_loops(); // then leaves the region, its only thread
+        }
+        if (child_status < 0) {
+            atomic_store(&ahead_stop, 1);
+            failed = reap_children(children, count);
+            // Thread 0 catches up: the same loops as its mate, in the slots the mate made.
+            while (atomic_load(&ahead_done) < 0) {}
+            for (int loop = 0; loop < atomic_load(&ahead_done); ++loop) ahead_loop(loop);
+        }
+    }
+    if (child_status >= 0) _exit(child_status == 0 ? child_regions() : child_status);
+    // In the parent both threads ran every loop: each iteration exactly once.
+    for (int loop = 0; loop < atomic_load(&ahead_done); ++loop)
+        for (int i = 0; i < ahead_iterations_k; ++i) CHECK(ahead_marks[loop][i] == 1);
+    printf("%d forks while a team mate ran nowait loops ahead: %d children failed\n", count, failed);
+    fprintf(stderr, "(the mate ran %d loops)\n", atomic_load(&ahead_done)); // varies from run to run
+    return failed;
+}
+
 int main(void) {
     report_server();
     CHECK(served_by_forkunion());
@@ -177,6 +263,7 @@ int main(void) {
     fprintf(stderr, "forks while busy: skipped under ASan, whose allocator a fork child may find locked\n");
 #else
     fork_while_busy(getenv("GOMP_TEST_FORKS") ? atoi(getenv("GOMP_TEST_FORKS")) : 60);
+    CHECK(fork_while_ahead(getenv("GOMP_TEST_FORKS") ? atoi(getenv("GOMP_TEST_FORKS")) : 60) == 0);
 #endif
     return 0;
 }
