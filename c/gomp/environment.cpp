@@ -370,12 +370,16 @@ bool read_long(char const *&at, std::int64_t &value) noexcept {
     return true;
 }
 
+/**  The most places an explicit `OMP_PLACES` list may name (libgomp 12's bound). */
+constexpr std::uint64_t max_listed_places_k = 65536;
+
 /**  Reading an explicit place list: where it stands, where its places go (null: the syntax is checked, nothing is
  *   made, as with `OMP_PROC_BIND=false`), and why a well-formed list is still ignored. */
 struct place_list_t {
     char const *at;
     place_builder_t *builder;
-    std::size_t range; ///< CPU ids below it may be named.
+    std::size_t range;       ///< CPU ids below it may be named.
+    std::uint64_t named = 0; ///< Places the list has named so far (exclusions not subtracted).
     char fault[96] = "";
 
     bool fail(char const *format, std::uint64_t number = 0, std::uint64_t other = 0) noexcept {
@@ -451,6 +455,8 @@ struct place_list_t {
             skip_spaces(at);
             if (interval && *at == ':' && !read_long(++at, stride)) return false;
             skip_spaces(at);
+            // libgomp 12's bound on a list, which it then ignores as invalid.
+            if (!exclude && (named += count) > max_listed_places_k) return fail("lists more than 65536 places");
             if (builder && exclude && !builder->remove(listed)) return fail("excludes a place it does not list before");
             for (std::uint64_t copy = 0; builder && !exclude && copy != count; ++copy) {
                 cpu_mask_t shifted;

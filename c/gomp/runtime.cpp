@@ -235,8 +235,12 @@ namespace {
 struct thread_state_t {
     task_t initial;
     bool initialized = false;
-    bool started = false;    ///< The thread ran its first region as a team member (pinning, the affinity line).
-    int place = -1;          ///< The place this thread is bound to, or -1.
+    bool started = false; ///< The thread ran its first region as a team member (pinning, the affinity line).
+    bool settled = false; ///< Started, and no affinity line to keep up: a region that does not move it skips it.
+    int place = -1;       ///< The place this thread is bound to, or -1.
+    /**  What the thread's last `OMP_DISPLAY_AFFINITY` line could show that may change: level, thread number, team
+     *   size, ancestor's thread number, team number, number of teams, place. */
+    int shown[7] = {-1, -1, -1, -1, -1, -1, -1};
     int wanted_place = -1;   ///< The place it was last asked to move to (`move_thread`): a refused pin is not retried.
     root_t *home = nullptr;  ///< The root this thread holds from its first region until it exits (`claim_root`).
     unsigned home_forks = 0; ///< `forks_` when `home` and `nested` were last claimed.
@@ -785,19 +789,38 @@ void move_thread_quietly(int place) noexcept {
 }
 
 /**
- *  Moves the calling thread to `place` (-1: leaves it where it is) if it was not asked to go there before, and prints
- *  its affinity line with `OMP_DISPLAY_AFFINITY` when it starts or moves. A refused pin is not retried until another
- *  place is asked for.
+ *  With `OMP_DISPLAY_AFFINITY`, prints the calling thread's affinity line when anything the format's fields can show
+ *  changed since its last one (OpenMP 5.1: "when entering the first parallel region and when there is any change"):
+ *  its level, thread number, team size, ancestor's thread number, team, number of teams or place. A thread that
+ *  starts a region, a nested one or a serialized one checks; host name, process and thread ids never change.
+ */
+[[gnu::noinline, gnu::cold]] void display_affinity_if_changed() noexcept {
+    thread_state_t &state = thread_state;
+    int const level = omp_get_level();
+    int const now[7] = {level,
+                        omp_get_thread_num(),
+                        omp_get_num_threads(),
+                        omp_get_ancestor_thread_num(level - 1),
+                        omp_get_team_num(),
+                        omp_get_num_teams(),
+                        state.place};
+    if (std::memcmp(now, state.shown, sizeof(now)) == 0) return;
+    std::memcpy(state.shown, now, sizeof(now));
+    omp_display_affinity(nullptr);
+}
+
+/**
+ *  Moves the calling thread to `place` (-1: leaves it where it is) if it was not asked to go there before, and with
+ *  `OMP_DISPLAY_AFFINITY` prints its affinity line if that changed. A refused pin is not retried until another place
+ *  is asked for.
  */
 [[gnu::noinline, gnu::cold]] void move_thread(int place) noexcept {
     thread_state_t &state = thread_state;
-    bool const moved = place >= 0 && place != state.wanted_place;
     move_thread_quietly(place);
-    if (loaded_settings().display_affinity && (moved || !state.started)) {
-        state.started = true;
-        omp_display_affinity(nullptr);
-    }
     state.started = true;
+    // While affinity lines are shown, every region start checks whether its line changed.
+    state.settled = !loaded_settings().display_affinity;
+    if (!state.settled) display_affinity_if_changed();
 }
 
 /**
@@ -811,14 +834,14 @@ void move_thread_quietly(int place) noexcept {
     if (placement.bind == bind_false_k) [[likely]] {
         task.partition_first = placement.partition_first;
         task.partition_count = placement.partition_count;
-        if (!state.started) [[unlikely]]
+        if (!state.settled) [[unlikely]]
             move_thread(-1);
         return;
     }
     member_place_t const chosen = member_place(placement, thread, team.header.size);
     task.partition_first = chosen.first;
     task.partition_count = chosen.count;
-    if (chosen.place != state.wanted_place || !state.started) [[unlikely]]
+    if (chosen.place != state.wanted_place || !state.settled) [[unlikely]]
         move_thread(chosen.place);
 }
 
@@ -861,10 +884,20 @@ void update(value_type_ &field, value_type_ const &value) noexcept {
     task.ws.doacross_progress = nullptr;
 }
 
-/**  The ICVs the implicit tasks of a region inherit from `parent`: the next entries of the per-level lists. */
-task_icv_t child_icv(task_t const &parent) noexcept {
+/**  Whether a region's `proc_bind` clause (`flags`' low 3 bits) changes the bind-var its implicit tasks inherit
+ *   from `parent`: while bind-var is not false, the clause becomes theirs, as in libgomp (a next entry of the
+ *   `OMP_PROC_BIND` list, if any, still takes precedence: `child_icv`). */
+bool clause_binds(task_t const &parent, unsigned flags) noexcept {
+    int const clause = static_cast<int>(flags & 7);
+    return clause != bind_false_k && parent.icv.bind != bind_false_k && parent.icv.bind != clause;
+}
+
+/**  The ICVs the implicit tasks of a region that `parent` opens with `flags` inherit: the `proc_bind` clause
+ *   (`clause_binds`), then the next entries of the per-level lists. */
+task_icv_t child_icv(task_t const &parent, unsigned flags) noexcept {
     settings_t const &s = loaded_settings();
     task_icv_t icv = parent.icv;
+    if (clause_binds(parent, flags)) icv.bind = static_cast<int>(flags & 7);
     if (icv.nthreads_pos + 1 < s.nthreads_list_size) icv.nthreads = s.nthreads_list[++icv.nthreads_pos];
     if (icv.bind_pos + 1 < s.bind_list_size) icv.bind = s.bind_list[++icv.bind_pos];
     return icv;
@@ -910,10 +943,10 @@ void give_back_threads(group_t *group, unsigned taken) noexcept {
 }
 
 /**  Runs a region with a team of one: no root, no barrier, every worksharing construct on this thread alone. */
-void run_serial(task_t &parent, void (*fn)(void *), void *data, loop_shape_t const *loop,
+void run_serial(task_t &parent, unsigned flags, void (*fn)(void *), void *data, loop_shape_t const *loop,
                 std::uint64_t const *sections) noexcept {
     task_t task;
-    task.icv = child_icv(parent);
+    task.icv = child_icv(parent, flags);
     task.implicit = &task;
     task.parent = &parent;
     task.level = parent.level + 1;
@@ -924,6 +957,8 @@ void run_serial(task_t &parent, void (*fn)(void *), void *data, loop_shape_t con
     if (loop) loop_enter(task, *loop, nullptr, 0);
     if (sections) sections_enter(task, *sections, nullptr, 0);
     task_t *const saved = swap_current_task(&task);
+    if (loaded_settings().display_affinity) [[unlikely]]
+        display_affinity_if_changed();
     fn(data);
     if (tasks_incomplete()) [[unlikely]]
         finish_region_tasks(&task);
@@ -965,9 +1000,10 @@ void run_serial(task_t &parent, void (*fn)(void *), void *data, loop_shape_t con
     update(header.active_level, parent.active_level + 1);
     update(header.root_level, parent.root_level + 1);
     update(header.parent, &parent);
-    // Without per-level lists (the usual case) the implicit tasks inherit the parent's ICVs as they are.
-    if ((s.nthreads_list_size | s.bind_list_size) > 1) [[unlikely]]
-        update(header.icv, child_icv(parent));
+    // Without per-level lists or a binding clause (the usual case) the implicit tasks inherit the parent's ICVs as
+    // they are.
+    if ((s.nthreads_list_size | s.bind_list_size) > 1 || clause_binds(parent, flags)) [[unlikely]]
+        update(header.icv, child_icv(parent, flags));
     else
         update(header.icv, parent.icv);
     update(header.ws_base, root->master.ws_next);
@@ -1192,7 +1228,7 @@ void run_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned fl
         taken = root ? size - 1 : 0;
     }
     if (!root) [[unlikely]]
-        return run_serial(parent, fn, data, loop, sections);
+        return run_serial(parent, flags, fn, data, loop, sections);
 
     unsigned const forks = forks_.load(std::memory_order_relaxed);
     team_t &team = root->team;
@@ -1241,7 +1277,7 @@ void start_parallel(void (*fn)(void *), void *data, unsigned nthreads, loop_shap
     if (!master) refuse("GOMP_parallel_start", "out of memory for the master's task");
     if (!root) {
         // A team of one: the task alone remembers the region; `end_parallel` finds no team in it.
-        master->icv = child_icv(parent);
+        master->icv = child_icv(parent, 0); // `GOMP_parallel_start` has no `proc_bind`
         master->implicit = master;
         master->parent = &parent;
         master->level = parent.level + 1;

@@ -1,9 +1,10 @@
 /*  Thread affinity: where `proc_bind(primary | close | spread)` puts a team's threads and what place partition each
  *  implicit task gets, relative to the master's place and partition (OpenMP 5.1, section 2.6.2): teams of fewer and
  *  more threads than places, nested teams inside `spread` and `close` members, and regions whose bindings alternate,
- *  where a thread must move between regions. Every member reports its place, its partition and whether its CPU mask
- *  is its place's; the runner compares the lines with libgomp's. Run with `OMP_PLACES` of 2 and 5 places (places may
- *  repeat CPUs, so 5 fit on 2), and without places (nothing is bound). */
+ *  where a thread must move between regions. Every member reports its place, its partition, whether its CPU mask is
+ *  its place's and its bind-var (a team's `proc_bind` clause becomes its members', so a nested team with no clause
+ *  binds as the clause said); the runner compares the lines with libgomp's. Run with `OMP_PLACES` of 2 and 5 places
+ *  (places may repeat CPUs, so 5 fit on 2), and without places (nothing is bound). */
 #include "gomp_test.h"
 
 #include <sched.h>
@@ -17,6 +18,7 @@ typedef struct {
     int partition[max_places_k];
     int partition_size;
     int mask_ok; // the thread's CPU mask is its place's (or, unbound, any)
+    int bind;    // bind-var of the implicit task: the region's clause while bind-var was not false
 } report_t;
 
 static report_t reports[max_threads_k][max_threads_k]; // [outer thread][inner thread]; inner 0 for flat teams
@@ -41,23 +43,28 @@ static void report(report_t *out) {
     CHECK(out->partition_size >= 0 && out->partition_size <= max_places_k);
     omp_get_partition_place_nums(out->partition);
     out->mask_ok = mask_matches_place(out->place);
+    out->bind = (int)omp_get_proc_bind();
 }
 
 static void print_report(char const *name, int outer, int inner, report_t const *r) {
     printf("%s %d.%d: place %d, partition", name, outer, inner, r->place);
     for (int i = 0; i < r->partition_size; ++i) printf(" %d", r->partition[i]);
-    printf(", mask %s\n", r->mask_ok ? "ok" : "WRONG");
+    printf(", mask %s, bind %d\n", r->mask_ok ? "ok" : "WRONG", r->bind);
 }
 
 static void print_flat(char const *name, int threads) {
     for (int t = 0; t < threads; ++t) print_report(name, t, 0, &reports[t][0]);
 }
 
-typedef enum { primary_k, close_k, spread_k } binding_t;
+typedef enum { primary_k, close_k, spread_k, inherit_k } binding_t;
 
-/**  Runs `body(argument)` in a region of `threads` threads bound by `binding`. */
+/**  Runs `body(argument)` in a region of `threads` threads bound by `binding` (`inherit_k`: no clause). */
 static void region(binding_t binding, int threads, void (*body)(void *), void *argument) {
     switch (binding) {
+    case inherit_k:
+#pragma omp parallel num_threads(threads)
+        body(argument);
+        break;
     case primary_k:
 #pragma omp parallel num_threads(threads) proc_bind(primary)
         body(argument);
@@ -154,6 +161,10 @@ static void close2_primary3(void) {
 static void close2_close2(void) {
     nested("close2/close2", 2, close_k, 2, close_k);
 }
+/**  A team with no clause inside a `primary` one binds as `primary` too: the clause became its parent's bind-var. */
+static void primary2_inherit2(void) {
+    nested("primary2/inherit2", 2, primary_k, 2, inherit_k);
+}
 /**  Explicit tasks and serialized regions see their encountering task's partition. The task is undeferred: libgomp
  *   12 answers for a deferred one with the partition of whichever thread runs it. */
 static void inherited(void) {
@@ -197,9 +208,9 @@ int main(void) {
     report(&initial);
     printf("places %d, bind %d\n", omp_get_num_places(), (int)omp_get_proc_bind());
     print_report("initial", 0, 0, &initial);
-    void (*const scenarios[])(void) = {spread6,         spread3,       close3,         close5,
-                                       primary3,        alternating,   spread3_close2, spread2_spread2,
-                                       close2_primary3, close2_close2, inherited};
+    void (*const scenarios[])(void) = {
+        spread6,        spread3,         close3,          close5,        primary3,          alternating,
+        spread3_close2, spread2_spread2, close2_primary3, close2_close2, primary2_inherit2, inherited};
     for (unsigned i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); ++i) isolated(scenarios[i]);
     return 0;
 }

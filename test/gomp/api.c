@@ -1,7 +1,8 @@
 /*  The `omp_*` API: setters and queries of the ICVs (with the values libgomp picks where the specification leaves
  *  them open), devices and host `teams`, places, the affinity format, memory allocators, `omp_pause_resource`,
  *  and the Fortran spellings (`omp_*_`, `omp_*_8_`) called the way gfortran calls them. Nested teams themselves are
- *  test/gomp/nested.c's. With an argument, one case that ends the program instead (`run_case`). */
+ *  test/gomp/nested.c's. With an argument, one case that ends the program instead, or whose stderr the runner reads
+ *  (`run_case`). */
 #include "gomp_test.h"
 
 #include <pthread.h>
@@ -383,6 +384,24 @@ static int run_case(char const *name) {
         char line[64];
         size_t const length = omp_capture_affinity(line, sizeof(line), bad_formats[i]);
         printf("captured %zu characters instead of stopping the program\n", length);
+        return 0;
+    }
+    if (strcmp(name, "display_changes") == 0) {
+        // Under OMP_DISPLAY_AFFINITY, a thread shows its line again when what it shows changed: the team size (2,
+        // 3, 2), then the level (a nested team); a region like the one before shows nothing new.
+        omp_set_max_active_levels(2);
+        int const sizes[] = {2, 3, 2, 2};
+        atomic_int members = 0;
+        for (int i = 0; i < 4; ++i) {
+#pragma omp parallel num_threads(sizes[i])
+            atomic_fetch_add(&members, 1);
+        }
+#pragma omp parallel num_threads(2)
+        if (omp_get_thread_num() == 0) {
+#pragma omp parallel num_threads(2)
+            atomic_fetch_add(&members, 1);
+        }
+        printf("regions of 2, 3, 2 and 2 threads, then a nested one: %d members\n", atomic_load(&members));
         return 0;
     }
     if (strcmp(name, "fallback_cycles") == 0) {
