@@ -491,7 +491,7 @@ FORKUNION_GOMP_EXPORT void omp_destroy_lock(void *lock) {
     (void)lock;
 }
 FORKUNION_GOMP_EXPORT void omp_set_lock(void *lock) {
-    mutex_lock(simple(lock)->word);
+    program_lock(simple(lock)->word);
 }
 FORKUNION_GOMP_EXPORT void omp_unset_lock(void *lock) {
     mutex_unlock(simple(lock)->word);
@@ -514,7 +514,7 @@ FORKUNION_GOMP_EXPORT void omp_set_nest_lock(void *pointer) {
     task_t const *self = lock_owner();
     // `owner` is only written by the holder: a reader that is not the owner can never see its own address there.
     if (__atomic_load_n(&lock->owner, __ATOMIC_RELAXED) != self) {
-        mutex_lock(lock->word);
+        program_lock(lock->word);
         __atomic_store_n(&lock->owner, self, __ATOMIC_RELAXED);
     }
     ++lock->depth;

@@ -173,36 +173,52 @@ namespace {
 unsigned process_threads() noexcept;
 } // namespace
 
-/**
- *  The most pause hints (~0.7 µs) a waiter for a held mutex lets pass between two looks at its word. Each look pulls
- *  the word's line into the waiter's cache, so the holder's next unlock has to fetch it back: with a look every hint,
- *  a holder that runs short sections back to back pays that transfer on every section (a contended `critical` of
- *  ~30 ns cost ~55 ns more than alone, as under libgomp); doubling the gap from 1 to 16 hints lets it run several
- *  sections per look (~30 ns more). The cost is noticing a release up to that gap late, never more than the wait
- *  so far plus one.
- */
-constexpr std::uint64_t mutex_backoff_k = 16;
+namespace {
 
-void mutex_lock(std::atomic<std::uint32_t> &word) noexcept {
+/**
+ *  Takes `word` (see `mutex_lock`), looking at it again after `most_gap` pause hints at most while it spins: the gap
+ *  doubles from 1 up to that. The spin count counts pause hints, so a longer gap does not lengthen the wait before
+ *  sleeping; a release is noticed up to one gap late, never more than the wait so far plus one hint.
+ */
+void lock_word(std::atomic<std::uint32_t> &word, std::uint64_t most_gap) noexcept {
     std::uint32_t expected = 0;
     // Acquire pairs with the release in `mutex_unlock`: the previous holder's writes are visible.
     if (word.compare_exchange_strong(expected, 1, std::memory_order_acquire, std::memory_order_relaxed)) return;
     // Locks do not know their team: the process's team threads against the cores decide whether spinning starves
     // the holder (then capped as a barrier's is).
     wait_policy_t const policy = wait_policy(process_threads());
-    // The spin count counts pause hints, so backing off does not lengthen the wait before sleeping.
-    std::uint64_t backoff = 1;
+    std::uint64_t gap = 1;
     for (std::uint64_t spin = 0; spin < policy.spins;) {
         expected = 0;
         if (word.load(std::memory_order_relaxed) == 0 &&
             word.compare_exchange_weak(expected, 1, std::memory_order_acquire, std::memory_order_relaxed))
             return;
-        for (std::uint64_t i = 0; i < backoff; ++i) pause_once();
-        spin += backoff;
-        if (backoff < mutex_backoff_k) backoff *= 2;
+        for (std::uint64_t i = 0; i < gap; ++i) pause_once();
+        spin += gap;
+        if (gap < most_gap) gap *= 2;
     }
     // 2 = "locked, maybe sleepers": whoever unlocks a 2 wakes one sleeper.
     while (word.exchange(2, std::memory_order_acquire) != 0) kernel_wait(word, 2, 0);
+}
+
+/**
+ *  The most pause hints (~0.7 µs) a waiter for one of the program's locks lets pass between two looks at it. Each
+ *  look pulls the word's line into the waiter's cache, so the holder's next unlock has to fetch it back: with a look
+ *  every hint, a holder that runs short sections back to back pays that transfer on every section (a contended
+ *  `critical` of ~30 ns cost ~55 ns more than alone, as under libgomp); a gap of up to 16 hints lets it run several
+ *  sections per look (~30 ns more). The runtime's own locks look every hint: their waiters have work that waits for
+ *  them (with the gap, `taskloop grainsize(1)`, whose tasks take the task-tracking lock, cost ~30 % more).
+ */
+constexpr std::uint64_t program_lock_gap_k = 16;
+
+} // namespace
+
+void mutex_lock(std::atomic<std::uint32_t> &word) noexcept {
+    lock_word(word, 1);
+}
+
+void program_lock(std::atomic<std::uint32_t> &word) noexcept {
+    lock_word(word, program_lock_gap_k);
 }
 
 bool mutex_try_lock(std::atomic<std::uint32_t> &word) noexcept {
@@ -1432,13 +1448,13 @@ FORKUNION_GOMP_EXPORT bool GOMP_barrier_cancel(void) {
 }
 
 FORKUNION_GOMP_EXPORT void GOMP_critical_start(void) {
-    mutex_lock(critical_lock_.word);
+    program_lock(critical_lock_.word);
 }
 FORKUNION_GOMP_EXPORT void GOMP_critical_end(void) {
     mutex_unlock(critical_lock_.word);
 }
 FORKUNION_GOMP_EXPORT void GOMP_atomic_start(void) {
-    mutex_lock(atomic_lock_.word);
+    program_lock(atomic_lock_.word);
 }
 FORKUNION_GOMP_EXPORT void GOMP_atomic_end(void) {
     mutex_unlock(atomic_lock_.word);
@@ -1448,7 +1464,7 @@ FORKUNION_GOMP_EXPORT void GOMP_atomic_end(void) {
 // four bytes are the name's mutex, in place.
 static_assert(sizeof(void *) >= sizeof(std::atomic<std::uint32_t>));
 FORKUNION_GOMP_EXPORT void GOMP_critical_name_start(void **pointer) {
-    mutex_lock(*reinterpret_cast<std::atomic<std::uint32_t> *>(pointer));
+    program_lock(*reinterpret_cast<std::atomic<std::uint32_t> *>(pointer));
 }
 FORKUNION_GOMP_EXPORT void GOMP_critical_name_end(void **pointer) {
     mutex_unlock(*reinterpret_cast<std::atomic<std::uint32_t> *>(pointer));

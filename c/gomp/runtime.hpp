@@ -246,6 +246,10 @@ inline void in_region_waited(wait_policy_t const &policy, std::uint64_t spins, b
  *  gives us, and Fortran's 4-byte `omp_lock_kind`, in place.
  */
 void mutex_lock(std::atomic<std::uint32_t> &word) noexcept;
+/**  `mutex_lock` for the program's locks (`critical`, `atomic`'s fallback, `omp_*_lock`): a waiter that spins looks
+ *   at the word less and less often, up to every 16 pause hints, which lets a holder of short sections keep the
+ *   word's line (see `program_lock_gap_k`). */
+void program_lock(std::atomic<std::uint32_t> &word) noexcept;
 bool mutex_try_lock(std::atomic<std::uint32_t> &word) noexcept;
 void mutex_unlock(std::atomic<std::uint32_t> &word) noexcept;
 
