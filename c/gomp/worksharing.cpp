@@ -9,9 +9,9 @@
  *  `to_user` maps a chunk back to the iteration variable, and the last chunk ends at the loop's own bound, so no end
  *  value can overflow its type.
  */
-#include <bit>
 #include "runtime.hpp"
 
+#include <bit>     // `std::popcount`
 #include <cstdarg> // `va_list`
 #include <cstdlib> // `std::calloc`
 #include <cstring> // `std::memset`
